@@ -1,0 +1,90 @@
+// Plain data the pure domain works on. Money and rates are Decimal (decimal.js), never floats;
+// nothing here knows about Prisma, HTTP or the clock.
+import type { Decimal } from './decimal.js';
+
+export type OfferType = 'flexible' | 'notice' | 'deposit';
+export type Channel = 'direct' | 'aggregator' | 'platform';
+export type Payout = 'MONTHLY' | 'QUARTERLY' | 'ANNUALLY' | 'AT_MATURITY' | 'OTHER';
+export type WithholdingKind = 'none' | 'reducible' | 'applicable';
+export type RateType = 'variable' | 'fixed';
+export type TierMode = 'whole' | 'marginal';
+export type PromotionKind = 'bonus' | 'replace';
+/** The request's `promotions` mode; `only` calculates like `include` (it is a filter). */
+export type PromotionsMode = 'include' | 'exclude' | 'only';
+
+export interface Tier {
+  from: Decimal;
+  /** Exclusive upper bound; null for the last tier. */
+  to: Decimal | null;
+  rate: Decimal;
+}
+
+export interface Promotion {
+  kind: PromotionKind;
+  rate: Decimal;
+  months: number;
+  /** Only the balance up to this amount earns the promotion; null: all of it. */
+  maxBalance: Decimal | null;
+}
+
+/** What the calculation needs from an offer and its current rate plan. */
+export interface CalcTerms {
+  tierMode: TierMode;
+  tiers: readonly Tier[];
+  promotion: Promotion | null;
+  payout: Payout;
+  interestCompounds: boolean;
+  annualFee: Decimal;
+  /** Withholding percentage already resolved from the offer's kind (0 for `none`). */
+  withholdingRate: Decimal;
+}
+
+export interface CalcInput {
+  amount: Decimal;
+  /** horizon for flexible and notice accounts, termMonths for deposits */
+  months: number;
+  promotions: PromotionsMode;
+  terms: CalcTerms;
+}
+
+export interface CalcStep {
+  month: number;
+  openingBalance: Decimal;
+  rate: Decimal;
+  interest: Decimal;
+  credited: Decimal;
+  withholding: Decimal;
+  closingBalance: Decimal;
+}
+
+/** Unrounded results; rounding to two decimals happens once, when a value is shown. */
+export interface CalcResult {
+  amount: Decimal;
+  months: number;
+  promotionApplied: boolean;
+  nominalRate: Decimal;
+  grossInterest: Decimal;
+  withholdingTax: Decimal;
+  fees: Decimal;
+  netInterest: Decimal;
+  endBalance: Decimal;
+  comparableYield: Decimal;
+  effectiveRate: Decimal;
+  returnPerYear: Decimal;
+  steps: CalcStep[];
+}
+
+export interface DgsScheme {
+  scheme: string;
+  country: string;
+  limit: Decimal;
+  verified: boolean;
+}
+
+export interface DgsSplit extends DgsScheme {
+  covered: Decimal;
+  uncovered: Decimal;
+  coveredPercent: Decimal;
+  fullyCovered: boolean;
+  sharedWith: string[];
+}
