@@ -1,0 +1,65 @@
+// Configuration comes from the environment, parsed once; a bad value stops the process with a
+// message naming the variable instead of surfacing later as an odd failure.
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  /** postgresql://… selects PostgreSQL; absent selects the embedded database in DATA_DIR. */
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// connection string')
+    .optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  /** Load the generated sample market into an empty database on start. */
+  SEED_SAMPLE: bool.default(true),
+  SAMPLE_SEED: z.coerce.number().int().default(42),
+  SAMPLE_DAYS: z.coerce.number().int().min(1).max(3650).default(400),
+  /** Health turns degraded when the newest ingested data is older than this. */
+  MAX_DATA_AGE_HOURS: z.coerce.number().positive().default(48),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Config = Readonly<{
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  seedSample: boolean;
+  sampleSeed: number;
+  sampleDays: number;
+  maxDataAgeSeconds: number;
+  logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+}>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Empty variables count as unset, as in most shells' ${VAR:-default}.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  const e = parsed.data;
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: path.resolve(e.DATA_DIR),
+    seedSample: e.SEED_SAMPLE,
+    sampleSeed: e.SAMPLE_SEED,
+    sampleDays: e.SAMPLE_DAYS,
+    maxDataAgeSeconds: e.MAX_DATA_AGE_HOURS * 3600,
+    logLevel: e.LOG_LEVEL,
+  });
+}

@@ -1,0 +1,61 @@
+// The one way the service reaches its database: embedded PGlite (default) or PostgreSQL
+// (DATABASE_URL), both through pg and @prisma/adapter-pg, so everything above this file is the same.
+import { PrismaPg } from '@prisma/adapter-pg';
+import { EMBEDDED_POOL_SIZE, openEmbedded, type EmbeddedDatabase } from './embedded.js';
+import { PrismaClient } from './generated/client.js';
+import { applyMigrations } from './migrate.js';
+
+export type { PrismaClient } from './generated/client.js';
+export { Prisma } from './generated/client.js';
+
+export interface Database {
+  prisma: PrismaClient;
+  kind: 'embedded' | 'postgresql';
+  /** Connection URL (for the embedded database: its loopback socket). */
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  migrate?: boolean;
+  log?: (msg: string) => void;
+}
+
+export function createPrisma(url: string, poolSize: number): PrismaClient {
+  // A short connection timeout: when the database is down, callers learn it in seconds, not minutes.
+  const adapter = new PrismaPg({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000 });
+  return new PrismaClient({ adapter });
+}
+
+export async function openDatabase(options: OpenOptions): Promise<Database> {
+  const log = options.log ?? (() => {});
+  let embedded: EmbeddedDatabase | undefined;
+  let url: string;
+  if (options.databaseUrl) {
+    url = options.databaseUrl;
+  } else {
+    embedded = await openEmbedded(options.dataDir, { log });
+    url = embedded.url;
+  }
+  try {
+    if (options.migrate !== false) {
+      const applied = await applyMigrations(url);
+      if (applied.length > 0) log(`applied migrations: ${applied.join(', ')}`);
+    }
+    const prisma = createPrisma(url, embedded ? EMBEDDED_POOL_SIZE : 10);
+    return {
+      prisma,
+      kind: embedded ? 'embedded' : 'postgresql',
+      url,
+      async close() {
+        await prisma.$disconnect();
+        await embedded?.close();
+      },
+    };
+  } catch (err) {
+    await embedded?.close();
+    throw err;
+  }
+}

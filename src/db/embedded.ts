@@ -1,0 +1,144 @@
+// The embedded default: PostgreSQL compiled to WASM (PGlite), served on a loopback socket so the
+// service talks to it through the very same driver (pg + @prisma/adapter-pg) as to a real server.
+//
+// PGlite is single-process: two processes opening one data folder would corrupt it. The process
+// that opens the folder (the owner) writes a lock file with its pid and port; any other process —
+// `npm run ingest` while the service runs, say — connects to the owner's socket instead.
+import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+
+/** pg's pool size for the embedded database; the socket server must accept at least this many. */
+export const EMBEDDED_POOL_SIZE = 8;
+
+export interface EmbeddedDatabase {
+  /** postgresql:// URL of the socket, for pg and for tools such as psql. */
+  url: string;
+  /** true when this process opened the data folder; false when it reached another owner. */
+  owner: boolean;
+  close(): Promise<void>;
+}
+
+interface LockInfo {
+  pid: number;
+  port: number;
+  startedAt: string;
+}
+
+const lockPath = (dataDir: string) => path.join(dataDir, 'embedded.lock.json');
+const socketUrl = (port: number) => `postgresql://postgres:postgres@127.0.0.1:${port}/postgres`;
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function portAnswers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.setTimeout(1000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+async function readLock(dataDir: string): Promise<LockInfo | null> {
+  try {
+    return JSON.parse(await readFile(lockPath(dataDir), 'utf8')) as LockInfo;
+  } catch {
+    return null;
+  }
+}
+
+/** Serves an already open PGlite on a loopback port (also used for in-memory test databases). */
+export async function serveOnLoopback(db: PGlite): Promise<{ port: number; stop(): Promise<void> }> {
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: EMBEDDED_POOL_SIZE * 2 + 4 });
+  await server.start();
+  const port = Number(server.getServerConn().split(':').pop());
+  return { port, stop: () => server.stop() };
+}
+
+/** An in-memory database for tests and the shadow database of `createMigration`. */
+export async function openInMemory(): Promise<EmbeddedDatabase> {
+  const db = await PGlite.create();
+  const served = await serveOnLoopback(db);
+  return {
+    url: socketUrl(served.port),
+    owner: true,
+    async close() {
+      await served.stop();
+      await db.close();
+    },
+  };
+}
+
+/**
+ * Opens the embedded database in `dataDir` or reaches the process that has it open.
+ * `waitMs` bounds how long to wait for a lock whose owner is alive but not yet answering.
+ */
+export async function openEmbedded(dataDir: string, options: { log?: (msg: string) => void; waitMs?: number } = {}): Promise<EmbeddedDatabase> {
+  const log = options.log ?? (() => {});
+  await mkdir(dataDir, { recursive: true }); // PGlite does not create parent folders
+  const deadline = Date.now() + (options.waitMs ?? 30_000);
+
+  for (;;) {
+    const lock = await readLock(dataDir);
+    if (lock && processAlive(lock.pid) && lock.pid !== process.pid) {
+      if (await portAnswers(lock.port)) {
+        log(`embedded database ${dataDir} is open in process ${lock.pid}; connecting to it on port ${lock.port}`);
+        return { url: socketUrl(lock.port), owner: false, close: async () => {} };
+      }
+      if (Date.now() > deadline) {
+        throw new Error(`the embedded database ${dataDir} is locked by process ${lock.pid}, which does not answer on port ${lock.port}`);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+      continue;
+    }
+    if (lock) await rm(lockPath(dataDir), { force: true }); // stale: its process is gone
+
+    // Exclusive create: of two processes starting at once, exactly one becomes the owner.
+    let handle;
+    try {
+      handle = await open(lockPath(dataDir), 'wx');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+        await new Promise((r) => setTimeout(r, 100)); // another process is creating it right now
+        continue;
+      }
+      throw err;
+    }
+    try {
+      const db = await PGlite.create({ dataDir: path.join(dataDir, 'pglite') });
+      const served = await serveOnLoopback(db);
+      const info: LockInfo = { pid: process.pid, port: served.port, startedAt: new Date().toISOString() };
+      await handle.writeFile(JSON.stringify(info));
+      await handle.close();
+      return {
+        url: socketUrl(served.port),
+        owner: true,
+        async close() {
+          await served.stop();
+          await db.close();
+          await rm(lockPath(dataDir), { force: true });
+        },
+      };
+    } catch (err) {
+      await handle.close().catch(() => {});
+      await rm(lockPath(dataDir), { force: true });
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,39 @@
+// npm run db:migrate            apply pending migrations to the configured database
+// npm run db:migration -- NAME  write a new migration from changes to prisma/schema.prisma
+import { loadConfig } from '../config.js';
+import { openEmbedded } from './embedded.js';
+import { applyMigrations, createMigration } from './migrate.js';
+
+async function main(argv: string[]): Promise<number> {
+  const [command, name] = argv;
+  if (command === 'create') {
+    if (!name || !/^[a-z0-9_]+$/.test(name)) {
+      console.error('usage: npm run db:migration -- <name in snake_case>');
+      return 2;
+    }
+    const created = await createMigration(name);
+    console.log(created ? `created prisma/migrations/${created}` : 'the schema has not changed: no migration written');
+    return 0;
+  }
+  if (command === 'deploy') {
+    const config = loadConfig();
+    const embedded = config.databaseUrl ? undefined : await openEmbedded(config.dataDir, { log: (m) => console.error(m) });
+    try {
+      const applied = await applyMigrations(config.databaseUrl ?? embedded!.url);
+      console.log(applied.length ? `applied: ${applied.join(', ')}` : 'the database is up to date');
+    } finally {
+      await embedded?.close();
+    }
+    return 0;
+  }
+  console.error('usage: migrate-cli deploy | create <name>');
+  return 2;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: Error) => {
+    console.error(err.message);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,181 @@
+// The heart of the ingest, pure: what a snapshot changes in the current state, as rows to write and
+// change events. No database, no clock: the snapshot's observedAt is the time of everything here.
+import { Decimal } from '../domain/decimal.js';
+import {
+  brandRow,
+  institutionRow,
+  iso,
+  offerRow,
+  planTerms,
+  sameRow,
+  sourceRow,
+  type BrandRow,
+  type InstitutionRow,
+  type OfferRow,
+  type PlanRow,
+  type PlanTerms,
+  type SourceRow,
+} from './rows.js';
+import type { Snapshot } from './snapshot.js';
+
+export const EVENT_KINDS = ['rate_up', 'rate_down', 'promotion_start', 'promotion_end', 'new_offer', 'removed_offer', 'dgs_change'] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
+
+export interface CurrentState {
+  sources: ReadonlyMap<string, SourceRow>;
+  institutions: ReadonlyMap<string, InstitutionRow>;
+  brands: ReadonlyMap<string, BrandRow>;
+  offers: ReadonlyMap<string, OfferRow>;
+  /** The open plan (validTo null) of each active offer. */
+  currentPlans: ReadonlyMap<string, PlanRow>;
+}
+
+export interface NewPlan extends PlanTerms {
+  offerId: string;
+  validFrom: string;
+  observedAt: string;
+  sourceId: string;
+}
+
+export interface NewEvent {
+  kind: EventKind;
+  at: string;
+  offerId: string | null;
+  brandId: string | null;
+  institutionId: string | null;
+  summary: string;
+  from: Record<string, unknown> | null;
+  to: Record<string, unknown> | null;
+}
+
+export interface ChangeSet {
+  sources: SourceRow[];
+  institutions: InstitutionRow[];
+  brands: BrandRow[];
+  /** Offers to insert or update (whole rows). */
+  offers: OfferRow[];
+  /** Ids of open plans to close with validTo = observedAt. */
+  closePlans: number[];
+  newPlans: NewPlan[];
+  events: NewEvent[];
+}
+
+export const isEmpty = (c: ChangeSet): boolean =>
+  c.sources.length + c.institutions.length + c.brands.length + c.offers.length + c.closePlans.length + c.newPlans.length + c.events.length === 0;
+
+const DGS_FIELDS = ['dgsScheme', 'dgsCountry', 'dgsLimit', 'dgsVerified', 'dgsSource', 'dgsVerifiedAt'] as const;
+const dgsKey = (f: (typeof DGS_FIELDS)[number]) => f.slice(3, 4).toLowerCase() + f.slice(4);
+
+function dgsChange(prev: InstitutionRow, next: InstitutionRow, at: string): NewEvent | null {
+  const changed = DGS_FIELDS.filter((f) => prev[f] !== next[f]);
+  if (changed.length === 0) return null;
+  const from = Object.fromEntries(changed.map((f) => [dgsKey(f), prev[f]]));
+  const to = Object.fromEntries(changed.map((f) => [dgsKey(f), next[f]]));
+  const what =
+    prev.dgsVerified !== next.dgsVerified
+      ? `deposit guarantee ${next.dgsVerified ? 'now verified' : 'no longer verified'}`
+      : `deposit guarantee details changed (${changed.map(dgsKey).join(', ')})`;
+  return { kind: 'dgs_change', at, offerId: null, brandId: null, institutionId: next.id, summary: `${next.name}: ${what}`, from, to };
+}
+
+const pct = (rate: string) => `${rate} %`;
+const describePromotion = (p: NonNullable<PlanTerms['promotion']>) =>
+  `${p.kind === 'bonus' ? `+${p.rate} points` : `${p.rate} % instead of the base rate`} for ${p.months} months${p.maxBalance ? ` up to ${p.maxBalance}` : ''}`;
+
+function planEvents(prev: PlanTerms, next: PlanTerms, base: Omit<NewEvent, 'kind' | 'summary' | 'from' | 'to'>, label: string): NewEvent[] {
+  const events: NewEvent[] = [];
+  if (prev.headlineRate !== next.headlineRate) {
+    const up = new Decimal(next.headlineRate).gt(prev.headlineRate);
+    events.push({
+      ...base,
+      kind: up ? 'rate_up' : 'rate_down',
+      summary: `${label}: headline rate ${up ? 'up' : 'down'} from ${pct(prev.headlineRate)} to ${pct(next.headlineRate)}`,
+      from: { headlineRate: prev.headlineRate },
+      to: { headlineRate: next.headlineRate },
+    });
+  }
+  if (!prev.promotion && next.promotion) {
+    events.push({ ...base, kind: 'promotion_start', summary: `${label}: promotion started, ${describePromotion(next.promotion)}`, from: { promotion: null }, to: { promotion: next.promotion } });
+  }
+  if (prev.promotion && !next.promotion) {
+    events.push({ ...base, kind: 'promotion_end', summary: `${label}: promotion ended`, from: { promotion: prev.promotion }, to: { promotion: null } });
+  }
+  return events;
+}
+
+export function diffSnapshot(state: CurrentState, snapshot: Snapshot): ChangeSet {
+  const at = iso(snapshot.observedAt);
+  const changes: ChangeSet = { sources: [], institutions: [], brands: [], offers: [], closePlans: [], newPlans: [], events: [] };
+
+  for (const s of snapshot.sources) {
+    const prev = state.sources.get(s.id);
+    const next = sourceRow(s, at, prev);
+    if (!prev || !sameRow(prev, next)) changes.sources.push(next);
+  }
+
+  for (const i of snapshot.institutions) {
+    const prev = state.institutions.get(i.id);
+    const next = institutionRow(i);
+    if (prev && sameRow(prev, next)) continue;
+    changes.institutions.push(next);
+    const event = prev && dgsChange(prev, next, at);
+    if (event) changes.events.push(event);
+  }
+
+  const brands = new Map(state.brands);
+  for (const b of snapshot.brands) {
+    const prev = state.brands.get(b.id);
+    const next = brandRow(b);
+    brands.set(b.id, next);
+    if (!prev || !sameRow(prev, next)) changes.brands.push(next);
+  }
+
+  const eventBase = (offer: OfferRow) => ({ at, offerId: offer.id, brandId: offer.brandId, institutionId: brands.get(offer.brandId)?.institutionId ?? null });
+  const label = (offer: OfferRow) => `${brands.get(offer.brandId)?.name ?? offer.brandId} ${offer.name}`;
+  const appendPlan = (offer: OfferRow, terms: PlanTerms) => changes.newPlans.push({ ...terms, offerId: offer.id, validFrom: at, observedAt: at, sourceId: offer.sourceId });
+
+  const seen = new Set<string>();
+  for (const o of snapshot.offers) {
+    seen.add(o.id);
+    const prev = state.offers.get(o.id);
+    const next = offerRow(o, at, prev);
+    const terms = planTerms(o.plan);
+    if (!prev || !sameRow(prev, next)) changes.offers.push(next);
+
+    const current = state.currentPlans.get(o.id);
+    if (!prev || prev.status === 'removed' || !current) {
+      // New, or back after removal (its last plan was closed then): the market gains an offer.
+      appendPlan(next, terms);
+      changes.events.push({
+        ...eventBase(next),
+        kind: 'new_offer',
+        summary: `${label(next)}: ${prev ? 'offered again' : 'new offer'} at ${pct(terms.headlineRate)}`,
+        from: null,
+        to: { headlineRate: terms.headlineRate, promotion: terms.promotion },
+      });
+      continue;
+    }
+    const currentTerms = planTerms(current);
+    if (sameRow(currentTerms, terms)) continue;
+    changes.closePlans.push(current.id);
+    appendPlan(next, terms);
+    changes.events.push(...planEvents(currentTerms, terms, eventBase(next), label(next)));
+  }
+
+  if (snapshot.complete) {
+    const missing = [...state.offers.values()].filter((o) => o.status === 'active' && !seen.has(o.id)).sort((a, b) => (a.id < b.id ? -1 : 1));
+    for (const prev of missing) {
+      const current = state.currentPlans.get(prev.id);
+      changes.offers.push({ ...prev, status: 'removed', removedAt: at });
+      if (current) changes.closePlans.push(current.id);
+      changes.events.push({
+        ...eventBase(prev),
+        kind: 'removed_offer',
+        summary: `${label(prev)}: offer removed`,
+        from: current ? { headlineRate: current.headlineRate } : null,
+        to: null,
+      });
+    }
+  }
+  return changes;
+}

@@ -1,0 +1,188 @@
+// Normalised rows: the form in which the ingest compares the database with a snapshot. Decimals are
+// two-decimal strings and times ISO strings, so that equal data compares equal however it was written
+// ("2.1" and "2.10", a Prisma Decimal and a JSON string).
+import { Decimal, toFixed2 } from '../domain/decimal.js';
+import type { Snapshot, SnapshotBrand, SnapshotInstitution, SnapshotOffer, SnapshotPlan, SnapshotSource } from './snapshot.js';
+
+export const dec2 = (value: string | { toString(): string }): string => toFixed2(new Decimal(value.toString()));
+export const dec2OrNull = (value: string | { toString(): string } | null): string | null => (value === null ? null : dec2(value));
+export const iso = (value: string | Date): string => new Date(value).toISOString();
+export const isoOrNull = (value: string | Date | null): string | null => (value === null ? null : iso(value));
+
+export interface SourceRow {
+  id: string;
+  name: string;
+  kind: SnapshotSource['kind'];
+  url: string;
+  status: SnapshotSource['status'];
+  lastCheckedAt: string | null;
+  lastSuccessAt: string | null;
+  lastError: string | null;
+}
+
+export interface InstitutionRow {
+  id: string;
+  name: string;
+  country: string;
+  lei: string | null;
+  dgsScheme: string;
+  dgsCountry: string;
+  dgsLimit: string;
+  dgsVerified: boolean;
+  dgsSource: string | null;
+  dgsVerifiedAt: string | null;
+}
+
+export type BrandRow = SnapshotBrand;
+
+export interface OfferRow {
+  id: string;
+  brandId: string;
+  name: string;
+  type: SnapshotOffer['type'];
+  termMonths: number | null;
+  noticeDays: number | null;
+  channel: SnapshotOffer['channel'];
+  platform: string | null;
+  payout: SnapshotOffer['payout'];
+  minAmount: string;
+  maxAmount: string | null;
+  openToNewCustomers: boolean;
+  currentAccountRequired: boolean;
+  annualFee: string;
+  earlyWithdrawal: boolean;
+  interestCompounds: boolean;
+  withholdingKind: SnapshotOffer['withholding']['kind'];
+  withholdingRate: string | null;
+  withholdingReducedRate: string | null;
+  sourceId: string;
+  sourceUrl: string | null;
+  checkedAt: string;
+  official: boolean;
+  confirmed: boolean;
+  status: 'active' | 'removed';
+  firstSeenAt: string;
+  removedAt: string | null;
+}
+
+export interface TierJson {
+  from: string;
+  to: string | null;
+  rate: string;
+}
+
+export interface PromotionJson {
+  kind: 'bonus' | 'replace';
+  rate: string;
+  months: number;
+  maxBalance: string | null;
+}
+
+/** The part of a rate plan that, when it differs, makes a new plan. */
+export interface PlanTerms {
+  headlineRate: string;
+  rateType: SnapshotPlan['rateType'];
+  tierMode: SnapshotPlan['tierMode'];
+  tiers: TierJson[];
+  promotion: PromotionJson | null;
+}
+
+export interface PlanRow extends PlanTerms {
+  id: number;
+  offerId: string;
+  validFrom: string;
+  validTo: string | null;
+  observedAt: string;
+  sourceId: string;
+}
+
+export function sourceRow(s: SnapshotSource, observedAt: string, previous: SourceRow | undefined): SourceRow {
+  return {
+    id: s.id,
+    name: s.name,
+    kind: s.kind,
+    url: s.url,
+    status: s.status,
+    lastCheckedAt: observedAt,
+    lastSuccessAt: s.status === 'ok' ? observedAt : (previous?.lastSuccessAt ?? null),
+    lastError: s.status === 'ok' ? null : s.error,
+  };
+}
+
+export function institutionRow(i: SnapshotInstitution): InstitutionRow {
+  return {
+    id: i.id,
+    name: i.name,
+    country: i.country,
+    lei: i.lei,
+    dgsScheme: i.dgs.scheme,
+    dgsCountry: i.dgs.country,
+    dgsLimit: dec2(i.dgs.limit),
+    dgsVerified: i.dgs.verified,
+    dgsSource: i.dgs.source,
+    dgsVerifiedAt: isoOrNull(i.dgs.verifiedAt),
+  };
+}
+
+export function brandRow(b: SnapshotBrand): BrandRow {
+  return { id: b.id, name: b.name, country: b.country, website: b.website, institutionId: b.institutionId };
+}
+
+export function offerRow(o: SnapshotOffer, observedAt: string, previous: OfferRow | undefined): OfferRow {
+  return {
+    id: o.id,
+    brandId: o.brandId,
+    name: o.name,
+    type: o.type,
+    termMonths: o.termMonths,
+    noticeDays: o.noticeDays,
+    channel: o.channel,
+    platform: o.platform,
+    payout: o.payout,
+    minAmount: dec2(o.minAmount),
+    maxAmount: dec2OrNull(o.maxAmount),
+    openToNewCustomers: o.openToNewCustomers,
+    currentAccountRequired: o.currentAccountRequired,
+    annualFee: dec2(o.annualFee),
+    earlyWithdrawal: o.earlyWithdrawal,
+    interestCompounds: o.interestCompounds,
+    withholdingKind: o.withholding.kind,
+    withholdingRate: dec2OrNull(o.withholding.rate),
+    withholdingReducedRate: dec2OrNull(o.withholding.reducedRate),
+    sourceId: o.sourceId,
+    sourceUrl: o.sourceUrl,
+    checkedAt: iso(o.checkedAt),
+    official: o.official,
+    confirmed: o.confirmed,
+    status: 'active',
+    firstSeenAt: previous?.firstSeenAt ?? observedAt,
+    removedAt: null,
+  };
+}
+
+export function planTerms(p: SnapshotPlan | PlanTerms): PlanTerms {
+  return {
+    headlineRate: dec2(p.headlineRate),
+    rateType: p.rateType,
+    tierMode: p.tierMode,
+    tiers: p.tiers.map((t) => ({ from: dec2(t.from), to: dec2OrNull(t.to), rate: dec2(t.rate) })),
+    promotion: p.promotion && {
+      kind: p.promotion.kind,
+      rate: dec2(p.promotion.rate),
+      months: p.promotion.months,
+      maxBalance: dec2OrNull(p.promotion.maxBalance),
+    },
+  };
+}
+
+/** Field-by-field equality of two rows of the same shape (values are JSON-like). */
+export function sameRow<T extends object>(a: T, b: T): boolean {
+  const keys = Object.keys(a) as (keyof T)[];
+  return keys.length === Object.keys(b).length && keys.every((k) => JSON.stringify(a[k]) === JSON.stringify(b[k]));
+}
+
+export function sameTerms(a: PlanTerms, b: PlanTerms): boolean {
+  return sameRow(planTerms(a), planTerms(b));
+}
+
+export type { Snapshot };

@@ -1,0 +1,270 @@
+// The ingest against a real database (in-memory PGlite, or PostgreSQL with TEST_DATABASE_URL).
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { applySnapshot, IngestError } from '../src/ingest/apply.js';
+import { main as ingestCli } from '../src/ingest/cli.js';
+import type { EventKind } from '../src/ingest/diff.js';
+import type { Snapshot } from '../src/ingest/snapshot.js';
+import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { baseSnapshot, clone } from './support/snapshots.js';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db?.close();
+});
+
+const TABLES = ['source', 'institution', 'brand', 'offer', 'ratePlan', 'changeEvent', 'ingestRun', 'dataVersion'] as const;
+
+async function counts(): Promise<Record<string, number>> {
+  const entries = await Promise.all(TABLES.map(async (t) => [t, await (db.prisma[t] as unknown as { count(): Promise<number> }).count()] as const));
+  return Object.fromEntries(entries);
+}
+
+/** Everything in the database, to prove that a failed ingest left no trace at all. */
+async function dump(): Promise<unknown> {
+  return Promise.all([
+    db.prisma.source.findMany({ orderBy: { id: 'asc' } }),
+    db.prisma.institution.findMany({ orderBy: { id: 'asc' } }),
+    db.prisma.brand.findMany({ orderBy: { id: 'asc' } }),
+    db.prisma.offer.findMany({ orderBy: { id: 'asc' } }),
+    db.prisma.ratePlan.findMany({ orderBy: { id: 'asc' } }),
+    db.prisma.changeEvent.findMany({ orderBy: { id: 'asc' } }),
+    db.prisma.ingestRun.findMany({ orderBy: { id: 'asc' } }),
+    db.prisma.dataVersion.findMany(),
+  ]).then((rows) => JSON.parse(JSON.stringify(rows)));
+}
+
+async function reset() {
+  await db.prisma.$executeRawUnsafe('TRUNCATE "ChangeEvent", "RatePlan", "Offer", "Brand", "Institution", "Source", "IngestRun", "DataVersion" RESTART IDENTITY CASCADE');
+}
+
+const day = (n: number) => `2026-11-${String(n).padStart(2, '0')}T06:00:00.000Z`;
+
+describe('validation', () => {
+  beforeEach(reset);
+
+  it('lists every problem of a malformed snapshot with its JSON path and writes nothing', async () => {
+    await applySnapshot(db.prisma, baseSnapshot(day(1)));
+    const before = await dump();
+    const bad = clone(baseSnapshot(day(2))) as unknown as Record<string, any>;
+    bad.offers[0].plan.tiers[1].from = '24000.00'; // not contiguous
+    bad.offers[0].minAmount = '-5'; // money is never negative
+    bad.offers[1].termMonths = null; // deposits need a term
+    bad.institutions[0].country = 'nl';
+    bad.brands.push({ ...bad.brands[0] }); // duplicate id
+    delete bad.sources[0].error; // every key present
+
+    const error = await applySnapshot(db.prisma, bad).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(IngestError);
+    const paths = (error as IngestError).problems.map((p) => p.path);
+    expect(paths).toEqual(
+      expect.arrayContaining(['$.offers[0].minAmount', '$.offers[1].termMonths', '$.institutions[0].country', '$.sources[0].error']),
+    );
+    expect(await dump()).toEqual(before);
+  });
+
+  it('reports structural problems and duplicate ids once the shape is right', async () => {
+    const bad = clone(baseSnapshot(day(1)));
+    bad.offers[0]!.plan.tiers[1]!.from = '24000.00';
+    bad.brands.push(clone(bad.brands[0]!));
+    const error = (await applySnapshot(db.prisma, bad).catch((e: unknown) => e)) as IngestError;
+    expect(error.problems).toEqual(
+      expect.arrayContaining([
+        { path: '$.offers[0].plan.tiers[1].from', message: expect.stringContaining('contiguous') },
+        { path: '$.brands[2].id', message: expect.stringContaining('duplicate id "zeeland-direct"') },
+      ]),
+    );
+    expect((await counts()).offer).toBe(0);
+  });
+
+  it('resolves references against the database and lists those it cannot', async () => {
+    await applySnapshot(db.prisma, baseSnapshot(day(1)));
+    const partial: Snapshot = { ...baseSnapshot(day(2)), complete: false, sources: [], institutions: [], brands: [] };
+    partial.offers[0]!.plan.headlineRate = '2.45';
+    await expect(applySnapshot(db.prisma, partial)).resolves.toMatchObject({ status: 'applied' });
+
+    const dangling = clone(partial);
+    dangling.observedAt = day(3);
+    dangling.offers[0]!.brandId = 'no-such-brand';
+    dangling.offers[1]!.sourceId = 'no-such-source';
+    const error = (await applySnapshot(db.prisma, dangling).catch((e: unknown) => e)) as IngestError;
+    expect(error.problems).toEqual([
+      { path: '$.offers[0].brandId', message: 'unknown brand "no-such-brand": neither in this snapshot nor in the database' },
+      { path: '$.offers[1].sourceId', message: 'unknown source "no-such-source": neither in this snapshot nor in the database' },
+    ]);
+  });
+
+  it('rejects a snapshot older than the last one applied', async () => {
+    await applySnapshot(db.prisma, baseSnapshot(day(5)));
+    const error = (await applySnapshot(db.prisma, baseSnapshot(day(4))).catch((e: unknown) => e)) as IngestError;
+    expect(error.problems[0]?.path).toBe('$.observedAt');
+  });
+});
+
+describe('transactions', () => {
+  beforeEach(reset);
+  afterEach(async () => {
+    await db.prisma.$executeRawUnsafe('DROP TRIGGER IF EXISTS fail_events ON "ChangeEvent"');
+    await db.prisma.$executeRawUnsafe('DROP FUNCTION IF EXISTS fail_events()');
+  });
+
+  it('leaves the database as it was when a write fails half-way', async () => {
+    await applySnapshot(db.prisma, baseSnapshot(day(1)));
+    const before = await dump();
+    // Events are written last: a database error there comes after offers and plans were written.
+    await db.prisma.$executeRawUnsafe(`CREATE FUNCTION fail_events() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'disk full (simulated)'; END $$ LANGUAGE plpgsql`);
+    await db.prisma.$executeRawUnsafe('CREATE TRIGGER fail_events BEFORE INSERT ON "ChangeEvent" FOR EACH ROW EXECUTE FUNCTION fail_events()');
+    const next = baseSnapshot(day(2));
+    next.offers[0]!.plan.headlineRate = '2.50';
+    await expect(applySnapshot(db.prisma, next)).rejects.toThrow(/simulated/);
+    expect(await dump()).toEqual(before);
+  });
+
+  it('applies the same snapshot twice without a change the second time', async () => {
+    const first = await applySnapshot(db.prisma, baseSnapshot(day(1)));
+    const after = await dump();
+    const second = await applySnapshot(db.prisma, baseSnapshot(day(1)));
+    expect(first.status).toBe('applied');
+    expect(second.status).toBe('skipped');
+    expect(await dump()).toEqual(after);
+  });
+
+  it('bumps the data version only when something changed', async () => {
+    const a = await applySnapshot(db.prisma, baseSnapshot(day(1)));
+    const empty: Snapshot = { observedAt: day(2), complete: false, sources: [], institutions: [], brands: [], offers: [] };
+    const b = await applySnapshot(db.prisma, empty);
+    expect(b).toMatchObject({ status: 'unchanged', dataVersion: a.dataVersion });
+    const changed = baseSnapshot(day(3));
+    changed.offers[0]!.plan.headlineRate = '2.40';
+    const c = await applySnapshot(db.prisma, changed);
+    expect(c).toMatchObject({ status: 'applied', dataVersion: a.dataVersion + 1 });
+    expect(await db.prisma.dataVersion.findUnique({ where: { id: 1 } })).toMatchObject({ version: c.dataVersion, changedAt: new Date(day(3)) });
+  });
+
+  it('serialises two ingests that run at the same time', async () => {
+    const x = baseSnapshot(day(1));
+    const y = baseSnapshot(day(1)); // same content: whichever runs second must see the first's commit
+    const results = await Promise.all([applySnapshot(db.prisma, x), applySnapshot(db.prisma, y)]);
+    expect(results.map((r) => r.status).sort()).toEqual(['applied', 'skipped']);
+    expect((await counts()).ratePlan).toBe(2);
+  });
+});
+
+describe('change events', () => {
+  beforeEach(reset);
+
+  type Mutation = (s: Snapshot) => void;
+  const cases: [string, Mutation, EventKind[]][] = [
+    ['a higher headline rate', (s) => void (s.offers[0]!.plan.headlineRate = '2.50'), ['rate_up']],
+    ['a lower headline rate', (s) => void (s.offers[0]!.plan.headlineRate = '2.20'), ['rate_down']],
+    ['a promotion appearing', (s) => void (s.offers[0]!.plan.promotion = { kind: 'bonus', rate: '0.50', months: 3, maxBalance: null }), ['promotion_start']],
+    ['a new offer id', (s) => void s.offers.push({ ...clone(s.offers[1]!), id: 'zeeland-online-24m', termMonths: 24 }), ['new_offer']],
+    ['an offer missing from a complete snapshot', (s) => void s.offers.pop(), ['removed_offer']],
+    ['a DGS that is no longer verified', (s) => void (s.institutions[0]!.dgs.verified = false), ['dgs_change']],
+    ['a rate and a promotion at once', (s) => {
+      s.offers[0]!.plan.headlineRate = '2.85';
+      s.offers[0]!.plan.promotion = { kind: 'bonus', rate: '0.50', months: 3, maxBalance: '50000.00' };
+    }, ['rate_up', 'promotion_start']],
+    ['only a tier change (no headline change)', (s) => void (s.offers[0]!.plan.tiers[0]!.rate = '2.00'), []],
+    ['only a fresher checkedAt', (s) => void (s.offers[0]!.checkedAt = day(2)), []],
+  ];
+
+  it.each(cases.map(([name, mutate, kinds]) => ({ name, mutate, kinds })))('$name gives $kinds', async ({ mutate, kinds }) => {
+    await applySnapshot(db.prisma, baseSnapshot(day(1)));
+    const next = baseSnapshot(day(2));
+    mutate(next);
+    await applySnapshot(db.prisma, next);
+    const events = await db.prisma.changeEvent.findMany({ where: { at: new Date(day(2)) }, orderBy: { id: 'asc' } });
+    expect(events.map((e) => e.kind)).toEqual(kinds);
+    for (const e of events) expect(e.summary.length).toBeGreaterThan(10);
+  });
+
+  it('derives promotion_end when a promotion disappears', async () => {
+    const withPromo = baseSnapshot(day(1));
+    withPromo.offers[0]!.plan.promotion = { kind: 'replace', rate: '3.00', months: 6, maxBalance: null };
+    await applySnapshot(db.prisma, withPromo);
+    await applySnapshot(db.prisma, baseSnapshot(day(2)));
+    const events = await db.prisma.changeEvent.findMany({ where: { at: new Date(day(2)) } });
+    expect(events).toMatchObject([{ kind: 'promotion_end', offerId: 'zeeland-direct-flex', brandId: 'zeeland-direct', institutionId: 'zeeland-spaarbank', to: { promotion: null } }]);
+  });
+
+  it('gives an offer that comes back a new plan and a new_offer event', async () => {
+    await applySnapshot(db.prisma, baseSnapshot(day(1)));
+    const gone = baseSnapshot(day(2));
+    gone.offers.pop();
+    await applySnapshot(db.prisma, gone);
+    await applySnapshot(db.prisma, baseSnapshot(day(3)));
+    const offer = await db.prisma.offer.findUnique({ where: { id: 'zeeland-online-12m' }, include: { plans: { orderBy: { id: 'asc' } } } });
+    expect(offer).toMatchObject({ status: 'active', removedAt: null, firstSeenAt: new Date(day(1)) });
+    expect(offer!.plans.map((p) => [p.validFrom.toISOString(), p.validTo?.toISOString() ?? null])).toEqual([
+      [day(1), day(2)],
+      [day(3), null],
+    ]);
+    const kinds = (await db.prisma.changeEvent.findMany({ where: { offerId: 'zeeland-online-12m' }, orderBy: { id: 'asc' } })).map((e) => e.kind);
+    expect(kinds).toEqual(['new_offer', 'removed_offer', 'new_offer']);
+  });
+});
+
+describe('append-only history', () => {
+  beforeEach(reset);
+
+  it('never rewrites a plan: later ingests only close validTo', async () => {
+    const rates = ['2.35', '2.40', '2.40', '2.25', '2.60', '2.60'];
+    const seen = new Map<number, Record<string, unknown>>();
+    for (const [i, rate] of rates.entries()) {
+      const s = baseSnapshot(day(i + 1));
+      s.offers[0]!.plan.headlineRate = rate;
+      if (i === 4) s.offers[1]!.plan.promotion = { kind: 'bonus', rate: '0.10', months: 12, maxBalance: null };
+      await applySnapshot(db.prisma, s);
+      for (const plan of await db.prisma.ratePlan.findMany()) {
+        const row = JSON.parse(JSON.stringify(plan)) as Record<string, unknown>;
+        const earlier = seen.get(plan.id);
+        if (earlier) {
+          // Identical except that an open plan may have been closed.
+          expect({ ...row, validTo: null }).toEqual({ ...earlier, validTo: null });
+          if (earlier.validTo !== null) expect(row.validTo).toBe(earlier.validTo);
+        }
+        seen.set(plan.id, row);
+      }
+    }
+    const flex = await db.prisma.ratePlan.findMany({ where: { offerId: 'zeeland-direct-flex' }, orderBy: { id: 'asc' } });
+    expect(flex.map((p) => p.headlineRate.toFixed(2))).toEqual(['2.35', '2.40', '2.25', '2.60']);
+    expect(flex.filter((p) => p.validTo === null)).toHaveLength(1);
+    // Consecutive plans touch: each one ends exactly when the next begins.
+    for (let i = 1; i < flex.length; i++) expect(flex[i - 1]!.validTo).toEqual(flex[i]!.validFrom);
+  });
+});
+
+describe('npm run ingest', () => {
+  beforeEach(reset);
+
+  it('applies a directory in file-name order and exits 1 listing the problems of a bad file', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'snapshots-'));
+    const second = baseSnapshot(day(2));
+    second.offers[0]!.plan.headlineRate = '2.55';
+    await writeFile(path.join(dir, '2026-11-02.json'), JSON.stringify(second));
+    await writeFile(path.join(dir, '2026-11-01.json'), JSON.stringify(baseSnapshot(day(1))));
+    const env = { DATABASE_URL: db.url };
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    const err = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      expect(await ingestCli([dir], env)).toBe(0);
+      expect(log.mock.calls.flat().join('\n')).toMatch(/snapshots: 2 \(2 applied[\s\S]*rate_up 1/);
+
+      const bad = path.join(dir, 'bad.json');
+      await writeFile(bad, '{"observedAt": "yesterday"');
+      expect(await ingestCli([bad], env)).toBe(1);
+      expect(err.mock.calls.flat().join('\n')).toMatch(/\$: not valid JSON/);
+      expect(await ingestCli([], env)).toBe(2);
+    } finally {
+      log.mockRestore();
+      err.mockRestore();
+    }
+    expect((await counts()).ingestRun).toBe(2);
+  });
+});
