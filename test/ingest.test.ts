@@ -268,3 +268,23 @@ describe('npm run ingest', () => {
     expect((await counts()).ingestRun).toBe(2);
   });
 });
+
+describe('consistency rules beyond types', () => {
+  it.each([
+    ['a verified DGS without its source', (s: Snapshot) => void (s.institutions[0]!.dgs.source = null), '$.institutions[0].dgs.source'],
+    ['a verified DGS without a verification date', (s: Snapshot) => void (s.institutions[0]!.dgs.verifiedAt = null), '$.institutions[0].dgs.verifiedAt'],
+    ['an offer checked after the snapshot was taken', (s: Snapshot) => void (s.offers[1]!.checkedAt = day(3)), '$.offers[1].checkedAt'],
+    ['a notice period on a flexible account', (s: Snapshot) => void (s.offers[0]!.noticeDays = 30), '$.offers[0].noticeDays'],
+    ['reducible withholding without its reduced rate', (s: Snapshot) => void (s.offers[0]!.withholding = { kind: 'reducible', rate: '26.00', reducedRate: null }), '$.offers[0].withholding.reducedRate'],
+    ['a maximum below the minimum', (s: Snapshot) => void (s.offers[0]!.maxAmount = '0.50'), '$.offers[0].maxAmount'],
+    ['a first tier that does not start at zero', (s: Snapshot) => void (s.offers[1]!.plan.tiers[0]!.from = '1.00'), '$.offers[1].plan.tiers[0].from'],
+    ['an id that is not a slug', (s: Snapshot) => void (s.offers[0]!.id = 'Zeeland Flex'), '$.offers[0].id'],
+  ])('rejects %s at %s', async (_name, mutate, path) => {
+    const s = baseSnapshot(day(2));
+    mutate(s);
+    const { validateSnapshot } = await import('../src/ingest/validate.js');
+    const result = validateSnapshot(s);
+    expect(result.ok).toBe(false);
+    expect(result.ok ? [] : result.problems.map((p) => p.path)).toContain(path);
+  });
+});

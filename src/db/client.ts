@@ -3,7 +3,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { EMBEDDED_POOL_SIZE, openEmbedded, type EmbeddedDatabase } from './embedded.js';
 import { PrismaClient } from './generated/client.js';
-import { applyMigrations } from './migrate.js';
+import { applyMigrations, isUpToDate } from './migrate.js';
 
 export type { PrismaClient } from './generated/client.js';
 export { Prisma } from './generated/client.js';
@@ -40,7 +40,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     url = embedded.url;
   }
   try {
-    if (options.migrate !== false) {
+    if (options.migrate !== false && !(await isUpToDate(url))) {
       const applied = await applyMigrations(url);
       if (applied.length > 0) log(`applied migrations: ${applied.join(', ')}`);
     }

@@ -17,32 +17,46 @@ function gcd(a: number, b: number): number {
   return a;
 }
 
-/** A starting guess for y^(1/q) from a JavaScript number, or null when y is outside its range. */
-function seedRoot(y: Decimal, q: number): Decimal | null {
-  const guess = Math.pow(y.toNumber(), 1 / q);
+/** y^(−1/q) from a JavaScript number, as Newton's starting guess; null when y is outside its range. */
+function seedInverseRoot(y: Decimal, q: number): Decimal | null {
+  const guess = Math.pow(y.toNumber(), -1 / q);
   if (!Number.isFinite(guess) || guess <= 0) return null;
   return new Decimal(guess);
 }
 
+/** u^k for a positive integer k by repeated squaring (each product rounded to 34 digits). */
+function intPow(u: Decimal, k: number): Decimal {
+  let result: Decimal | null = null;
+  let square = u;
+  for (let rest = k; ; ) {
+    if (rest & 1) result = result === null ? square : result.times(square);
+    rest >>>= 1;
+    if (rest === 0) return result ?? ONE;
+    square = square.times(square);
+  }
+}
+
 /**
  * The q-th root of y (y > 0, q a positive integer), to ≈33 significant digits.
- * Newton on z^q = y in the form z ← z·(1 + e/q), e = y/z^q − 1: the step is z·e/q, so "the step is
- * below 1e-30 relative" is |e|/q < 1e-30, one comparison.
+ * Newton runs on the inverse root u = y^(−1/q), which needs no division:
+ * u ← u·(1 + e/q) with e = 1 − y·u^q. Its relative step is e/q, so "the step is below 1e-30
+ * relative" is one comparison; the root is then y·u^(q−1).
  */
 export function nthRoot(y: Decimal, q: number): Decimal {
   if (!Number.isInteger(q) || q < 1) throw new RangeError(`root degree must be a positive integer, got ${q}`);
   if (!y.isPositive() || y.isZero()) throw new RangeError('nthRoot needs a positive radicand');
   if (q === 1) return y;
-  let z = seedRoot(y, q);
-  // Outside the range of a double (never for a yield) decimal.js' own power is exact enough.
-  if (z === null) return y.pow(ONE.div(q));
+  let u = seedInverseRoot(y, q);
+  // Outside the range of a double (never for a yield) decimal.js' own power is good enough.
+  if (u === null) return y.pow(ONE.div(q));
   const limit = STEP_LIMIT.times(q);
+  const inverseQ = ONE.div(q);
   for (let i = 0; i < MAX_STEPS; i++) {
-    const e = y.div(z.pow(q)).minus(ONE);
-    z = z.plus(z.times(e).div(q));
-    if (e.abs().lt(limit)) return z;
+    const e = ONE.minus(y.times(intPow(u, q)));
+    u = u.plus(u.times(e).times(inverseQ));
+    if (e.abs().lt(limit)) break;
   }
-  return z;
+  return y.times(intPow(u, q - 1));
 }
 
 /** x^(p/q) for x > 0 and positive integers p, q: an integer power, then a root when q > 1. */
@@ -58,11 +72,16 @@ export function rationalPow(x: Decimal, p: number, q: number): Decimal {
   return den === 1 ? raised : nthRoot(raised, den);
 }
 
+/** growth^(12/months) for growth > 0: a growth factor over `months` as a yearly one. */
+export function annualGrowth(growth: Decimal, months: number): Decimal {
+  return rationalPow(growth, 12, months);
+}
+
 /**
  * The annualised rate, in percent, of a growth factor reached over `months`:
  * (growth^(12/months) − 1) × 100. A growth factor ≤ 0 (everything lost, or more) is −100.
  */
 export function annualisedPercent(growth: Decimal, months: number): Decimal {
   if (!growth.isPositive() || growth.isZero()) return MINUS_HUNDRED;
-  return rationalPow(growth, 12, months).minus(ONE).times(HUNDRED);
+  return annualGrowth(growth, months).minus(ONE).times(HUNDRED);
 }

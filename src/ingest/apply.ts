@@ -2,7 +2,7 @@
 // write, bump the data version — or write nothing at all.
 import { createHash } from 'node:crypto';
 import { Prisma, type PrismaClient } from '../db/client.js';
-import { diffSnapshot, EVENT_KINDS, isEmpty, type ChangeSet, type EventKind } from './diff.js';
+import { diffSnapshot, EVENT_KINDS, isEmpty, nextState, type ChangeSet, type CurrentState, type EventKind } from './diff.js';
 import { iso } from './rows.js';
 import type { Snapshot } from './snapshot.js';
 import { loadState } from './state.js';
@@ -70,16 +70,26 @@ async function upsertRows(tx: Tx, table: keyof typeof COLUMNS, rows: readonly ob
 
 const jsonOrNull = (value: unknown) => (value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue));
 
-async function write(tx: Tx, changes: ChangeSet, observedAt: string): Promise<void> {
+/** Writes a change set; returns the ids of the new plans by offer id. */
+async function write(tx: Tx, changes: ChangeSet, observedAt: string): Promise<Map<string, number>> {
   await upsertRows(tx, 'Source', changes.sources);
   await upsertRows(tx, 'Institution', changes.institutions);
   await upsertRows(tx, 'Brand', changes.brands);
   await upsertRows(tx, 'Offer', changes.offers);
+  if (changes.freshness.length > 0) {
+    await tx.$executeRawUnsafe(
+      `UPDATE "Offer" AS o SET "checkedAt" = x."checkedAt", "official" = x."official", "confirmed" = x."confirmed"
+         FROM jsonb_to_recordset($1::jsonb) AS x("id" text, "checkedAt" timestamptz, "official" boolean, "confirmed" boolean) WHERE o."id" = x."id"`,
+      JSON.stringify(changes.freshness),
+    );
+  }
   if (changes.closePlans.length > 0) {
     await tx.ratePlan.updateMany({ where: { id: { in: changes.closePlans }, validTo: null }, data: { validTo: new Date(observedAt) } });
   }
+  const planIds = new Map<string, number>();
   if (changes.newPlans.length > 0) {
-    await tx.ratePlan.createMany({
+    const created = await tx.ratePlan.createManyAndReturn({
+      select: { id: true, offerId: true },
       data: changes.newPlans.map((p) => ({
         offerId: p.offerId,
         validFrom: new Date(p.validFrom),
@@ -92,12 +102,14 @@ async function write(tx: Tx, changes: ChangeSet, observedAt: string): Promise<vo
         sourceId: p.sourceId,
       })),
     });
+    for (const plan of created) planIds.set(plan.offerId, plan.id);
   }
   if (changes.events.length > 0) {
     await tx.changeEvent.createMany({
       data: changes.events.map((e) => ({ ...e, at: new Date(e.at), from: jsonOrNull(e.from), to: jsonOrNull(e.to) })),
     });
   }
+  return planIds;
 }
 
 export interface ApplyOptions {
@@ -106,62 +118,91 @@ export interface ApplyOptions {
   now?: () => Date;
 }
 
-/** Validates and applies one snapshot (raw JSON value). Throws IngestError listing every problem. */
-export async function applySnapshot(prisma: PrismaClient, input: unknown, options: ApplyOptions = {}): Promise<IngestResult> {
-  const validation = validateSnapshot(input);
-  if (!validation.ok) throw new IngestError(validation.problems);
-  const { snapshot, openReferences } = validation;
-  const observedAt = iso(snapshot.observedAt);
-  const sha256 = snapshotHash(snapshot);
-  const now = options.now ?? (() => new Date());
+/**
+ * Applies snapshots one after the other. Between snapshots it keeps the state the diff needs in memory
+ * (reading it costs more than the diff itself); the state is trusted only while the database is still
+ * at the data version this ingester wrote, so an ingest by another process makes it read afresh.
+ */
+export class Ingester {
+  private cache: { version: number; state: CurrentState } | null = null;
 
-  return prisma.$transaction(
-    async (tx) => {
-      await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${INGEST_LOCK})`);
-      const version = await tx.dataVersion.findUnique({ where: { id: 1 } });
-      const result: IngestResult = { status: 'skipped', observedAt, plansAdded: 0, plansClosed: 0, offersWritten: 0, events: noEvents(), dataVersion: version?.version ?? 0 };
-      if (await tx.ingestRun.findUnique({ where: { sha256 } })) return result;
+  constructor(private readonly prisma: PrismaClient) {}
 
-      const last = await tx.ingestRun.findFirst({ orderBy: { observedAt: 'desc' } });
-      const problems: Problem[] = [];
-      if (last && last.observedAt.getTime() > new Date(observedAt).getTime()) {
-        problems.push({ path: '$.observedAt', message: `is before the last applied snapshot (${last.observedAt.toISOString()}): history is append-only` });
-      }
-      const state = await loadState(tx);
-      problems.push(
-        ...unresolvedReferences(openReferences, {
-          brand: new Set(state.brands.keys()),
-          institution: new Set(state.institutions.keys()),
-          source: new Set(state.sources.keys()),
-        }),
+  /** Validates and applies one snapshot (a raw JSON value). Throws IngestError listing every problem. */
+  async apply(input: unknown, options: ApplyOptions = {}): Promise<IngestResult> {
+    const validation = validateSnapshot(input);
+    if (!validation.ok) throw new IngestError(validation.problems);
+    const { snapshot, openReferences } = validation;
+    const observedAt = iso(snapshot.observedAt);
+    const sha256 = snapshotHash(snapshot);
+    const now = options.now ?? (() => new Date());
+    let committed: { version: number; state: CurrentState } | null = null;
+
+    try {
+      const result = await this.prisma.$transaction(
+        async (tx) => {
+          await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${INGEST_LOCK})`);
+          const version = (await tx.dataVersion.findUnique({ where: { id: 1 } }))?.version ?? 0;
+          const result: IngestResult = { status: 'skipped', observedAt, plansAdded: 0, plansClosed: 0, offersWritten: 0, events: noEvents(), dataVersion: version };
+          if (await tx.ingestRun.findUnique({ where: { sha256 } })) {
+            committed = this.cache?.version === version ? this.cache : null;
+            return result;
+          }
+
+          const last = await tx.ingestRun.findFirst({ orderBy: { observedAt: 'desc' }, select: { observedAt: true } });
+          const problems: Problem[] = [];
+          if (last && last.observedAt.getTime() > new Date(observedAt).getTime()) {
+            problems.push({ path: '$.observedAt', message: `is before the last applied snapshot (${last.observedAt.toISOString()}): history is append-only` });
+          }
+          const state = this.cache?.version === version ? this.cache.state : await loadState(tx);
+          problems.push(
+            ...unresolvedReferences(openReferences, {
+              brand: new Set(state.brands.keys()),
+              institution: new Set(state.institutions.keys()),
+              source: new Set(state.sources.keys()),
+            }),
+          );
+          if (problems.length > 0) throw new IngestError(problems);
+
+          const changes = diffSnapshot(state, snapshot);
+          const changed = !isEmpty(changes);
+          committed = { version, state };
+          if (changed) {
+            const planIds = await write(tx, changes, observedAt);
+            result.dataVersion += 1;
+            await tx.dataVersion.upsert({
+              where: { id: 1 },
+              create: { id: 1, version: result.dataVersion, changedAt: new Date(observedAt) },
+              update: { version: result.dataVersion, changedAt: new Date(observedAt) },
+            });
+            // Delivered on commit: running services on PostgreSQL reload at once instead of at the next poll.
+            await tx.$executeRawUnsafe(`SELECT pg_notify('${DATA_VERSION_CHANNEL}', '${result.dataVersion}')`);
+            committed = { version: result.dataVersion, state: nextState(state, changes, planIds) };
+          }
+          await tx.ingestRun.create({
+            data: { sha256, observedAt: new Date(observedAt), appliedAt: now(), file: options.file ?? null, changed, plansAdded: changes.newPlans.length, eventsAdded: changes.events.length },
+          });
+          for (const e of changes.events) result.events[e.kind] += 1;
+          return {
+            ...result,
+            status: changed ? 'applied' : 'unchanged',
+            plansAdded: changes.newPlans.length,
+            plansClosed: changes.closePlans.length,
+            offersWritten: changes.offers.length + changes.freshness.length,
+          } satisfies IngestResult;
+        },
+        { timeout: 10 * 60_000, maxWait: 10 * 60_000 },
       );
-      if (problems.length > 0) throw new IngestError(problems);
+      this.cache = committed;
+      return result;
+    } catch (err) {
+      this.cache = null; // whatever was computed inside a rolled-back transaction is not the database
+      throw err;
+    }
+  }
+}
 
-      const changes = diffSnapshot(state, snapshot);
-      const changed = !isEmpty(changes);
-      if (changed) {
-        await write(tx, changes, observedAt);
-        result.dataVersion += 1;
-        await tx.dataVersion.upsert({
-          where: { id: 1 },
-          create: { id: 1, version: result.dataVersion, changedAt: new Date(observedAt) },
-          update: { version: result.dataVersion, changedAt: new Date(observedAt) },
-        });
-        // Delivered on commit: running services on PostgreSQL reload at once instead of at the next poll.
-        await tx.$executeRawUnsafe(`SELECT pg_notify('${DATA_VERSION_CHANNEL}', '${result.dataVersion}')`);
-      }
-      await tx.ingestRun.create({
-        data: { sha256, observedAt: new Date(observedAt), appliedAt: now(), file: options.file ?? null, changed, plansAdded: changes.newPlans.length, eventsAdded: changes.events.length },
-      });
-      for (const e of changes.events) result.events[e.kind] += 1;
-      return {
-        ...result,
-        status: changed ? 'applied' : 'unchanged',
-        plansAdded: changes.newPlans.length,
-        plansClosed: changes.closePlans.length,
-        offersWritten: changes.offers.length,
-      };
-    },
-    { timeout: 10 * 60_000, maxWait: 10 * 60_000 },
-  );
+/** Applies one snapshot (see Ingester). */
+export function applySnapshot(prisma: PrismaClient, input: unknown, options: ApplyOptions = {}): Promise<IngestResult> {
+  return new Ingester(prisma).apply(input, options);
 }

@@ -9,6 +9,8 @@ import {
   planTerms,
   sameRow,
   sourceRow,
+  FRESHNESS_FIELDS,
+  OFFER_FIELDS_BUT_FRESHNESS,
   type BrandRow,
   type InstitutionRow,
   type OfferRow,
@@ -54,6 +56,8 @@ export interface ChangeSet {
   brands: BrandRow[];
   /** Offers to insert or update (whole rows). */
   offers: OfferRow[];
+  /** Offers of which only the freshness changed (a daily re-check). */
+  freshness: Pick<OfferRow, 'id' | (typeof FRESHNESS_FIELDS)[number]>[];
   /** Ids of open plans to close with validTo = observedAt. */
   closePlans: number[];
   newPlans: NewPlan[];
@@ -61,7 +65,7 @@ export interface ChangeSet {
 }
 
 export const isEmpty = (c: ChangeSet): boolean =>
-  c.sources.length + c.institutions.length + c.brands.length + c.offers.length + c.closePlans.length + c.newPlans.length + c.events.length === 0;
+  c.sources.length + c.institutions.length + c.brands.length + c.offers.length + c.freshness.length + c.closePlans.length + c.newPlans.length + c.events.length === 0;
 
 const DGS_FIELDS = ['dgsScheme', 'dgsCountry', 'dgsLimit', 'dgsVerified', 'dgsSource', 'dgsVerifiedAt'] as const;
 const dgsKey = (f: (typeof DGS_FIELDS)[number]) => f.slice(3, 4).toLowerCase() + f.slice(4);
@@ -105,7 +109,7 @@ function planEvents(prev: PlanTerms, next: PlanTerms, base: Omit<NewEvent, 'kind
 
 export function diffSnapshot(state: CurrentState, snapshot: Snapshot): ChangeSet {
   const at = iso(snapshot.observedAt);
-  const changes: ChangeSet = { sources: [], institutions: [], brands: [], offers: [], closePlans: [], newPlans: [], events: [] };
+  const changes: ChangeSet = { sources: [], institutions: [], brands: [], offers: [], freshness: [], closePlans: [], newPlans: [], events: [] };
 
   for (const s of snapshot.sources) {
     const prev = state.sources.get(s.id);
@@ -140,7 +144,8 @@ export function diffSnapshot(state: CurrentState, snapshot: Snapshot): ChangeSet
     const prev = state.offers.get(o.id);
     const next = offerRow(o, at, prev);
     const terms = planTerms(o.plan);
-    if (!prev || !sameRow(prev, next)) changes.offers.push(next);
+    if (!prev || !sameRow(prev, next, OFFER_FIELDS_BUT_FRESHNESS)) changes.offers.push(next);
+    else if (!sameRow(prev, next, FRESHNESS_FIELDS)) changes.freshness.push({ id: next.id, checkedAt: next.checkedAt, official: next.official, confirmed: next.confirmed });
 
     const current = state.currentPlans.get(o.id);
     if (!prev || prev.status === 'removed' || !current) {
@@ -178,4 +183,26 @@ export function diffSnapshot(state: CurrentState, snapshot: Snapshot): ChangeSet
     }
   }
   return changes;
+}
+
+/** The state after a change set was committed; `planIds` are the ids the database gave the new plans. */
+export function nextState(state: CurrentState, changes: ChangeSet, planIds: ReadonlyMap<string, number>): CurrentState {
+  const sources = new Map(state.sources);
+  const institutions = new Map(state.institutions);
+  const brands = new Map(state.brands);
+  const offers = new Map(state.offers);
+  const currentPlans = new Map(state.currentPlans);
+  for (const row of changes.sources) sources.set(row.id, row);
+  for (const row of changes.institutions) institutions.set(row.id, row);
+  for (const row of changes.brands) brands.set(row.id, row);
+  for (const row of changes.offers) offers.set(row.id, row);
+  for (const f of changes.freshness) offers.set(f.id, { ...offers.get(f.id)!, ...f });
+  const closed = new Set(changes.closePlans);
+  for (const [offerId, plan] of currentPlans) if (closed.has(plan.id)) currentPlans.delete(offerId);
+  for (const p of changes.newPlans) {
+    const id = planIds.get(p.offerId);
+    if (id === undefined) throw new Error(`no id for the new plan of ${p.offerId}`);
+    currentPlans.set(p.offerId, { ...p, id, validTo: null });
+  }
+  return { sources, institutions, brands, offers, currentPlans };
 }

@@ -1,6 +1,6 @@
 // Applies a sequence of snapshots in order (a directory, or the generated sample market) and sums up.
 import type { PrismaClient } from '../db/client.js';
-import { applySnapshot, IngestError, type IngestResult } from './apply.js';
+import { IngestError, Ingester, type IngestResult } from './apply.js';
 import { EVENT_KINDS, type EventKind } from './diff.js';
 import { createProgress } from './progress.js';
 
@@ -33,8 +33,8 @@ export class SnapshotFailed extends Error {
 
 export async function ingestAll(
   prisma: PrismaClient,
-  snapshots: readonly SnapshotSource[],
-  options: { progress?: boolean; now?: () => Date } = {},
+  snapshots: Iterable<SnapshotSource>,
+  options: { progress?: boolean; total?: number; now?: () => Date } = {},
 ): Promise<RunSummary> {
   const started = process.hrtime.bigint();
   const summary: RunSummary = {
@@ -47,8 +47,10 @@ export async function ingestAll(
     seconds: 0,
     dataVersion: 0,
   };
-  const progress = options.progress && snapshots.length > 1 ? createProgress(snapshots.length) : undefined;
+  const total = options.total ?? (Array.isArray(snapshots) ? snapshots.length : 0);
+  const progress = options.progress && total > 1 ? createProgress(total) : undefined;
   const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9;
+  const ingester = new Ingester(prisma);
   for (const source of snapshots) {
     let result: IngestResult;
     try {
@@ -58,7 +60,7 @@ export async function ingestAll(
       } catch (err) {
         throw new IngestError([{ path: '$', message: `not valid JSON: ${(err as Error).message}` }]);
       }
-      result = await applySnapshot(prisma, json, { file: source.name, ...(options.now ? { now: options.now } : {}) });
+      result = await ingester.apply(json, { file: source.name, ...(options.now ? { now: options.now } : {}) });
     } catch (err) {
       progress?.done();
       throw new SnapshotFailed(source.name, err, { ...summary, seconds: elapsed() });

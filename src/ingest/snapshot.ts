@@ -23,14 +23,20 @@ export const sourceSchema = z.strictObject({
   error: z.string().max(2000).nullable(),
 });
 
-export const dgsSchema = z.strictObject({
-  scheme: z.string().min(1).max(200),
-  country,
-  limit: money,
-  verified: z.boolean(),
-  source: httpUrl.nullable(),
-  verifiedAt: dateTime.nullable(),
-});
+export const dgsSchema = z
+  .strictObject({
+    scheme: z.string().min(1).max(200),
+    country,
+    limit: money,
+    verified: z.boolean(),
+    source: httpUrl.nullable(),
+    verifiedAt: dateTime.nullable(),
+  })
+  .superRefine((dgs, ctx) => {
+    // A verified guarantee is one we can point savers to: where and when it was verified.
+    if (dgs.verified && dgs.source === null) ctx.addIssue({ code: 'custom', path: ['source'], message: 'required when verified is true' });
+    if (dgs.verified && dgs.verifiedAt === null) ctx.addIssue({ code: 'custom', path: ['verifiedAt'], message: 'required when verified is true' });
+  });
 
 export const institutionSchema = z.strictObject({
   id: slug,
@@ -143,14 +149,23 @@ export const offerSchema = z
     }
   });
 
-export const snapshotSchema = z.strictObject({
-  observedAt: dateTime,
-  complete: z.boolean(),
-  sources: z.array(sourceSchema),
-  institutions: z.array(institutionSchema),
-  brands: z.array(brandSchema),
-  offers: z.array(offerSchema),
-});
+export const snapshotSchema = z
+  .strictObject({
+    observedAt: dateTime,
+    complete: z.boolean(),
+    sources: z.array(sourceSchema),
+    institutions: z.array(institutionSchema),
+    brands: z.array(brandSchema),
+    offers: z.array(offerSchema),
+  })
+  .superRefine((snapshot, ctx) => {
+    const observed = Date.parse(snapshot.observedAt);
+    snapshot.offers.forEach((offer, i) => {
+      if (Date.parse(offer.checkedAt) > observed) {
+        ctx.addIssue({ code: 'custom', path: ['offers', i, 'checkedAt'], message: 'must not be after the snapshot\'s observedAt' });
+      }
+    });
+  });
 
 export type Snapshot = z.infer<typeof snapshotSchema>;
 export type SnapshotSource = z.infer<typeof sourceSchema>;

@@ -1,0 +1,13 @@
+FROM node:20-bookworm-slim
+WORKDIR /app
+# postinstall generates the Prisma client: it needs the schema, its config and the engine stub.
+COPY package.json package-lock.json prisma.config.ts ./
+COPY prisma ./prisma
+COPY scripts ./scripts
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
+EXPOSE 3000
+CMD ["node", "dist/server.js"]

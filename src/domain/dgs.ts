@@ -1,0 +1,47 @@
+// Contract §3: how much of an amount a deposit guarantee scheme covers. The limit is per
+// institution, not per brand, so the split also names the institution's other brands.
+import { Decimal, HUNDRED, ZERO } from './decimal.js';
+import type { DgsScheme, DgsSplit } from './types.js';
+
+/**
+ * The order of brand names: case- and accent-folded (NFKD, combining marks removed, lower case),
+ * compared by UTF-16 code units, so "Ålandsbanken" sits with the A's and "bunq" next to "Bunq";
+ * ties broken by the NFC form, again by code units. No locale takes part (Intl.Collator and
+ * localeCompare differ between ICU builds), so every server sorts the same way.
+ */
+export function compareBrandNames(a: string, b: string): number {
+  const fa = foldName(a);
+  const fb = foldName(b);
+  if (fa !== fb) return fa < fb ? -1 : 1;
+  const na = a.normalize('NFC');
+  const nb = b.normalize('NFC');
+  return na === nb ? 0 : na < nb ? -1 : 1;
+}
+
+function foldName(name: string): string {
+  // toLowerCase is the locale-independent Unicode default case mapping (unlike toLocaleLowerCase).
+  return name.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+}
+
+/**
+ * covered = verified ? min(A, limit) : 0; uncovered = A − covered; coveredPercent = covered / A × 100
+ * (unrounded); fullyCovered when nothing is uncovered. `sharedWith`: the names of the institution's
+ * other brands (the caller leaves out the brand itself), sorted by compareBrandNames; the input
+ * array is not changed.
+ */
+export function dgsSplit(amount: Decimal, dgs: DgsScheme, sharedWith: readonly string[]): DgsSplit {
+  if (!amount.isPositive() || amount.isZero()) throw new RangeError('amount must be > 0');
+  const covered = dgs.verified ? Decimal.min(amount, dgs.limit) : ZERO;
+  const uncovered = amount.minus(covered);
+  return {
+    scheme: dgs.scheme,
+    country: dgs.country,
+    limit: dgs.limit,
+    verified: dgs.verified,
+    covered,
+    uncovered,
+    coveredPercent: covered.div(amount).times(HUNDRED),
+    fullyCovered: uncovered.isZero(),
+    sharedWith: [...sharedWith].sort(compareBrandNames),
+  };
+}

@@ -1,0 +1,247 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { calculate } from './calc.js';
+import { Decimal } from './decimal.js';
+import { createCalculator, type CalcSummary } from './fast-calc.js';
+import { presentCalc } from './present.js';
+import type { CalcInput, CalcTerms, Promotion, Tier } from './types.js';
+import { arbitraryCase, arbitraryOffer, arbitraryTerms, edgeAmounts } from './__tests__/arbitraries.js';
+
+const FIELDS = ['nominalRate', 'grossInterest', 'withholdingTax', 'fees', 'netInterest', 'endBalance', 'comparableYield', 'effectiveRate', 'returnPerYear'] as const;
+const MONEY = new Set<string>(['grossInterest', 'withholdingTax', 'fees', 'netInterest', 'endBalance', 'returnPerYear']);
+const TOLERANCE = new Decimal('1e-24');
+
+/**
+ * Fast and reference agree: every unrounded value within 1e-24 relative (of the amount for money, of
+ * 1 % for rates, so that a value near 0 is not held to a relative bound it cannot have), and the
+ * shown strings identical.
+ */
+function expectSame(fast: CalcSummary, input: CalcInput): void {
+  const ref = calculate(input);
+  expect(fast.amount.eq(ref.amount)).toBe(true);
+  expect(fast.months).toBe(ref.months);
+  expect(fast.promotionApplied).toBe(ref.promotionApplied);
+  for (const field of FIELDS) {
+    const a = fast[field];
+    const b = ref[field];
+    const scale = Decimal.max(a.abs(), b.abs(), MONEY.has(field) ? input.amount : 1);
+    if (a.minus(b).abs().gt(scale.times(TOLERANCE))) {
+      throw new Error(`${field}: fast ${a.toString()} vs reference ${b.toString()}`);
+    }
+  }
+  expect(presentCalc(fast)).toEqual(presentCalc(ref));
+}
+
+type TierSpec = [from: string, to: string | null, rate: string];
+const tiers = (...specs: TierSpec[]): Tier[] =>
+  specs.map(([from, to, rate]) => ({ from: new Decimal(from), to: to === null ? null : new Decimal(to), rate: new Decimal(rate) }));
+const promo = (kind: Promotion['kind'], rate: string, months: number, cap: string | null): Promotion => ({
+  kind,
+  rate: new Decimal(rate),
+  months,
+  maxBalance: cap === null ? null : new Decimal(cap),
+});
+function terms(overrides: Partial<CalcTerms> = {}): CalcTerms {
+  return {
+    tierMode: 'whole',
+    tiers: tiers(['0', '25000', '2.00'], ['25000', null, '3.00']),
+    promotion: null,
+    payout: 'MONTHLY',
+    interestCompounds: true,
+    annualFee: new Decimal(0),
+    withholdingRate: new Decimal(0),
+    ...overrides,
+  };
+}
+const input = (amount: string, months: number, t: CalcTerms, promotions: CalcInput['promotions'] = 'include'): CalcInput => ({
+  amount: new Decimal(amount),
+  months,
+  promotions,
+  terms: t,
+});
+
+describe('createCalculator: the same numbers as calculate', () => {
+  it.each([
+    { label: 'whole tiers, crossing 25,000 through interest', t: terms(), months: 12 },
+    { label: 'marginal tiers, crossing 25,000 through interest', t: terms({ tierMode: 'marginal' }), months: 12 },
+    { label: 'quarterly over 7 months', t: terms({ payout: 'QUARTERLY' }), months: 7 },
+    { label: 'at maturity over 24 months (a square root)', t: terms({ payout: 'AT_MATURITY' }), months: 24 },
+    { label: 'paid out yearly over 60 months', t: terms({ payout: 'ANNUALLY', interestCompounds: false }), months: 60 },
+    { label: 'withholding 25 % and a fee', t: terms({ withholdingRate: new Decimal(25), annualFee: new Decimal('12.50') }), months: 36 },
+    { label: 'a capped bonus', t: terms({ promotion: promo('bonus', '0.75', 6, '50000') }), months: 12 },
+    { label: 'a capped replace, whole tiers', t: terms({ promotion: promo('replace', '4.00', 6, '30000') }), months: 12 },
+    { label: 'an uncapped replace, marginal tiers', t: terms({ tierMode: 'marginal', promotion: promo('replace', '4.00', 6, null) }), months: 12 },
+    { label: 'negative rates', t: terms({ tiers: tiers(['0', '25000', '-0.50'], ['25000', null, '-1.00']) }), months: 24 },
+    { label: '1 month', t: terms(), months: 1 },
+    { label: '120 months', t: terms({ payout: 'ANNUALLY' }), months: 120 },
+    { label: 'fees larger than the interest', t: terms({ annualFee: new Decimal(2000) }), months: 7 },
+  ])('$label', ({ t, months }) => {
+    const calc = createCalculator();
+    const amounts = ['0.01', '12345.67', '24509.80', '24990', '24999.99', '25000', '25000.01', '29999.99', '30000', '50000', '50000.01', '1000000'];
+    // twice: the second pass is answered from the pieces the first one built
+    for (const pass of [1, 2]) {
+      for (const a of amounts) expectSame(calc.evaluate('offer', input(a, months, t)), input(a, months, t));
+      if (pass === 1) expect(calc.stats().pieces).toBeGreaterThan(0);
+    }
+    expect(calc.stats().hits).toBeGreaterThanOrEqual(amounts.length);
+  });
+
+  it('falls back to the reference where a month is not affine (marginal tiers, replace above its cap)', () => {
+    // above 30,000 in the 3 % tier: base(B)·(B − cap)/B has a c·cap/B term
+    const t = terms({ tierMode: 'marginal', promotion: promo('replace', '4.00', 6, '30000') });
+    const calc = createCalculator();
+    for (const a of ['40000', '40000', '20000']) expectSame(calc.evaluate('offer', input(a, 12, t)), input(a, 12, t));
+    const stats = calc.stats();
+    expect(stats.unpieceable).toBe(1); // 40,000 the first time
+    expect(stats.exactHits).toBe(1); // 40,000 the second time
+    expect(stats.pieces).toBe(1); // 20,000 stays below the cap: pieceable
+  });
+
+  it('does not answer from an exact result computed for other terms under the same key', () => {
+    // regression: an unpieceable key's entry is dropped, its exact result stays; the key then
+    // comes back with other terms and the same amount
+    const calc = createCalculator();
+    const unpieceable = terms({ tierMode: 'marginal', promotion: promo('replace', '4.00', 6, '30000') });
+    calc.evaluate('offer', input('40000', 12, unpieceable));
+    const other = terms({ tiers: tiers(['0', null, '1.00']) });
+    expectSame(calc.evaluate('offer', input('40000', 12, other)), input('40000', 12, other));
+  });
+
+  it('shows exact half cents like the reference (25 % tax on 77.50)', () => {
+    // 2,500 at 3.10 % yearly: tax 19.375 exactly, held by both as 19.37499…; both show 19.38
+    const t = terms({ tiers: tiers(['0', null, '3.10']), payout: 'ANNUALLY', withholdingRate: new Decimal(25) });
+    const calc = createCalculator();
+    calc.evaluate('offer', input('1000', 12, t)); // builds the piece
+    const fast = calc.evaluate('offer', input('2500', 12, t));
+    expectSame(fast, input('2500', 12, t));
+    expect(presentCalc(fast).withholdingTax).toBe('19.38');
+    expect(calc.stats().guarded).toBe(0);
+  });
+
+  it('property: fast == reference for random terms, amounts, periods and modes', () => {
+    // several amounts per offer (the later ones meet the pieces the earlier ones built), one
+    // calculator for the whole run (keys come and go, pieces are evicted)
+    const calc = createCalculator({ maxPieces: 500, maxExact: 100 });
+    let offer = 0;
+    fc.assert(
+      fc.property(arbitraryOffer(), ({ terms: t, months, promotions, amounts }) => {
+        const key = `offer-${offer++}`;
+        for (const amount of amounts) {
+          const c = { amount, months, promotions, terms: t };
+          expectSame(calc.evaluate(key, c), c);
+        }
+      }),
+      { numRuns: 400 },
+    );
+    expect(calc.stats().hits).toBeGreaterThan(0);
+  });
+
+  it('property: a key reused for other terms never answers with the old ones', () => {
+    // keys are recycled on purpose: the calculator must notice the terms changed, also for exact results
+    const calc = createCalculator({ maxPieces: 50, maxExact: 50 });
+    let n = 0;
+    fc.assert(
+      fc.property(arbitraryCase(), (c) => {
+        expectSame(calc.evaluate(`k${n++ % 7}`, c), c);
+        expectSame(calc.evaluate(`k${n % 7}`, c), c);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('property: every amount at and around the tier bounds and caps, on a warm calculator', () => {
+    fc.assert(
+      fc.property(arbitraryTerms(), fc.integer({ min: 1, max: 60 }), fc.constantFrom('include' as const, 'exclude' as const), (t, months, mode) => {
+        const calc = createCalculator();
+        const amounts = [...edgeAmounts(t), new Decimal('1000'), new Decimal('99999.99')];
+        for (const a of [...amounts, ...amounts.reverse()]) {
+          const c = { amount: a, months, promotions: mode, terms: t };
+          expectSame(calc.evaluate('offer', c), c);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('createCalculator: pieces', () => {
+  it('answers any amount of a linear piece with the piece’s constant yields', () => {
+    // single tier, no cap, no fee: G* = s·A, so (A + G*)/A is one number for every amount
+    const t = terms({ tiers: tiers(['0', null, '2.40']) });
+    const calc = createCalculator();
+    const a = calc.evaluate('offer', input('1000', 24, t));
+    const b = calc.evaluate('offer', input('987654.32', 24, t));
+    expect(calc.stats()).toMatchObject({ pieces: 1, misses: 1, hits: 1 });
+    expect(a.comparableYield).toBe(b.comparableYield);
+    expect(a.effectiveRate).toBe(b.effectiveRate);
+  });
+
+  it('gives the same digits whichever amounts built the pieces', () => {
+    const t = terms({ tierMode: 'marginal', withholdingRate: new Decimal(15), promotion: promo('bonus', '0.50', 6, '40000') });
+    const amounts = ['20000', '24800.55', '30000', '45000.10', '80000'];
+    const run = (order: string[]) => {
+      const calc = createCalculator();
+      return new Map(order.map((a) => [a, calc.evaluate('offer', input(a, 36, t))] as const));
+    };
+    const forward = run(amounts);
+    const backward = run([...amounts].reverse());
+    for (const a of amounts) {
+      for (const f of ['grossInterest', 'comparableYield', 'effectiveRate', 'returnPerYear'] as const) {
+        expect(forward.get(a)![f].toString()).toBe(backward.get(a)![f].toString());
+      }
+    }
+  });
+
+  it('evicts the least recently used pieces beyond maxPieces', () => {
+    const calc = createCalculator({ maxPieces: 10 });
+    const t = terms({ tiers: tiers(['0', null, '2.00']) });
+    for (let i = 0; i < 30; i++) calc.evaluate(`offer-${i}`, input('1000', 12, t));
+    const stats = calc.stats();
+    expect(stats.pieces).toBeLessThanOrEqual(10);
+    expect(stats.evictions).toBe(30 - stats.pieces);
+    // the most recent keys survived, the oldest did not
+    calc.evaluate('offer-29', input('2000', 12, t));
+    expect(calc.stats().hits).toBe(1);
+    calc.evaluate('offer-0', input('2000', 12, t));
+    expect(calc.stats().misses).toBe(31);
+  });
+
+  it('starts a key again when its terms change', () => {
+    const calc = createCalculator();
+    const before = terms({ tiers: tiers(['0', null, '2.00']) });
+    const after = terms({ tiers: tiers(['0', null, '2.50']) });
+    calc.evaluate('offer', input('1000', 12, before));
+    // equal terms in a new object: the same key and pieces
+    calc.evaluate('offer', input('2000', 12, terms({ tiers: tiers(['0', null, '2.00']) })));
+    expect(calc.stats()).toMatchObject({ hits: 1, misses: 1 });
+    const changed = calc.evaluate('offer', input('2000', 12, after));
+    expect(presentCalc(changed).nominalRate).toBe('2.50');
+    expect(calc.stats()).toMatchObject({ hits: 1, misses: 2, pieces: 1 });
+  });
+
+  it('clears its pieces and counters', () => {
+    const calc = createCalculator();
+    calc.evaluate('offer', input('1000', 12, terms()));
+    calc.clear();
+    expect(calc.stats()).toEqual({
+      keys: 0,
+      pieces: 0,
+      hits: 0,
+      misses: 0,
+      evictions: 0,
+      fallbacks: 0,
+      unpieceable: 0,
+      guarded: 0,
+      exactHits: 0,
+      exactEntries: 0,
+    });
+  });
+
+  it.each([
+    { amount: '0', months: 12 },
+    { amount: '-1', months: 12 },
+    { amount: '100', months: 0 },
+  ])('rejects amount $amount over $months months like calculate', ({ amount, months }) => {
+    expect(() => createCalculator().evaluate('offer', input(amount, months, terms()))).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,140 @@
+// `node dist/sample/cli.js [--seed 42] [--days 400] [--end YYYY-MM-DD] [--scale 1] --out DIR`:
+// writes one compact JSON snapshot per day (`YYYY-MM-DD.json`, so file-name order is day order)
+// of the fictional sample market. The only place that reads the clock: for the default --end.
+import { mkdirSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { generateSnapshots, sampleOptionErrors, type SampleOptions } from './generate.js';
+
+export interface SampleCliOptions extends SampleOptions {
+  /** Where to write the files; null: not given (the caller decides what that means). */
+  out: string | null;
+  help: boolean;
+}
+
+export type ParsedSampleArgs = { ok: true; options: SampleCliOptions } | { ok: false; errors: string[] };
+
+export const SAMPLE_USAGE = `Usage: node dist/sample/cli.js [--seed N] [--days N] [--end YYYY-MM-DD] [--scale N] --out DIR
+
+Writes one snapshot of the fictional sample market per day into DIR, named YYYY-MM-DD.json.
+  --seed N           random seed, 0..4294967295 (default 42)
+  --days N           number of days, 1..3650 (default 400)
+  --end YYYY-MM-DD   the last day (default: today, UTC)
+  --scale N          multiplies the number of offers, 1..100 (default 1)
+  --out DIR          output directory (created when missing)
+  --help             this text`;
+
+const INTEGER = /^\d+$/;
+
+/**
+ * Parses the command line (without node and the script). `today` (YYYY-MM-DD) is the default for
+ * --end. Accepts `--flag value` and `--flag=value`; reports every problem at once.
+ */
+export function parseSampleArgs(argv: readonly string[], today: string): ParsedSampleArgs {
+  const errors: string[] = [];
+  const values = new Map<string, string>();
+  let help = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--help' || arg === '-h') {
+      help = true;
+      continue;
+    }
+    const m = /^--(seed|days|end|scale|out)(?:=(.*))?$/.exec(arg);
+    if (!m) {
+      errors.push(arg.startsWith('-') ? `unknown option ${arg}` : `unexpected argument ${arg}`);
+      continue;
+    }
+    const name = m[1] as string;
+    let value = m[2];
+    if (value === undefined) {
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith('--')) {
+        errors.push(`--${name} needs a value`);
+        continue;
+      }
+      value = next;
+      i++;
+    }
+    if (values.has(name)) errors.push(`--${name} given twice`);
+    values.set(name, value);
+  }
+
+  const integer = (name: string, fallback: number): number => {
+    const v = values.get(name);
+    if (v === undefined) return fallback;
+    if (!INTEGER.test(v)) {
+      errors.push(`--${name} must be a whole number (got ${JSON.stringify(v)})`);
+      return fallback;
+    }
+    return Number(v);
+  };
+  const options: SampleCliOptions = {
+    seed: integer('seed', 42),
+    days: integer('days', 400),
+    end: values.get('end') ?? today,
+    scale: integer('scale', 1),
+    out: values.get('out') ?? null,
+    help,
+  };
+  if (options.out === '') errors.push('--out must not be empty');
+  errors.push(...sampleOptionErrors(options).map((e) => `--${e}`));
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, options };
+}
+
+function main(): number {
+  const today = new Date().toISOString().slice(0, 10);
+  const parsed = parseSampleArgs(process.argv.slice(2), today);
+  if (!parsed.ok) {
+    for (const e of parsed.errors) process.stderr.write(`error: ${e}\n`);
+    process.stderr.write(`\n${SAMPLE_USAGE}\n`);
+    return 2;
+  }
+  const { options } = parsed;
+  if (options.help) {
+    process.stdout.write(`${SAMPLE_USAGE}\n`);
+    return 0;
+  }
+  if (options.out === null) {
+    process.stderr.write(`--out is required for now\n\n${SAMPLE_USAGE}\n`);
+    return 2;
+  }
+  const out = options.out;
+  mkdirSync(out, { recursive: true });
+
+  const started = performance.now();
+  const written = new Set<string>();
+  let bytes = 0;
+  let lastOffers = 0;
+  let day = 0;
+  process.stderr.write(`sample: ${options.days} days to ${options.end}, seed ${options.seed}, scale ${options.scale} → ${out}\n`);
+  for (const snapshot of generateSnapshots(options)) {
+    const file = `${snapshot.observedAt.slice(0, 10)}.json`;
+    const json = JSON.stringify(snapshot);
+    writeFileSync(join(out, file), json);
+    written.add(file);
+    bytes += Buffer.byteLength(json);
+    lastOffers = snapshot.offers.length;
+    day++;
+    if (day % 50 === 0 || day === options.days) process.stderr.write(`  ${day}/${options.days} ${file}\n`);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const stale = readdirSync(out).filter((f) => f.endsWith('.json') && !written.has(f));
+  if (stale.length > 0) {
+    process.stderr.write(`warning: ${out} also holds ${stale.length} other .json file(s) (e.g. ${stale[0]}); an ingest of the directory would apply them too\n`);
+  }
+  process.stderr.write(
+    `sample: ${day} days, ${lastOffers} offers on the last day, ${bytes} bytes (${(bytes / 1_048_576).toFixed(1)} MiB) in ${seconds.toFixed(1)} s\n`,
+  );
+  return 0;
+}
+
+const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
+if (invokedDirectly) {
+  try {
+    process.exitCode = main();
+  } catch (err) {
+    process.stderr.write(`sample: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  }
+}
