@@ -96,7 +96,8 @@ export async function openEmbedded(dataDir: string, options: { log?: (msg: strin
 
   for (;;) {
     const lock = await readLock(dataDir);
-    if (lock && processAlive(lock.pid) && lock.pid !== process.pid) {
+    if (lock?.pid === process.pid) throw new Error(`the embedded database ${dataDir} is already open in this process`);
+    if (lock && processAlive(lock.pid)) {
       if (await portAnswers(lock.port)) {
         log(`embedded database ${dataDir} is open in process ${lock.pid}; connecting to it on port ${lock.port}`);
         return { url: socketUrl(lock.port), owner: false, close: async () => {} };

@@ -61,6 +61,59 @@ describe('calculate: the contract’s worked checks', () => {
   });
 });
 
+describe('calculate: the worked examples of docs/calculation.md', () => {
+  it('1. a savings account, interest added monthly', () => {
+    // 20.00, 10,020 × 0.002 = 20.04, 10,040.04 × 0.002 = 20.08008; 1.006012008^4 − 1 = 2.4266 %
+    const r = presentCalc(calculate({ amount: new Decimal('10000'), months: 3, promotions: 'include', terms: terms() }, { steps: true }));
+    expect(r.steps.map((s) => [s.openingBalance, s.interest, s.closingBalance])).toEqual([
+      ['10000.00', '20.00', '10020.00'],
+      ['10020.00', '20.04', '10040.04'],
+      ['10040.04', '20.08', '10060.12'],
+    ]);
+    expect(r).toMatchObject({ grossInterest: '60.12', comparableYield: '2.43', effectiveRate: '2.43', returnPerYear: '242.66' });
+  });
+
+  it('2. a balance that grows into a higher tier (whole)', () => {
+    const t = terms({ tiers: tiers(['0', '25000', '2.00'], ['25000', null, '3.00']) });
+    const r = presentCalc(calculate({ amount: new Decimal('24990'), months: 3, promotions: 'include', terms: t }, { steps: true }));
+    // 41.65 at 2 %, then 62.579125 and 62.7355728125 at 3 %
+    expect(r.steps.map((s) => [s.rate, s.interest, s.closingBalance])).toEqual([
+      ['2.00', '41.65', '25031.65'],
+      ['3.00', '62.58', '25094.23'],
+      ['3.00', '62.74', '25156.96'],
+    ]);
+    expect(r).toMatchObject({ grossInterest: '166.96', comparableYield: '2.70' });
+  });
+
+  it('3. a deposit that pays out yearly, with tax and a fee', () => {
+    // 12 × 12.50 = 150 a year, 25 % tax 37.50, paid out; fees 10 × 24/12 = 20.
+    // Comparable run: 150 − 37.50 stays in, year 2 earns 5,112.50 × 3 % = 153.375:
+    // √(5,303.375 / 5,000) − 1 = 2.989 %; √(5,207.53125 / 5,000) − 1 = 2.054 %
+    const t = terms({
+      tiers: tiers(['0', null, '3.00']),
+      payout: 'ANNUALLY',
+      interestCompounds: false,
+      withholdingRate: new Decimal(25),
+      annualFee: new Decimal(10),
+    });
+    expect(shown('5000', 24, t)).toEqual({
+      amount: '5000.00',
+      months: 24,
+      promotionApplied: false,
+      nominalRate: '3.00',
+      grossInterest: '300.00',
+      withholdingTax: '75.00',
+      fees: '20.00',
+      netInterest: '205.00',
+      endBalance: '5205.00',
+      comparableYield: '2.99',
+      effectiveRate: '2.05',
+      returnPerYear: '149.45',
+      steps: [],
+    });
+  });
+});
+
 describe('calculate: crediting per payout (10,000 at 2.40 %, compounding)', () => {
   // A month earns 10,000 × 2.40 / 1200 = 20.00 while the balance is 10,000.
   it.each([

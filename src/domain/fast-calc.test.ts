@@ -219,6 +219,14 @@ describe('createCalculator: pieces', () => {
     expect(calc.stats()).toMatchObject({ hits: 1, misses: 2, pieces: 1 });
   });
 
+  it('shares pieces between the include and only modes (only is a filter)', () => {
+    const calc = createCalculator();
+    const t = terms({ promotion: promo('bonus', '0.50', 6, null) });
+    calc.evaluate('offer', input('1000', 12, t, 'include'));
+    expectSame(calc.evaluate('offer', input('2000', 12, t, 'only')), input('2000', 12, t, 'only'));
+    expect(calc.stats()).toMatchObject({ hits: 1, misses: 1 });
+  });
+
   it('clears its pieces and counters', () => {
     const calc = createCalculator();
     calc.evaluate('offer', input('1000', 12, terms()));

@@ -229,7 +229,7 @@ function trace(c: Compiled, anchor: Decimal, compounds: boolean, bounds: Bounds)
       if (!bs.isPositive() || bs.isZero()) return null;
       const at = (level: Decimal) => (exact ? level : level.minus(bt).div(bs));
       if (tierDone !== k) {
-        if (k > 0 || !exact) bounds.raiseLo(at(c.from[k]!), exact);
+        bounds.raiseLo(at(c.from[k]!), exact);
         const top = c.to[k];
         if (top !== null && top !== undefined) bounds.lowerHi(at(top), exact);
         tierDone = k;
@@ -462,6 +462,11 @@ function evaluatePiece(piece: Piece, amount: Decimal): CalcSummary | null {
   };
 }
 
+/** `only` calculates like `include` (it is a filter): the two share pieces. */
+function sameMode(a: PromotionsMode, b: PromotionsMode): boolean {
+  return (a === 'exclude') === (b === 'exclude');
+}
+
 function sameTerms(a: CalcTerms, b: CalcTerms): boolean {
   if (a === b) return true;
   const decEq = (x: Decimal | null, y: Decimal | null) => (x === null ? y === null : y !== null && x.eq(y));
@@ -538,8 +543,9 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
     const entry = entries.get(key);
     if (entry !== undefined) {
       const c = entry.compiled;
-      if (c.terms === input.terms && c.months === input.months && c.mode === input.promotions) return entry;
-      if (c.months === input.months && c.mode === input.promotions && sameTerms(c.terms, input.terms)) {
+      const sameRun = c.months === input.months && sameMode(c.mode, input.promotions);
+      if (sameRun && c.terms === input.terms) return entry;
+      if (sameRun && sameTerms(c.terms, input.terms)) {
         c.terms = input.terms; // equal content: remember this object, the next check is one ===
         return entry;
       }
@@ -551,10 +557,9 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
   }
 
   function drop(entry: Entry): void {
+    // Its exact results stay: each is checked against the terms it was computed from.
     pieceCount -= entry.pieces.length;
     entries.delete(entry.key);
-    const prefix = `${entry.key}\u0000`;
-    for (const k of exact.keys()) if (k.startsWith(prefix)) exact.delete(k);
   }
 
   function evictOldest(): void {
@@ -603,7 +608,7 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
   function cachedExact(id: string, input: CalcInput): CalcSummary | undefined {
     const cached = exact.get(id);
     if (cached === undefined) return undefined;
-    if (cached.months !== input.months || cached.mode !== input.promotions || !sameTerms(cached.terms, input.terms)) {
+    if (cached.months !== input.months || !sameMode(cached.mode, input.promotions) || !sameTerms(cached.terms, input.terms)) {
       exact.delete(id);
       return undefined;
     }
