@@ -43,6 +43,11 @@ export interface BenchResult {
   fastWarmNewAmount: RequestTimings;
   /** The same amounts asked again (every offer answered from a piece or the exact cache). */
   fastWarmRepeat: RequestTimings;
+  /**
+   * A list request for a new amount as the list can make it: evaluateYields for every offer (what
+   * ranking, the term curve and the type maxima need), evaluate for the 50 offers of a page.
+   */
+  fastListNewAmount: RequestTimings;
   /** The evaluator's counters after the warm-up, and what the new amounts added to them. */
   statsAfterWarmup: CalculatorStats;
   statsNewAmounts: CalculatorStats;
@@ -229,6 +234,17 @@ export function benchFastCalc(options: BenchOptions = {}): BenchResult {
   );
   const statsNewAmounts = difference(calculator.stats(), statsAfterWarmup);
   const repeatMs = newAmounts.map((a) => request(offers, a, (o, input) => calculator.evaluate(o.key, input)));
+  // The same evaluator state, again with amounts it has never seen.
+  const listAmounts = amounts(newAmounts.length + warm.length * 2, random)
+    .filter((a) => !warm.some((w) => w.eq(a)) && !newAmounts.some((n) => n.eq(a)))
+    .slice(0, newAmounts.length);
+  const page = new Set(offers.slice(0, 50));
+  const listMs = listAmounts.map((a) =>
+    request(offers, a, (o, input) => {
+      calculator.evaluateYields(o.key, input);
+      if (page.has(o)) calculator.evaluate(o.key, input);
+    }),
+  );
 
   let checked = 0;
   let mismatches = 0;
@@ -244,6 +260,7 @@ export function benchFastCalc(options: BenchOptions = {}): BenchResult {
     fastCold: summarise(coldMs, offers.length),
     fastWarmNewAmount: summarise(newMs, offers.length),
     fastWarmRepeat: summarise(repeatMs, offers.length),
+    fastListNewAmount: summarise(listMs, offers.length),
     statsAfterWarmup,
     statsNewAmounts,
     checked,
@@ -252,4 +269,5 @@ export function benchFastCalc(options: BenchOptions = {}): BenchResult {
     mix,
   };
 }
+
 

@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { calculate } from './calc.js';
 import { Decimal } from './decimal.js';
-import { createCalculator, type CalcSummary } from './fast-calc.js';
+import { createCalculator, type CalcSummary, type CalcYields } from './fast-calc.js';
 import { presentCalc } from './present.js';
-import type { CalcInput, CalcTerms, Promotion, Tier } from './types.js';
+import type { CalcInput, CalcResult, CalcTerms, Promotion, Tier } from './types.js';
 import { arbitraryCase, arbitraryOffer, arbitraryTerms, edgeAmounts } from './__tests__/arbitraries.js';
 
 const FIELDS = ['nominalRate', 'grossInterest', 'withholdingTax', 'fees', 'netInterest', 'endBalance', 'comparableYield', 'effectiveRate', 'returnPerYear'] as const;
@@ -16,8 +16,7 @@ const TOLERANCE = new Decimal('1e-24');
  * 1 % for rates, so that a value near 0 is not held to a relative bound it cannot have), and the
  * shown strings identical.
  */
-function expectSame(fast: CalcSummary, input: CalcInput): void {
-  const ref = calculate(input);
+function expectSame(fast: CalcSummary, input: CalcInput, ref: CalcResult = calculate(input)): void {
   expect(fast.amount.eq(ref.amount)).toBe(true);
   expect(fast.months).toBe(ref.months);
   expect(fast.promotionApplied).toBe(ref.promotionApplied);
@@ -30,6 +29,20 @@ function expectSame(fast: CalcSummary, input: CalcInput): void {
     }
   }
   expect(presentCalc(fast)).toEqual(presentCalc(ref));
+}
+
+/** evaluateYields agrees with the reference on its three values, unrounded and shown. */
+function expectSameYields(fast: CalcYields, input: CalcInput, ref: CalcResult = calculate(input)): void {
+  for (const field of ['comparableYield', 'effectiveRate', 'returnPerYear'] as const) {
+    const scale = Decimal.max(fast[field].abs(), ref[field].abs(), field === 'returnPerYear' ? input.amount : 1);
+    if (fast[field].minus(ref[field]).abs().gt(scale.times(TOLERANCE))) {
+      throw new Error(`${field}: fast ${fast[field].toString()} vs reference ${ref[field].toString()}`);
+    }
+  }
+  const shown = presentCalc(ref);
+  const cents = presentCalc({ ...ref, ...fast });
+  expect([cents.comparableYield, cents.effectiveRate, cents.returnPerYear]).toEqual([shown.comparableYield, shown.effectiveRate, shown.returnPerYear]);
+  expect(fast.months).toBe(ref.months);
 }
 
 type TierSpec = [from: string, to: string | null, rate: string];
@@ -128,7 +141,9 @@ describe('createCalculator: the same numbers as calculate', () => {
         const key = `offer-${offer++}`;
         for (const amount of amounts) {
           const c = { amount, months, promotions, terms: t };
-          expectSame(calc.evaluate(key, c), c);
+          const ref = calculate(c);
+          expectSame(calc.evaluate(key, c), c, ref);
+          expectSameYields(calc.evaluateYields(key, c), c, ref);
         }
       }),
       { numRuns: 400 },
@@ -156,7 +171,9 @@ describe('createCalculator: the same numbers as calculate', () => {
         const amounts = [...edgeAmounts(t), new Decimal('1000'), new Decimal('99999.99')];
         for (const a of [...amounts, ...amounts.reverse()]) {
           const c = { amount: a, months, promotions: mode, terms: t };
-          expectSame(calc.evaluate('offer', c), c);
+          const ref = calculate(c);
+          expectSameYields(calc.evaluateYields('offer', c), c, ref);
+          expectSame(calc.evaluate('offer', c), c, ref);
         }
       }),
       { numRuns: 150 },
@@ -165,6 +182,19 @@ describe('createCalculator: the same numbers as calculate', () => {
 });
 
 describe('createCalculator: pieces', () => {
+  it('evaluateYields gives the values evaluate gives, from the same pieces', () => {
+    const t = terms({ tierMode: 'marginal', annualFee: new Decimal(30), withholdingRate: new Decimal(15) });
+    const calc = createCalculator();
+    for (const a of ['1000', '30000.55', '1000', '30000.55']) {
+      const full = calc.evaluate('offer', input(a, 24, t));
+      const yields = calc.evaluateYields('offer', input(a, 24, t));
+      expect(yields.comparableYield.toString()).toBe(full.comparableYield.toString());
+      expect(yields.effectiveRate.toString()).toBe(full.effectiveRate.toString());
+      expect(yields.returnPerYear.toString()).toBe(full.returnPerYear.toString());
+    }
+    expect(calc.stats()).toMatchObject({ misses: 2, hits: 6 });
+  });
+
   it('answers any amount of a linear piece with the piece’s constant yields', () => {
     // single tier, no cap, no fee: G* = s·A, so (A + G*)/A is one number for every amount
     const t = terms({ tiers: tiers(['0', null, '2.40']) });

@@ -30,6 +30,9 @@ import type { CalcInput, CalcResult, CalcTerms, PromotionsMode } from './types.j
 /** CalcResult without the monthly steps: what the list needs. */
 export type CalcSummary = Omit<CalcResult, 'steps'>;
 
+/** What ranking an offer needs (sort keys, term curve, type maxima): cheaper than a summary. */
+export type CalcYields = Pick<CalcSummary, 'amount' | 'months' | 'comparableYield' | 'effectiveRate' | 'returnPerYear'>;
+
 export interface CalculatorOptions {
   /** Pieces kept over all keys; the least recently used is evicted beyond this. Default 50,000. */
   maxPieces?: number;
@@ -63,6 +66,11 @@ export interface Calculator {
    * same key with other terms drops that key's pieces and starts again.
    */
   evaluate(key: string, input: CalcInput): CalcSummary;
+  /**
+   * Only comparableYield, effectiveRate and returnPerYear, the same values `evaluate` gives: a
+   * list can rank every offer with this and summarise only the page it shows.
+   */
+  evaluateYields(key: string, input: CalcInput): CalcYields;
   stats(): CalculatorStats;
   clear(): void;
 }
@@ -329,6 +337,7 @@ interface Entry {
  * the "≤ 0 is −100" rule would magnify it.
  */
 const TINY_RATIO = new Decimal('1e-9');
+const MINUS_TINY_RATIO = TINY_RATIO.neg();
 
 function orNull(t: Decimal): Decimal | null {
   return t.isZero() ? null : t;
@@ -341,7 +350,7 @@ function widen(x: Decimal, up: boolean): Decimal {
 
 /** (ratio^(12/n) − 1), or null when the ratio is too close to 0 to be computed apart from the reference. */
 function yearlyGain(ratio: Decimal, months: number): Decimal | null {
-  if (ratio.abs().lt(TINY_RATIO)) return null;
+  if (ratio.lt(TINY_RATIO) && ratio.gt(MINUS_TINY_RATIO)) return null;
   if (ratio.isNegative()) return MINUS_ONE;
   return annualGrowth(ratio, months).minus(ONE);
 }
@@ -403,11 +412,42 @@ function affineAt(s: Decimal, t: Decimal | null, amount: Decimal): Decimal {
   return t === null ? st : st.plus(t);
 }
 
-/** The summary from a piece, or null where the reference must answer. */
-function evaluatePiece(piece: Piece, amount: Decimal): CalcSummary | null {
-  if (piece.unsafe) return null;
-  if (piece.safeLo !== null && amount.lt(piece.safeLo)) return null;
-  if (piece.safeHi !== null && amount.gte(piece.safeHi)) return null;
+type InverseOf = (amount: Decimal) => Decimal;
+
+/** Whether the amount lies in the part of the piece that needs no reference (see the file comment). */
+function answers(piece: Piece, amount: Decimal): boolean {
+  if (piece.unsafe) return false;
+  if (piece.safeLo !== null && amount.lt(piece.safeLo)) return false;
+  return piece.safeHi === null || amount.lt(piece.safeHi);
+}
+
+/** The yields from a piece (after `answers`), or null where the reference must answer. */
+function yieldsOf(piece: Piece, amount: Decimal, inverseOf: InverseOf): CalcYields | null {
+  const c = piece.entry.compiled;
+  let comparableYield = piece.comparableYield;
+  let perYear = piece.perYear;
+  if (perYear === null) {
+    // (A + G*)/A = s + t/A: with 1/A worked out once per amount
+    perYear = yearlyGain(piece.comparableS.plus(piece.comparableT.times(inverseOf(amount))), c.months);
+    if (perYear === null) return null;
+    comparableYield = perYear.times(HUNDRED);
+    if (centsAmbiguous(comparableYield)) return null;
+  }
+  let effectiveRate = piece.effectiveRate;
+  if (effectiveRate === null && piece.sameRatio) effectiveRate = comparableYield!;
+  if (effectiveRate === null) {
+    const gain = yearlyGain(piece.netS.plus(piece.netT.times(inverseOf(amount))), c.months);
+    if (gain === null) return null;
+    effectiveRate = gain.times(HUNDRED);
+    if (centsAmbiguous(effectiveRate)) return null;
+  }
+  const returnPerYear = amount.times(perYear);
+  if (centsAmbiguous(returnPerYear, amount.e)) return null;
+  return { amount, months: c.months, comparableYield: comparableYield!, effectiveRate, returnPerYear };
+}
+
+/** The summary from a piece (after `answers`), or null where the reference must answer. */
+function summaryOf(piece: Piece, amount: Decimal, inverseOf: InverseOf): CalcSummary | null {
   const c = piece.entry.compiled;
   const scale = amount.e;
   const grossInterest = affineAt(piece.grossS, piece.grossT, amount);
@@ -420,32 +460,13 @@ function evaluatePiece(piece: Piece, amount: Decimal): CalcSummary | null {
     netInterest = netInterest.minus(withholdingTax);
   }
   if (c.hasFees) netInterest = netInterest.minus(c.fees);
-  // 1/A once, for every term of the form t/A (an affine quantity divided by the amount).
-  const needsInverse = piece.nominal === null || piece.perYear === null || piece.effectiveRate === null;
-  const inverse = needsInverse ? ONE.div(amount) : ZERO;
   let nominalRate = piece.nominal;
   if (nominalRate === null) {
-    nominalRate = piece.nominalS.plus(piece.nominalT.times(inverse));
+    nominalRate = piece.nominalS.plus(piece.nominalT.times(inverseOf(amount)));
     if (centsAmbiguous(nominalRate)) return null;
   }
-  let comparableYield = piece.comparableYield;
-  let perYear = piece.perYear;
-  if (perYear === null) {
-    perYear = yearlyGain(piece.comparableS.plus(piece.comparableT.times(inverse)), c.months);
-    if (perYear === null) return null;
-    comparableYield = perYear.times(HUNDRED);
-    if (centsAmbiguous(comparableYield)) return null;
-  }
-  let effectiveRate = piece.effectiveRate;
-  if (effectiveRate === null && piece.sameRatio) effectiveRate = comparableYield!;
-  if (effectiveRate === null) {
-    const gain = yearlyGain(piece.netS.plus(piece.netT.times(inverse)), c.months);
-    if (gain === null) return null;
-    effectiveRate = gain.times(HUNDRED);
-    if (centsAmbiguous(effectiveRate)) return null;
-  }
-  const returnPerYear = amount.times(perYear);
-  if (centsAmbiguous(returnPerYear, scale)) return null;
+  const yields = yieldsOf(piece, amount, inverseOf);
+  if (yields === null) return null;
   return {
     amount,
     months: c.months,
@@ -456,9 +477,9 @@ function evaluatePiece(piece: Piece, amount: Decimal): CalcSummary | null {
     fees: c.fees,
     netInterest,
     endBalance: amount.plus(netInterest),
-    comparableYield: comparableYield!,
-    effectiveRate,
-    returnPerYear,
+    comparableYield: yields.comparableYield,
+    effectiveRate: yields.effectiveRate,
+    returnPerYear: yields.returnPerYear,
   };
 }
 
@@ -538,22 +559,31 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
   let exactHits = 0;
   let unpieceable = 0;
   let guarded = 0;
-
-  function entryFor(key: string, input: CalcInput): Entry {
-    const entry = entries.get(key);
-    if (entry !== undefined) {
-      const c = entry.compiled;
-      const sameRun = c.months === input.months && sameMode(c.mode, input.promotions);
-      if (sameRun && c.terms === input.terms) return entry;
-      if (sameRun && sameTerms(c.terms, input.terms)) {
-        c.terms = input.terms; // equal content: remember this object, the next check is one ===
-        return entry;
-      }
-      drop(entry);
+  // A list request asks every offer about one amount: its 1/A (a division, the costliest
+  // operation here) is worked out once.
+  let lastAmount: Decimal | null = null;
+  let lastInverse = ONE;
+  const inverseOf = (amount: Decimal): Decimal => {
+    if (lastAmount === null || (amount !== lastAmount && !amount.eq(lastAmount))) {
+      lastAmount = amount;
+      lastInverse = ONE.div(amount);
     }
-    const fresh: Entry = { key, compiled: compile(input.terms, input.months, input.promotions), pieces: [] };
-    entries.set(key, fresh);
-    return fresh;
+    return lastInverse;
+  };
+
+  /** The key's entry if it was built for these terms (an entry for other terms is dropped). */
+  function entryFor(key: string, input: CalcInput): Entry | undefined {
+    const entry = entries.get(key);
+    if (entry === undefined) return undefined;
+    const c = entry.compiled;
+    const sameRun = c.months === input.months && sameMode(c.mode, input.promotions);
+    if (sameRun && c.terms === input.terms) return entry;
+    if (sameRun && sameTerms(c.terms, input.terms)) {
+      c.terms = input.terms; // equal content: remember this object, the next check is one ===
+      return entry;
+    }
+    drop(entry);
+    return undefined;
   }
 
   function drop(entry: Entry): void {
@@ -633,34 +663,56 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
     return summary;
   }
 
-  function evaluate(key: string, input: CalcInput): CalcSummary {
+  /** The piece that holds the amount (built when missing), or the reference's answer. */
+  function resolve(key: string, input: CalcInput): Piece | CalcSummary {
     const { amount, months } = input;
     if (!Number.isInteger(months) || months < 1) throw new RangeError(`months must be a positive integer, got ${months}`);
     if (!amount.isPositive() || amount.isZero()) throw new RangeError('amount must be > 0');
-    const entry = entryFor(key, input);
-    let piece = findPiece(entry.pieces, amount);
-    if (piece !== undefined) {
+    let entry = entryFor(key, input);
+    const found = entry === undefined ? undefined : findPiece(entry.pieces, amount);
+    if (found !== undefined) {
       hits++;
-      piece.used = ++clock;
+      found.used = ++clock;
     } else {
       misses++;
       if (exact.size > 0 && exact.has(`${key}\u0000${amount.toString()}`)) return reference(key, input);
-      piece = build(entry, amount) ?? undefined;
-      if (piece === undefined) {
-        // Recompiling is cheap next to the reference; an unpieceable key should not hold memory.
+      if (entry === undefined) {
+        entry = { key, compiled: compile(input.terms, input.months, input.promotions), pieces: [] };
+        entries.set(key, entry);
+      }
+      const built = build(entry, amount);
+      if (built === null) {
+        // Recompiling is cheap next to the reference: a key without pieces should not hold memory.
         if (entry.pieces.length === 0) entries.delete(key);
         unpieceable++;
         return reference(key, input);
       }
+      return answers(built, input.amount) ? built : guard(key, input);
     }
-    const summary = evaluatePiece(piece, amount);
-    if (summary !== null) return summary;
+    return answers(found, input.amount) ? found : guard(key, input);
+  }
+
+  function guard(key: string, input: CalcInput): CalcSummary {
     guarded++;
     return reference(key, input);
   }
 
+  function evaluate(key: string, input: CalcInput): CalcSummary {
+    const resolved = resolve(key, input);
+    if (!('entry' in resolved)) return resolved;
+    return summaryOf(resolved, input.amount, inverseOf) ?? guard(key, input);
+  }
+
+  function evaluateYields(key: string, input: CalcInput): CalcYields {
+    const resolved = resolve(key, input);
+    const summary = 'entry' in resolved ? (yieldsOf(resolved, input.amount, inverseOf) ?? guard(key, input)) : resolved;
+    const { amount, months, comparableYield, effectiveRate, returnPerYear } = summary;
+    return { amount, months, comparableYield, effectiveRate, returnPerYear };
+  }
+
   return {
     evaluate,
+    evaluateYields,
     stats: () => ({
       keys: entries.size,
       pieces: pieceCount,

@@ -1,0 +1,40 @@
+// The calculation of a catalogue offer for a request: which period, which promotion mode, and the
+// memoising calculator that makes a new amount cost a few Decimal operations per offer.
+import { calculate } from '../domain/calc.js';
+import type { Decimal } from '../domain/decimal.js';
+import { createCalculator, type CalcSummary, type CalculatorStats } from '../domain/fast-calc.js';
+import type { CalcResult, PromotionsMode } from '../domain/types.js';
+import type { CatalogOffer } from './types.js';
+
+export type { CalcSummary };
+
+export interface CalcService {
+  /** The list's calculation (no steps), memoised. */
+  summary(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): CalcSummary;
+  /** The detail's calculation with its monthly steps (the reference loop). */
+  full(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): CalcResult;
+  stats(): CalculatorStats;
+  clear(): void;
+}
+
+/** horizon for flexible and notice accounts, the term for deposits (contract §2). */
+export const periodOf = (offer: CatalogOffer, horizon: number): number => (offer.type === 'deposit' && offer.termMonths ? offer.termMonths : horizon);
+
+// `only` is a filter; it calculates like `include`.
+const calcMode = (promotions: PromotionsMode): PromotionsMode => (promotions === 'exclude' ? 'exclude' : 'include');
+
+export function createCalcService(options: { maxPieces?: number; maxExact?: number } = {}): CalcService {
+  const calculator = createCalculator(options);
+  return {
+    summary(offer, amount, horizon, promotions) {
+      const months = periodOf(offer, horizon);
+      const mode = calcMode(promotions);
+      return calculator.evaluate(`${offer.termsKey}|${months}|${mode}`, { amount, months, promotions: mode, terms: offer.terms });
+    },
+    full(offer, amount, horizon, promotions) {
+      return calculate({ amount, months: periodOf(offer, horizon), promotions: calcMode(promotions), terms: offer.terms }, { steps: true });
+    },
+    stats: () => calculator.stats(),
+    clear: () => calculator.clear(),
+  };
+}

@@ -1,0 +1,212 @@
+// What lives in the database rather than in the catalogue: rate-plan history, change events, the
+// market view's inputs. Every function takes ids in bulk, so per-request loaders batch them.
+import type { Prisma, PrismaClient } from '../db/client.js';
+import { Decimal } from '../domain/decimal.js';
+import type { OfferType, Promotion, Tier } from '../domain/types.js';
+import type { PromotionJson, TierJson } from '../ingest/rows.js';
+import { marketDays, type MarketDay, type MarketPlan, type VerifiedChange } from './market.js';
+import type { MarketBest } from './pipeline.js';
+import type { Catalog, CatalogSource } from './types.js';
+
+export interface PlanItem {
+  id: number;
+  offerId: string;
+  offer: { id: string; name: string; type: OfferType; brand: { id: string; name: string; country: string } };
+  validFrom: Date;
+  validTo: Date | null;
+  observedAt: Date;
+  headlineRate: Decimal;
+  rateType: 'variable' | 'fixed';
+  tierMode: 'whole' | 'marginal';
+  tiers: Tier[];
+  promotion: Promotion | null;
+  sourceId: string;
+}
+
+export interface EventItem {
+  id: number;
+  kind: 'rate_up' | 'rate_down' | 'promotion_start' | 'promotion_end' | 'new_offer' | 'removed_offer' | 'dgs_change';
+  at: Date;
+  offerId: string | null;
+  brandId: string | null;
+  institutionId: string | null;
+  summary: string;
+  from: Record<string, unknown> | null;
+  to: Record<string, unknown> | null;
+}
+
+const dec = (v: { toString(): string }) => new Decimal(v.toString());
+
+const PLAN_SELECT = {
+  id: true,
+  offerId: true,
+  validFrom: true,
+  validTo: true,
+  observedAt: true,
+  headlineRate: true,
+  rateType: true,
+  tierMode: true,
+  tiers: true,
+  promotion: true,
+  sourceId: true,
+  offer: { select: { id: true, name: true, type: true, brand: { select: { id: true, name: true, country: true } } } },
+} satisfies Prisma.RatePlanSelect;
+
+type PlanRow = Prisma.RatePlanGetPayload<{ select: typeof PLAN_SELECT }>;
+
+function planItem(row: PlanRow): PlanItem {
+  const promotion = row.promotion as PromotionJson | null;
+  return {
+    ...row,
+    headlineRate: dec(row.headlineRate),
+    tiers: (row.tiers as unknown as TierJson[]).map((t) => ({ from: dec(t.from), to: t.to === null ? null : dec(t.to), rate: dec(t.rate) })),
+    promotion: promotion && { ...promotion, rate: dec(promotion.rate), maxBalance: promotion.maxBalance === null ? null : dec(promotion.maxBalance) },
+  };
+}
+
+// Newest first; among plans of the same instant, the later row first.
+const NEWEST_FIRST = [{ validFrom: 'desc' }, { id: 'desc' }] satisfies Prisma.RatePlanOrderByWithRelationInput[];
+
+/** Each offer's plans, newest first, at most `limit` per offer (one query for all offers). */
+export async function plansOfOffers(prisma: PrismaClient, offerIds: readonly string[], limit: number): Promise<Map<string, PlanItem[]>> {
+  const rows = await prisma.ratePlan.findMany({ where: { offerId: { in: [...offerIds] } }, select: PLAN_SELECT, orderBy: NEWEST_FIRST });
+  const result = new Map<string, PlanItem[]>(offerIds.map((id) => [id, []]));
+  for (const row of rows) {
+    const list = result.get(row.offerId)!;
+    if (list.length < limit) list.push(planItem(row));
+  }
+  return result;
+}
+
+/** Every historic plan, newest first, optionally of one brand and one type; paged. */
+export async function listPlans(
+  prisma: PrismaClient,
+  filter: { brand: string | null; type: OfferType | 'all'; page: number; pageSize: number },
+): Promise<{ items: PlanItem[]; total: number }> {
+  const where: Prisma.RatePlanWhereInput = {
+    offer: {
+      ...(filter.brand === null ? {} : { brandId: filter.brand }),
+      ...(filter.type === 'all' ? {} : { type: filter.type }),
+    },
+  };
+  const [rows, total] = await Promise.all([
+    prisma.ratePlan.findMany({ where, select: PLAN_SELECT, orderBy: NEWEST_FIRST, skip: (filter.page - 1) * filter.pageSize, take: filter.pageSize }),
+    prisma.ratePlan.count({ where }),
+  ]);
+  return { items: rows.map(planItem), total };
+}
+
+function eventItem(row: Prisma.ChangeEventGetPayload<object>): EventItem {
+  return { ...row, from: row.from as EventItem['from'], to: row.to as EventItem['to'] };
+}
+
+const EVENTS_NEWEST_FIRST = [{ at: 'desc' }, { id: 'desc' }] satisfies Prisma.ChangeEventOrderByWithRelationInput[];
+
+export async function recentChanges(prisma: PrismaClient, limit: number): Promise<EventItem[]> {
+  return (await prisma.changeEvent.findMany({ orderBy: EVENTS_NEWEST_FIRST, take: limit })).map(eventItem);
+}
+
+/**
+ * The events of each offer and of its institution (institution-level events such as dgs_change),
+ * newest first, at most `limit` per offer; one query for all offers.
+ */
+export async function eventsOfOffers(
+  prisma: PrismaClient,
+  offers: readonly { id: string; institutionId: string }[],
+  limit: number,
+): Promise<Map<string, EventItem[]>> {
+  const rows = await prisma.changeEvent.findMany({
+    where: {
+      OR: [{ offerId: { in: offers.map((o) => o.id) } }, { offerId: null, institutionId: { in: [...new Set(offers.map((o) => o.institutionId))] } }],
+    },
+    orderBy: EVENTS_NEWEST_FIRST,
+  });
+  const result = new Map<string, EventItem[]>();
+  for (const offer of offers) {
+    result.set(
+      offer.id,
+      rows
+        .filter((r) => r.offerId === offer.id || (r.offerId === null && r.institutionId === offer.institutionId))
+        .slice(0, limit)
+        .map(eventItem),
+    );
+  }
+  return result;
+}
+
+export async function sourcesByIds(prisma: PrismaClient, ids: readonly string[]): Promise<Map<string, CatalogSource>> {
+  const rows = await prisma.source.findMany({ where: { id: { in: [...ids] } } });
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+// --- the market view -------------------------------------------------------------------------
+
+const DAY_MS = 86_400_000;
+
+async function marketInputs(prisma: PrismaClient, from: Date, to: Date) {
+  const [plans, changes] = await Promise.all([
+    prisma.ratePlan.findMany({
+      where: {
+        validFrom: { lt: to },
+        OR: [{ validTo: null }, { validTo: { gt: from } }],
+        offer: { OR: [{ type: { in: ['flexible', 'notice'] } }, { type: 'deposit', termMonths: { in: [12, 60] } }] },
+      },
+      select: { validFrom: true, validTo: true, headlineRate: true, offer: { select: { type: true, termMonths: true, brand: { select: { institutionId: true } } } } },
+    }),
+    prisma.changeEvent.findMany({ where: { kind: 'dgs_change' }, select: { institutionId: true, at: true, to: true } }),
+  ]);
+  const marketPlans: MarketPlan[] = plans.map((p) => ({
+    type: p.offer.type,
+    termMonths: p.offer.termMonths,
+    institutionId: p.offer.brand.institutionId,
+    validFrom: p.validFrom,
+    validTo: p.validTo,
+    headlineRate: dec(p.headlineRate),
+  }));
+  const verifiedChanges: VerifiedChange[] = changes.flatMap((c) => {
+    const to = c.to as { verified?: unknown } | null;
+    return c.institutionId && typeof to?.verified === 'boolean' ? [{ institutionId: c.institutionId, at: c.at, verified: to.verified }] : [];
+  });
+  return { marketPlans, verifiedChanges };
+}
+
+/** The last day of the market view is the day of the newest data, so the same data gives the same days. */
+export const marketEndDay = (catalog: Catalog): string => catalog.generatedAt.toISOString().slice(0, 10);
+
+export interface MarketHistory {
+  days(catalog: Catalog, days: number): Promise<MarketDay[]>;
+  best(catalog: Catalog): Promise<MarketBest>;
+}
+
+/** The market view, computed once per (data version, days) and kept for a few windows. */
+export function createMarketHistory(prisma: PrismaClient, maxEntries = 16): MarketHistory {
+  const cache = new Map<string, Promise<MarketDay[]>>();
+  const days = (catalog: Catalog, n: number): Promise<MarketDay[]> => {
+    if (catalog.version === 0) return Promise.resolve([]);
+    const key = `${catalog.version}:${n}`;
+    let entry = cache.get(key);
+    if (entry) {
+      cache.delete(key);
+      cache.set(key, entry); // most recently used last
+      return entry;
+    }
+    const end = marketEndDay(catalog);
+    const to = new Date(Date.parse(`${end}T00:00:00.000Z`) + DAY_MS);
+    const from = new Date(to.getTime() - n * DAY_MS);
+    const institutions = new Map(catalog.institutions.map((i) => [i.id, i.dgs.verified]));
+    entry = marketInputs(prisma, from, to).then(({ marketPlans, verifiedChanges }) =>
+      marketDays(marketPlans, { currentlyVerified: (id) => institutions.get(id) ?? false, changes: verifiedChanges }, end, n),
+    );
+    entry.catch(() => cache.delete(key)); // a failed query is not remembered
+    cache.set(key, entry);
+    while (cache.size > maxEntries) cache.delete(cache.keys().next().value!);
+    return entry;
+  };
+  return {
+    days,
+    async best(catalog) {
+      const last = (await days(catalog, 1))[0];
+      return { flexible: last?.flexible ?? null, notice: last?.notice ?? null, deposit12: last?.deposit12 ?? null, deposit60: last?.deposit60 ?? null };
+    },
+  };
+}
