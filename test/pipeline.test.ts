@@ -147,7 +147,7 @@ describe('the list pipeline (properties)', () => {
           const deposits = list({ ...q, terms: [Number(value)], termMin: null, termMax: null, pageSize: 500 }).rows.filter((r) => r.offer.type === 'deposit');
           expect(deposits).toHaveLength(count);
         }
-        for (const values of Object.values(facets)) {
+        for (const values of Object.values(facets) as { value: string; count: number }[][]) {
           const keys = values.map((v) => v.value);
           expect(keys).toEqual([...keys].sort((a, b) => (/^\d+$/.test(a) ? Number(a) - Number(b) : a < b ? -1 : 1)));
           for (const v of values) expect(v.count).toBeGreaterThan(0);
@@ -161,11 +161,11 @@ describe('the list pipeline (properties)', () => {
     fc.assert(
       fc.property(queryArb, (q) => {
         const result = list(q);
-        const maxYield = (rows: ProductList['rows']) => rows.reduce<Decimal | null>((m, r) => (m === null || r.calc.comparableYield.gt(m) ? r.calc.comparableYield : m), null);
+        const maxYield = (rows: ProductList['rows']) => rows.reduce<Decimal | null>((m, r) => (m === null || r.yields.comparableYield.gt(m) ? r.yields.comparableYield : m), null);
         for (const point of result.termCurve) {
           const rows = list({ ...q, type: 'deposit', terms: [point.term], termMin: null, termMax: null, pageSize: 500 }).rows;
           expect(point.rate.eq(maxYield(rows)!)).toBe(true);
-          expect(rows.find((r) => r.offer.id === point.offerId)?.calc.comparableYield.eq(point.rate)).toBe(true);
+          expect(rows.find((r) => r.offer.id === point.offerId)?.yields.comparableYield.eq(point.rate)).toBe(true);
         }
         expect(result.termCurve.map((p) => p.term)).toEqual([...result.termCurve.map((p) => p.term)].sort((a, b) => a - b));
         for (const type of ['flexible', 'notice', 'deposit'] as const) {
@@ -248,8 +248,9 @@ describe('the list pipeline (numbers)', () => {
     const amounts = ['1234.56', '50000', '99999.99', '250000'];
     for (const amount of amounts) {
       for (const [type, horizon, promotions] of [['all', 12, 'include'], ['all', 7, 'exclude'], ['flexible', 36, 'include']] as const) {
-        const { rows } = list({ type, amount: new Decimal(amount), horizon, promotions, fullDgs: false, includeIneligible: true, pageSize: 500 });
+        const { items: rows } = list({ type, amount: new Decimal(amount), horizon, promotions, fullDgs: false, includeIneligible: true, pageSize: 500 });
         for (const r of rows) {
+          expect(r.calc.comparableYield.eq(r.yields.comparableYield) && r.calc.returnPerYear.eq(r.yields.returnPerYear)).toBe(true);
           const months = r.offer.type === 'deposit' ? r.offer.termMonths! : horizon;
           const reference = calculate({ amount: new Decimal(amount), months, promotions: promotions === 'exclude' ? 'exclude' : 'include', terms: r.offer.terms });
           const { steps: _a, ...shown } = presentCalc(r.calc);

@@ -2,14 +2,16 @@
 // memoising calculator that makes a new amount cost a few Decimal operations per offer.
 import { calculate } from '../domain/calc.js';
 import type { Decimal } from '../domain/decimal.js';
-import { createCalculator, type CalcSummary, type CalculatorStats } from '../domain/fast-calc.js';
+import { createCalculator, type CalcSummary, type CalcYields, type CalculatorStats } from '../domain/fast-calc.js';
 import type { CalcResult, PromotionsMode } from '../domain/types.js';
 import type { CatalogOffer } from './types.js';
 
-export type { CalcSummary };
+export type { CalcSummary, CalcYields };
 
 export interface CalcService {
-  /** The list's calculation (no steps), memoised. */
+  /** What ranking needs (yields, return per year), memoised: the cheapest call, made for every offer. */
+  yields(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): CalcYields;
+  /** Every calc field but the steps, memoised: made for the offers that are shown. */
   summary(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): CalcSummary;
   /** The detail's calculation with its monthly steps (the reference loop). */
   full(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): CalcResult;
@@ -25,12 +27,14 @@ const calcMode = (promotions: PromotionsMode): PromotionsMode => (promotions ===
 
 export function createCalcService(options: { maxPieces?: number; maxExact?: number } = {}): CalcService {
   const calculator = createCalculator(options);
+  const args = (offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode) => {
+    const months = periodOf(offer, horizon);
+    const mode = calcMode(promotions);
+    return [`${offer.termsKey}|${months}|${mode}`, { amount, months, promotions: mode, terms: offer.terms }] as const;
+  };
   return {
-    summary(offer, amount, horizon, promotions) {
-      const months = periodOf(offer, horizon);
-      const mode = calcMode(promotions);
-      return calculator.evaluate(`${offer.termsKey}|${months}|${mode}`, { amount, months, promotions: mode, terms: offer.terms });
-    },
+    yields: (...a) => calculator.evaluateYields(...args(...a)),
+    summary: (...a) => calculator.evaluate(...args(...a)),
     full(offer, amount, horizon, promotions) {
       return calculate({ amount, months: periodOf(offer, horizon), promotions: calcMode(promotions), terms: offer.terms }, { steps: true });
     },

@@ -1,7 +1,7 @@
 // The attribute filters of contract §4 step 2, grouped so that facets can leave one group out.
 // Each offer gets a bit mask of the groups it fails; 0 means it passes every filter.
 import type { ProductQuery } from './query.js';
-import { fold } from './text.js';
+import { fold } from '../domain/text.js';
 import type { CatalogOffer } from './types.js';
 
 export const F = {

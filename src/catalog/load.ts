@@ -5,7 +5,7 @@ import { Decimal } from '../domain/decimal.js';
 import type { Promotion, Tier } from '../domain/types.js';
 import { withholdingRateOf } from '../domain/calc.js';
 import type { PromotionJson, TierJson } from '../ingest/rows.js';
-import { fold } from './text.js';
+import { fold } from '../domain/text.js';
 import type { Catalog, CatalogBrand, CatalogInstitution, CatalogOffer, CatalogSource } from './types.js';
 
 const dec = (v: { toString(): string }) => new Decimal(v.toString());

@@ -4,7 +4,7 @@
 import { dgsSplit } from '../domain/dgs.js';
 import type { Decimal } from '../domain/decimal.js';
 import type { DgsSplit, OfferType } from '../domain/types.js';
-import type { CalcService, CalcSummary } from './calc-service.js';
+import type { CalcService, CalcSummary, CalcYields } from './calc-service.js';
 import { compileFilters, F } from './filters.js';
 import type { ProductQuery } from './query.js';
 import { betterYield, comparator, type Ranked } from './sort.js';
@@ -12,9 +12,15 @@ import type { Catalog, CatalogOffer } from './types.js';
 
 export type IneligibleReason = 'below_minimum' | 'above_maximum';
 
-export interface OfferResult extends Ranked {
+/** An offer in the list: ranked on its yields; eligible or why not. */
+export interface RankedOffer extends Ranked {
   eligible: boolean;
   ineligibleReason: IneligibleReason | null;
+}
+
+/** An offer as shown: with its whole calculation. */
+export interface OfferResult extends RankedOffer {
+  calc: CalcSummary;
 }
 
 export interface FacetValue {
@@ -56,9 +62,9 @@ export interface MarketSummary {
 }
 
 export interface ProductList {
-  /** Every matching offer in order (the export uses all of them). */
-  rows: OfferResult[];
-  /** The requested page of `rows`. */
+  /** Every matching offer in order (the export shows all of them: see `withCalc`). */
+  rows: RankedOffer[];
+  /** The requested page of `rows`, calculated in full. */
   items: OfferResult[];
   total: number;
   hiddenByDgs: number;
@@ -99,6 +105,11 @@ export function marketSummary(catalog: Catalog, best: MarketBest): MarketSummary
   };
 }
 
+/** The whole calculation of a ranked offer, for showing it. */
+export function withCalc(calc: CalcService, q: Pick<ProductQuery, 'amount' | 'horizon' | 'promotions'>, r: RankedOffer): OfferResult {
+  return { ...r, calc: calc.summary(r.offer, q.amount, q.horizon, q.promotions) };
+}
+
 export interface PipelineContext {
   catalog: Catalog;
   calc: CalcService;
@@ -133,25 +144,25 @@ export function listProducts(ctx: PipelineContext, q: ProductQuery): ProductList
     stages[i] = q.fullDgs && !dgs.fullyCovered ? 'dgs' : 'ok';
   }
 
-  // Calculated only where some output needs it.
-  const ranked: (OfferResult | undefined)[] = new Array(n);
-  const resultOf = (i: number): OfferResult => {
+  // Yields only where some output needs them; the whole calculation only for the page.
+  const ranked: (RankedOffer | undefined)[] = new Array(n);
+  const resultOf = (i: number): RankedOffer => {
     let r = ranked[i];
     if (!r) {
       const offer = offers[i]!;
-      const summary: CalcSummary = calc.summary(offer, q.amount, q.horizon, q.promotions);
-      r = { offer, calc: summary, dgs: splits[i]!, eligible: reasons[i] === null, ineligibleReason: reasons[i] ?? null };
+      const yields: CalcYields = calc.yields(offer, q.amount, q.horizon, q.promotions);
+      r = { offer, yields, dgs: splits[i]!, eligible: reasons[i] === null, ineligibleReason: reasons[i] ?? null };
       ranked[i] = r;
     }
     return r;
   };
 
-  const rows: OfferResult[] = [];
+  const rows: RankedOffer[] = [];
   let hiddenIneligible = 0;
   let hiddenByDgs = 0;
   const facetCounts = FACETS.map(() => new Map<string, number>());
-  const typeMax: Record<OfferType, OfferResult | null> = { flexible: null, notice: null, deposit: null };
-  const termBest = new Map<number, OfferResult>();
+  const typeMax: Record<OfferType, RankedOffer | null> = { flexible: null, notice: null, deposit: null };
+  const termBest = new Map<number, RankedOffer>();
 
   for (let i = 0; i < n; i++) {
     const mask = masks[i]!;
@@ -189,16 +200,16 @@ export function listProducts(ctx: PipelineContext, q: ProductQuery): ProductList
       return [facet.name, values];
     }),
   ) as unknown as Facets;
-  const best = (r: OfferResult | null): BestRate | null => r && { rate: r.calc.comparableYield, offerId: r.offer.id };
+  const best = (r: RankedOffer | null): BestRate | null => r && { rate: r.yields.comparableYield, offerId: r.offer.id };
 
   return {
     rows,
-    items: rows.slice(start, start + q.pageSize),
+    items: rows.slice(start, start + q.pageSize).map((r) => withCalc(calc, q, r)),
     total: rows.length,
     hiddenByDgs,
     hiddenIneligible,
     facets,
-    termCurve: [...termBest.entries()].sort(([a], [b]) => a - b).map(([term, r]) => ({ term, rate: r.calc.comparableYield, offerId: r.offer.id })),
+    termCurve: [...termBest.entries()].sort(([a], [b]) => a - b).map(([term, r]) => ({ term, rate: r.yields.comparableYield, offerId: r.offer.id })),
     typeMax: { flexible: best(typeMax.flexible), notice: best(typeMax.notice), deposit: best(typeMax.deposit) },
     market: marketSummary(catalog, ctx.marketBest),
     generatedAt: catalog.generatedAt,

@@ -3,13 +3,13 @@
 import { compareBrandNames } from '../domain/dgs.js';
 import type { Decimal } from '../domain/decimal.js';
 import type { DgsSplit } from '../domain/types.js';
-import type { CalcSummary } from './calc-service.js';
+import type { CalcYields } from './calc-service.js';
 import { DEFAULT_ORDER, type Order, type SortKey } from './query.js';
 import type { CatalogOffer } from './types.js';
 
 export interface Ranked {
   offer: CatalogOffer;
-  calc: CalcSummary;
+  yields: CalcYields;
   dgs: DgsSplit;
 }
 
@@ -25,8 +25,8 @@ function cmpNullable(a: number | null, b: number | null, sign: number): number {
 
 /** The primary comparison, ascending. */
 const PRIMARY: Record<Exclude<SortKey, 'term'>, (a: Ranked, b: Ranked) => number> = {
-  return: (a, b) => cmpDec(a.calc.returnPerYear, b.calc.returnPerYear),
-  effective: (a, b) => cmpDec(a.calc.effectiveRate, b.calc.effectiveRate),
+  return: (a, b) => cmpDec(a.yields.returnPerYear, b.yields.returnPerYear),
+  effective: (a, b) => cmpDec(a.yields.effectiveRate, b.yields.effectiveRate),
   headline: (a, b) => cmpDec(a.offer.headlineRate, b.offer.headlineRate),
   bank: (a, b) => compareBrandNames(a.offer.brand.name, b.offer.brand.name),
   country: (a, b) => cmpStr(a.offer.brand.country, b.offer.brand.country),
@@ -37,7 +37,7 @@ const PRIMARY: Record<Exclude<SortKey, 'term'>, (a: Ranked, b: Ranked) => number
 /** returnPerYear desc, coveredPercent desc, id asc: what decides between equals. */
 export function tieBreak(a: Ranked, b: Ranked): number {
   return (
-    cmpDec(b.calc.returnPerYear, a.calc.returnPerYear) ||
+    cmpDec(b.yields.returnPerYear, a.yields.returnPerYear) ||
     cmpDec(b.dgs.coveredPercent, a.dgs.coveredPercent) ||
     cmpStr(a.offer.id, b.offer.id)
   );
@@ -55,6 +55,6 @@ export function comparator(sort: SortKey, order: Order | null): (a: Ranked, b: R
 
 /** The better of two offers by comparable yield (termCurve, typeMax); ties as in the list. */
 export function betterYield(a: Ranked, b: Ranked): boolean {
-  const c = a.calc.comparableYield.cmp(b.calc.comparableYield);
+  const c = a.yields.comparableYield.cmp(b.yields.comparableYield);
   return c > 0 || (c === 0 && tieBreak(a, b) < 0);
 }

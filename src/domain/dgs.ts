@@ -1,6 +1,7 @@
 // Contract §3: how much of an amount a deposit guarantee scheme covers. The limit is per
 // institution, not per brand, so the split also names the institution's other brands.
 import { Decimal, HUNDRED, ZERO } from './decimal.js';
+import { fold } from './text.js';
 import type { DgsScheme, DgsSplit } from './types.js';
 
 /**
@@ -10,18 +11,14 @@ import type { DgsScheme, DgsSplit } from './types.js';
  * localeCompare differ between ICU builds), so every server sorts the same way.
  */
 export function compareBrandNames(a: string, b: string): number {
-  const fa = foldName(a);
-  const fb = foldName(b);
+  const fa = fold(a);
+  const fb = fold(b);
   if (fa !== fb) return fa < fb ? -1 : 1;
   const na = a.normalize('NFC');
   const nb = b.normalize('NFC');
   return na === nb ? 0 : na < nb ? -1 : 1;
 }
 
-function foldName(name: string): string {
-  // toLowerCase is the locale-independent Unicode default case mapping (unlike toLocaleLowerCase).
-  return name.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
-}
 
 /**
  * covered = verified ? min(A, limit) : 0; uncovered = A − covered; coveredPercent = covered / A × 100

@@ -1,0 +1,127 @@
+// npm run bench:calc [-- --scale 1,20 --amounts 300]
+// The list pipeline for NEW amounts (type=all) over the sample catalogue, and the catalogue's heap.
+// Each scale: the sample market's last day goes through the real ingest into an in-memory database,
+// the catalogue is loaded from it, then every request asks for an amount not asked before.
+import { createCalcService } from '../catalog/calc-service.js';
+import { loadCatalog } from '../catalog/load.js';
+import { listProducts } from '../catalog/pipeline.js';
+import { productQuery } from '../catalog/query.js';
+import { createPrisma } from '../db/client.js';
+import { openInMemory } from '../db/embedded.js';
+import { applyMigrations } from '../db/migrate.js';
+import { Decimal } from '../domain/decimal.js';
+import { applySnapshot } from '../ingest/apply.js';
+import { generateSnapshots } from '../sample/generate.js';
+import { Rng } from '../sample/random.js';
+import type { Snapshot } from '../ingest/snapshot.js';
+import { benchFastCalc } from './fast-calc.js';
+
+const arg = (name: string, fallback: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] ?? fallback : fallback;
+};
+
+const gc = (globalThis as { gc?: () => void }).gc;
+const heapMb = () => {
+  gc?.();
+  gc?.();
+  return process.memoryUsage().heapUsed / 1024 / 1024;
+};
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+function lastDay(scale: number): Snapshot {
+  let last: Snapshot | undefined;
+  for (const s of generateSnapshots({ seed: 42, days: 400, end: '2026-11-23', scale })) last = s;
+  return last!;
+}
+
+async function benchScale(scale: number, amounts: number) {
+  const db = await openInMemory();
+  await applyMigrations(db.url);
+  const prisma = createPrisma(db.url, 4);
+  try {
+    await applySnapshot(prisma, lastDay(scale));
+    const before = heapMb();
+    const catalog = await loadCatalog(prisma);
+    const catalogMb = heapMb() - before;
+    const calc = createCalcService();
+    const rng = new Rng(scale * 7919);
+    const marketBest = { flexible: null, notice: null, deposit12: null, deposit60: null };
+    const ctx = { catalog, calc, marketBest, now: new Date('2026-11-23T12:00:00.000Z') };
+    const run = (amount: Decimal) => {
+      const t = process.hrtime.bigint();
+      const result = listProducts(ctx, productQuery({ type: 'all', amount }));
+      return { ms: Number(process.hrtime.bigint() - t) / 1e6, total: result.total };
+    };
+
+    // The very first request builds every piece (nothing is known yet); then new amounts only.
+    const first = run(new Decimal('50000'));
+    const times: number[] = [];
+    const seen = new Set<string>(['50000.00']);
+    while (times.length < amounts) {
+      const cents = rng.int(100, 100_000_000); // 1.00 .. 1,000,000.00 euros
+      const amount = new Decimal(cents).div(100);
+      if (seen.has(amount.toFixed(2))) continue;
+      seen.add(amount.toFixed(2));
+      times.push(run(amount).ms);
+    }
+    const sorted = [...times].sort((a, b) => a - b);
+    const stats = calc.stats();
+    return {
+      scale,
+      offers: catalog.offers.length,
+      catalogHeapMb: Number(catalogMb.toFixed(1)),
+      firstRequestMs: Number(first.ms.toFixed(1)),
+      newAmount: {
+        requests: times.length,
+        p50Ms: Number(percentile(sorted, 50).toFixed(2)),
+        p95Ms: Number(percentile(sorted, 95).toFixed(2)),
+        p99Ms: Number(percentile(sorted, 99).toFixed(2)),
+        maxMs: Number(sorted[sorted.length - 1]!.toFixed(2)),
+      },
+      calculator: { pieces: stats.pieces, hits: stats.hits, misses: stats.misses, fallbacks: stats.fallbacks, unpieceable: stats.unpieceable, guarded: stats.guarded },
+      heapAfterMb: Number(heapMb().toFixed(1)),
+    };
+  } finally {
+    await prisma.$disconnect();
+    await db.close();
+  }
+}
+
+async function main() {
+  if (!gc) console.error('(run with node --expose-gc for heap numbers; npm run bench:calc does)');
+  // The calculation alone, per offer: the reference loop against the memoising evaluator.
+  const domain = benchFastCalc({ offers: 600 });
+  console.log(
+    `calculation of 600 varied offers per request, p50: reference ${domain.reference.p50Ms} ms, ` +
+      `fast (new amount) ${domain.fastWarmNewAmount.p50Ms} ms, list path (yields for all, full for 50) ${domain.fastListNewAmount.p50Ms} ms; ` +
+      `${domain.checked} results checked against the reference, ${domain.mismatches} mismatches`,
+  );
+  for (const r of domain.root) console.log(`  root ${r.case}: ${r.rootUs} µs (decimal.js pow ${r.decimalPowUs} µs)`);
+
+  const scales = arg('scale', '1,20').split(',').map(Number);
+  const amounts = Number(arg('amounts', '300'));
+  const results = [];
+  for (const scale of scales) {
+    const result = await benchScale(scale, amounts);
+    results.push(result);
+    console.log(JSON.stringify(result));
+  }
+  console.log('\nscale  offers  catalog heap  first request  new amount p50 / p95 / p99');
+  for (const r of results) {
+    console.log(
+      `${String(r.scale).padStart(5)}  ${String(r.offers).padStart(6)}  ${`${r.catalogHeapMb} MB`.padStart(12)}  ${`${r.firstRequestMs} ms`.padStart(13)}  ${r.newAmount.p50Ms} / ${r.newAmount.p95Ms} / ${r.newAmount.p99Ms} ms`,
+    );
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: Error) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
