@@ -1,27 +1,36 @@
-// `node dist/sample/cli.js [--seed 42] [--days 400] [--end YYYY-MM-DD] [--scale 1] --out DIR`:
+// `npm run sample -- [--seed 42] [--days 400] [--end YYYY-MM-DD] [--scale 1] --out DIR | --ingest`:
 // writes one compact JSON snapshot per day (`YYYY-MM-DD.json`, so file-name order is day order)
-// of the fictional sample market. The only place that reads the clock: for the default --end.
+// of the fictional sample market, or feeds them straight into the configured database through the
+// ingest (no files: at --scale 20 they would take ≈5 GB). Reads the clock only for the default --end.
 import { mkdirSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { loadConfig } from '../config.js';
+import { openDatabase } from '../db/client.js';
+import { formatSummary } from '../ingest/run.js';
 import { generateSnapshots, sampleOptionErrors, type SampleOptions } from './generate.js';
+import { seedSample } from './seed.js';
 
 export interface SampleCliOptions extends SampleOptions {
-  /** Where to write the files; null: not given (the caller decides what that means). */
+  /** Where to write the files; null: not given. */
   out: string | null;
+  /** Apply the snapshots to the configured database instead of writing files. */
+  ingest: boolean;
   help: boolean;
 }
 
 export type ParsedSampleArgs = { ok: true; options: SampleCliOptions } | { ok: false; errors: string[] };
 
-export const SAMPLE_USAGE = `Usage: node dist/sample/cli.js [--seed N] [--days N] [--end YYYY-MM-DD] [--scale N] --out DIR
+export const SAMPLE_USAGE = `Usage: npm run sample -- [--seed N] [--days N] [--end YYYY-MM-DD] [--scale N] (--out DIR | --ingest)
 
-Writes one snapshot of the fictional sample market per day into DIR, named YYYY-MM-DD.json.
+Writes one snapshot of the fictional sample market per day into DIR, named YYYY-MM-DD.json,
+or (--ingest) applies them one by one to the configured database through the ingest.
   --seed N           random seed, 0..4294967295 (default 42)
   --days N           number of days, 1..3650 (default 400)
   --end YYYY-MM-DD   the last day (default: today, UTC)
   --scale N          multiplies the number of offers, 1..100 (default 1)
   --out DIR          output directory (created when missing)
+  --ingest           ingest into the database (DATABASE_URL, or the embedded one in DATA_DIR)
   --help             this text`;
 
 const INTEGER = /^\d+$/;
@@ -38,6 +47,10 @@ export function parseSampleArgs(argv: readonly string[], today: string): ParsedS
     const arg = argv[i] as string;
     if (arg === '--help' || arg === '-h') {
       help = true;
+      continue;
+    }
+    if (arg === '--ingest') {
+      values.set('ingest', 'true');
       continue;
     }
     const m = /^--(seed|days|end|scale|out)(?:=(.*))?$/.exec(arg);
@@ -75,14 +88,29 @@ export function parseSampleArgs(argv: readonly string[], today: string): ParsedS
     end: values.get('end') ?? today,
     scale: integer('scale', 1),
     out: values.get('out') ?? null,
+    ingest: values.has('ingest'),
     help,
   };
   if (options.out === '') errors.push('--out must not be empty');
+  if (options.out !== null && options.ingest) errors.push('--out and --ingest exclude each other');
   errors.push(...sampleOptionErrors(options).map((e) => `--${e}`));
   return errors.length > 0 ? { ok: false, errors } : { ok: true, options };
 }
 
-function main(): number {
+async function ingest(options: SampleOptions): Promise<number> {
+  const config = loadConfig();
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log: (m) => process.stderr.write(`${m}\n`) });
+  try {
+    process.stderr.write(`sample: ${options.days} days to ${options.end}, seed ${options.seed}, scale ${options.scale} → ${db.kind} database\n`);
+    const summary = await seedSample(db.prisma, options, true);
+    process.stdout.write(`${formatSummary(summary)}\n`);
+    return 0;
+  } finally {
+    await db.close();
+  }
+}
+
+async function main(): Promise<number> {
   const today = new Date().toISOString().slice(0, 10);
   const parsed = parseSampleArgs(process.argv.slice(2), today);
   if (!parsed.ok) {
@@ -95,8 +123,9 @@ function main(): number {
     process.stdout.write(`${SAMPLE_USAGE}\n`);
     return 0;
   }
+  if (options.ingest) return ingest(options);
   if (options.out === null) {
-    process.stderr.write(`--out is required for now\n\n${SAMPLE_USAGE}\n`);
+    process.stderr.write(`one of --out or --ingest is required\n\n${SAMPLE_USAGE}\n`);
     return 2;
   }
   const out = options.out;
@@ -131,10 +160,11 @@ function main(): number {
 
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
 if (invokedDirectly) {
-  try {
-    process.exitCode = main();
-  } catch (err) {
-    process.stderr.write(`sample: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = 1;
-  }
+  main().then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`sample: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
 }

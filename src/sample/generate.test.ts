@@ -216,9 +216,10 @@ describe('generateSnapshots', () => {
 describe('parseSampleArgs', () => {
   const TODAY = '2026-11-23';
   it.each([
-    [[], { seed: 42, days: 400, end: TODAY, scale: 1, out: null, help: false }],
-    [['--seed', '7', '--days=30', '--end', '2026-01-31', '--scale', '2', '--out', '/tmp/x'], { seed: 7, days: 30, end: '2026-01-31', scale: 2, out: '/tmp/x', help: false }],
-    [['--help'], { seed: 42, days: 400, end: TODAY, scale: 1, out: null, help: true }],
+    [[], { seed: 42, days: 400, end: TODAY, scale: 1, out: null, ingest: false, help: false }],
+    [['--seed', '7', '--days=30', '--end', '2026-01-31', '--scale', '2', '--out', '/tmp/x'], { seed: 7, days: 30, end: '2026-01-31', scale: 2, out: '/tmp/x', ingest: false, help: false }],
+    [['--scale', '20', '--ingest'], { seed: 42, days: 400, end: TODAY, scale: 20, out: null, ingest: true, help: false }],
+    [['--help'], { seed: 42, days: 400, end: TODAY, scale: 1, out: null, ingest: false, help: true }],
   ])('parses %j', (argv, options) => {
     expect(parseSampleArgs(argv, TODAY)).toEqual({ ok: true, options });
   });
@@ -230,6 +231,7 @@ describe('parseSampleArgs', () => {
     [['--scale'], /--scale needs a value/],
     [['--bogus'], /unknown option --bogus/],
     [['--days', '3', '--days', '4'], /--days given twice/],
+    [['--out', '/tmp/x', '--ingest'], /--out and --ingest exclude each other/],
   ])('reports %j', (argv, message) => {
     const parsed = parseSampleArgs(argv, TODAY);
     expect(parsed.ok).toBe(false);
