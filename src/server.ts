@@ -1,6 +1,5 @@
 // Starts the service: configuration, database (migrated), sample data on first start, then listen.
 import http from 'node:http';
-import { Readable } from 'node:stream';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/client.js';
@@ -33,14 +32,8 @@ async function main() {
     if (seeded) logger.info({ summary: seeded }, `loaded the sample market:\n${formatSummary(seeded)}`);
   }
 
-  const app = createApp({ config, db, logger });
-  const server = http.createServer(async (req, res) => {
-    const url = `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`;
-    const response = await app.fetch(new Request(url, { method: req.method, headers: req.headers as Record<string, string> }));
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    if (response.body) Readable.fromWeb(response.body as never).pipe(res);
-    else res.end();
-  });
+  const app = await createApp({ config, db, logger });
+  const server = http.createServer(app.listener);
   server.listen(config.port, config.host, () => {
     logger.info({ port: config.port, host: config.host, startupMs: Date.now() - started }, `listening on http://${config.host}:${config.port}`);
   });

@@ -29,12 +29,13 @@ function termsKeyOf(o: Pick<CatalogOffer, 'terms'>): string {
 }
 
 export async function loadCatalog(prisma: PrismaClient): Promise<Catalog> {
-  const [version, institutionRows, offerRows, removedRows, sourceRows] = await Promise.all([
+  const [version, institutionRows, offerRows, removedRows, sourceRows, lastRun] = await Promise.all([
     prisma.dataVersion.findUnique({ where: { id: 1 } }),
     prisma.institution.findMany({ include: { brands: true } }),
     prisma.offer.findMany({ where: { status: 'active' }, include: { plans: { where: { validTo: null } } }, orderBy: { id: 'asc' } }),
     prisma.offer.findMany({ where: { status: 'removed' }, select: { id: true, removedAt: true } }),
     prisma.source.findMany({ orderBy: { id: 'asc' } }),
+    prisma.ingestRun.findFirst({ orderBy: { observedAt: 'desc' }, select: { observedAt: true, appliedAt: true } }),
   ]);
 
   const brands = new Map<string, CatalogBrand>();
@@ -133,5 +134,7 @@ export async function loadCatalog(prisma: PrismaClient): Promise<Catalog> {
     offersByInstitution,
     removed: new Map(removedRows.map((r) => [r.id, r.removedAt])),
     sources,
+    lastObservedAt: lastRun?.observedAt ?? null,
+    lastIngestAt: lastRun?.appliedAt ?? null,
   };
 }

@@ -88,7 +88,7 @@ const FACETS: { name: keyof Facets; bit: number; value: (o: CatalogOffer) => str
   { name: 'withholding', bit: F.withholding, value: (o) => o.withholding.kind },
 ];
 
-function ineligibility(offer: CatalogOffer, amount: Decimal): IneligibleReason | null {
+export function ineligibility(offer: CatalogOffer, amount: Decimal): IneligibleReason | null {
   if (amount.lt(offer.minAmount)) return 'below_minimum';
   if (offer.maxAmount !== null && amount.gt(offer.maxAmount)) return 'above_maximum';
   return null;
@@ -102,6 +102,19 @@ export function marketSummary(catalog: Catalog, best: MarketBest): MarketSummary
     institutions: institutions.size,
     verifiedDgs: [...institutions].filter((i) => i.dgs.verified).length,
     best,
+  };
+}
+
+/** One offer as shown outside a list (the detail, its same-licence offers): whatever its eligibility. */
+export function offerResult(calc: CalcService, q: Pick<ProductQuery, 'amount' | 'horizon' | 'promotions'>, offer: CatalogOffer): OfferResult {
+  const reason = ineligibility(offer, q.amount);
+  return {
+    offer,
+    yields: calc.yields(offer, q.amount, q.horizon, q.promotions),
+    calc: calc.summary(offer, q.amount, q.horizon, q.promotions),
+    dgs: dgsSplit(q.amount, offer.institution.dgs, offer.sharedWith),
+    eligible: reason === null,
+    ineligibleReason: reason,
   };
 }
 

@@ -90,4 +90,7 @@ export interface Catalog {
   /** Ids of offers that were removed (known, but no longer offered). */
   removed: ReadonlyMap<string, Date | null>;
   sources: CatalogSource[];
+  /** The observedAt of the newest snapshot applied, and when it was applied (null: never). */
+  lastObservedAt: Date | null;
+  lastIngestAt: Date | null;
 }

@@ -1,0 +1,77 @@
+// The one definition of what every parameter may be (contract §7), on parsed values. GraphQL checks
+// its arguments with it (plugin-zod); the REST layer parses query strings and checks them with it too.
+import { z } from 'zod';
+import { Decimal } from '../domain/decimal.js';
+
+export const LIMITS = {
+  amountMax: 1_000_000_000,
+  months: { min: 1, max: 600 },
+  pageSizeMax: 500,
+  limitMax: 500,
+  days: { min: 1, max: 3650 },
+  textMax: 100,
+  idsMax: 100,
+  listMax: 100,
+} as const;
+
+const AMOUNT_MAX = new Decimal(LIMITS.amountMax);
+
+/** An amount in euros, as decimal text (how both REST and GraphQL receive it). */
+const amount = z.string().check((ctx) => {
+  const text = ctx.value;
+  if (!/^-?\d+(\.\d+)?$/.test(text)) {
+    ctx.issues.push({ code: 'custom', input: text, message: 'must be a number such as 50000 or 1234.56' });
+    return;
+  }
+  const v = new Decimal(text);
+  if (v.lte(0)) ctx.issues.push({ code: 'custom', input: text, message: 'must be greater than 0' });
+  else if (v.gt(AMOUNT_MAX)) ctx.issues.push({ code: 'custom', input: text, message: `must not exceed ${LIMITS.amountMax}` });
+  else if (v.decimalPlaces() > 2) ctx.issues.push({ code: 'custom', input: text, message: 'must have at most two decimals' });
+});
+
+const range = (min: number, max: number) => z.int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);
+const months = range(LIMITS.months.min, LIMITS.months.max);
+const text = z.string().max(LIMITS.textMax, `must be at most ${LIMITS.textMax} characters`);
+const country = z.string().regex(/^[A-Za-z]{2}$/, 'must be a two-letter ISO 3166 country code');
+const list = <T extends z.ZodType>(item: T) => z.array(item).max(LIMITS.listMax, `must list at most ${LIMITS.listMax} values`);
+
+/** Per parameter name (the same in REST and GraphQL). */
+export const PARAMS = {
+  amount,
+  horizon: months,
+  terms: list(months),
+  termMin: months,
+  termMax: months,
+  country: list(country),
+  dgsCountry: list(country),
+  payout: list(z.enum(['MONTHLY', 'QUARTERLY', 'ANNUALLY', 'AT_MATURITY', 'OTHER'])),
+  noticeMax: z.int().min(0, 'must be at least 0'),
+  brand: text,
+  zoek: text,
+  page: z.int().min(1, 'must be at least 1'),
+  pageSize: range(1, LIMITS.pageSizeMax),
+  limit: range(1, LIMITS.limitMax),
+  days: range(LIMITS.days.min, LIMITS.days.max),
+  id: z.string().min(1).max(200, 'must be at most 200 characters'),
+  ids: z.array(z.string().min(1).max(200)).min(1, 'must list at least one id').max(LIMITS.idsMax, `must list at most ${LIMITS.idsMax} ids`),
+  offerId: z.string().min(1).max(200, 'must be at most 200 characters'),
+} satisfies Record<string, z.ZodType>;
+
+export type ParamName = keyof typeof PARAMS;
+
+/** Rules across parameters: [parameter blamed, message, holds]. */
+export const CROSS_RULES: readonly [ParamName, string, (args: { termMin?: number | null; termMax?: number | null }) => boolean][] = [
+  ['termMin', 'must not be greater than termMax', (a) => a.termMin == null || a.termMax == null || a.termMin <= a.termMax],
+];
+
+/** Defaults of the spec (§4, §8) and the contract (detail: 50000 and 12). */
+export const DEFAULTS = {
+  amount: '50000',
+  horizon: 12,
+  page: 1,
+  productsPageSize: 50,
+  historyPageSize: 100,
+  historyLimit: 100,
+  changesLimit: 50,
+  days: 90,
+} as const;

@@ -1,0 +1,34 @@
+// What every resolver gets: the services (built once) and, per request, the catalogue it reads from
+// (taken once, so a reload mid-request cannot mix data versions), the time and fresh dataloaders.
+import type { CalcService } from '../catalog/calc-service.js';
+import type { HealthReport } from '../catalog/health.js';
+import type { MarketHistory } from '../catalog/history.js';
+import type { CatalogStore } from '../catalog/store.js';
+import type { Catalog } from '../catalog/types.js';
+import type { Config } from '../config.js';
+import type { PrismaClient } from '../db/client.js';
+import { createLoaders, type Loaders } from './loaders.js';
+
+export interface Services {
+  prisma: PrismaClient;
+  store: CatalogStore;
+  calc: CalcService;
+  market: MarketHistory;
+  config: Config;
+  health(): Promise<HealthReport>;
+  /** The wall clock, injected so tests can hold it still. */
+  clock(): Date;
+}
+
+export interface Context {
+  services: Services;
+  catalog: Catalog;
+  now: Date;
+  loaders: Loaders;
+  /** Set by the REST layer: results are reshaped to the REST spelling of enums. */
+  rest?: boolean;
+}
+
+export function createContext(services: Services): Context {
+  return { services, catalog: services.store.current(), now: services.clock(), loaders: createLoaders(services.prisma) };
+}

@@ -1,0 +1,50 @@
+// Money and rates cross the GraphQL boundary as decimal strings ("1234.56"), never as floats.
+import { Kind } from 'graphql';
+import { toFixed2 } from '../domain/decimal.js';
+import { builder } from './builder.js';
+
+const DECIMAL_TEXT = /^-?\d+(\.\d+)?$/;
+
+// Parsed values stay text (exactly what the client sent, checked): a Decimal object would not survive
+// graphql-jit, which copies argument values when it compiles a query.
+function parseDecimal(value: unknown): string {
+  if (typeof value === 'string' && DECIMAL_TEXT.test(value.trim())) return value.trim();
+  // A JSON number in the variables: its shortest decimal text is what the client wrote.
+  if (typeof value === 'number' && Number.isFinite(value) && DECIMAL_TEXT.test(String(value))) return String(value);
+  throw new TypeError(`Decimal must be a decimal number such as "1234.56" (got ${JSON.stringify(value)})`);
+}
+
+export const DecimalScalar = builder.scalarType('Decimal', {
+  description: 'An exact decimal as a string: money in euros and rates in percent per year, with two decimals ("1234.56", "2.35").',
+  serialize: (value) => (typeof value === 'string' ? value : toFixed2(value)),
+  parseValue: parseDecimal,
+  parseLiteral: (node) => {
+    if (node.kind === Kind.STRING || node.kind === Kind.INT || node.kind === Kind.FLOAT) return parseDecimal(node.value);
+    throw new TypeError('Decimal must be a string or a number literal');
+  },
+});
+
+export const DateTimeScalar = builder.scalarType('DateTime', {
+  description: 'An instant in ISO 8601, UTC ("2026-11-22T08:00:00.000Z").',
+  serialize: (value) => value.toISOString(),
+  parseValue: (value) => {
+    const date = typeof value === 'string' ? new Date(value) : null;
+    if (!date || Number.isNaN(date.getTime())) throw new TypeError('DateTime must be an ISO 8601 string');
+    return date;
+  },
+});
+
+export const DateScalar = builder.scalarType('Date', {
+  description: 'A calendar day in ISO 8601 ("2026-11-22").',
+  serialize: (value) => value,
+  parseValue: (value) => {
+    if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) throw new TypeError('Date must be YYYY-MM-DD');
+    return value;
+  },
+});
+
+export const JSONScalar = builder.scalarType('JSON', {
+  description: 'A JSON value: what changed in a change event, e.g. { "headlineRate": "2.10" }.',
+  serialize: (value) => value,
+  parseValue: (value) => value,
+});

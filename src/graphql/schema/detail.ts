@@ -1,0 +1,103 @@
+// Query.product (GET /api/products/{id}) and Query.offers (a batch of details): an offer with its
+// monthly steps, rate history, sources, events and the other offers under the same licence.
+import { offerResult, type OfferResult } from '../../catalog/pipeline.js';
+import type { CatalogOffer, CatalogSource } from '../../catalog/types.js';
+import { Decimal } from '../../domain/decimal.js';
+import { clientError } from '../../http/errors.js';
+import { DEFAULTS, PARAMS } from '../args.js';
+import { builder } from '../builder.js';
+import type { Context } from '../context.js';
+import { ChangeEventRef } from './changes.js';
+import { RatePlanRef } from './history.js';
+import { SourceRef } from './meta.js';
+import { OfferRef, type OfferView } from './offer.js';
+
+interface DetailSource {
+  offer: CatalogOffer;
+  view: OfferView;
+  amount: Decimal;
+  horizon: number;
+}
+
+const query = (amount: Decimal, horizon: number) => ({ amount, horizon, promotions: 'include' as const });
+
+export const OfferDetailRef = builder.objectRef<DetailSource>('OfferDetail').implement({
+  fields: (t) => ({
+    offer: t.field({ type: OfferRef, description: 'with the monthly steps of the calculation', resolve: (d) => d.view }),
+    history: t.field({
+      type: [RatePlanRef],
+      description: 'rate plans, newest first (at most 100)',
+      resolve: (d, _args, ctx) => ctx.loaders.plans.load(d.offer.id),
+    }),
+    sources: t.field({
+      type: [SourceRef],
+      description: 'the sources of the offer and of its rate plans',
+      resolve: async (d, _args, ctx) => {
+        const plans = await ctx.loaders.plans.load(d.offer.id);
+        const ids = [...new Set([d.offer.sourceId, ...plans.map((p) => p.sourceId)])].sort();
+        const sources = await ctx.loaders.sources.loadMany(ids);
+        return sources.filter((s): s is CatalogSource => s !== null && !(s instanceof Error));
+      },
+    }),
+    events: t.field({
+      type: [ChangeEventRef],
+      description: 'changes of this offer and of its institution, newest first (at most 100)',
+      resolve: (d, _args, ctx) => ctx.loaders.events.load({ id: d.offer.id, institutionId: d.offer.institution.id }),
+    }),
+    sameLicence: t.field({
+      type: [OfferRef],
+      description: "the institution's other active offers, for the same amount and horizon (they share one DGS limit)",
+      resolve: (d, _args, ctx) =>
+        (ctx.catalog.offersByInstitution.get(d.offer.institution.id) ?? [])
+          .filter((o) => o.id !== d.offer.id)
+          .map((o): OfferResult => offerResult(ctx.services.calc, query(d.amount, d.horizon), o)),
+    }),
+  }),
+});
+
+function detail(ctx: Context, id: string, amount: Decimal, horizon: number): DetailSource {
+  const offer = ctx.catalog.byId.get(id);
+  if (!offer) {
+    const removed = ctx.catalog.removed.get(id);
+    throw removed !== undefined
+      ? clientError('NOT_FOUND', `offer "${id}" is no longer offered${removed ? ` (removed ${removed.toISOString().slice(0, 10)})` : ''}; its history remains at /api/rates/history?offerId=${encodeURIComponent(id)}`)
+      : clientError('NOT_FOUND', `no offer with id "${id}"`);
+  }
+  const base = offerResult(ctx.services.calc, query(amount, horizon), offer);
+  return { offer, amount, horizon, view: { ...base, calc: ctx.services.calc.full(offer, amount, horizon, 'include') } };
+}
+
+builder.queryField('product', (t) =>
+  t.field({
+    type: OfferDetailRef,
+    nullable: true,
+    description: 'GET /api/products/{id}: one offer in detail. Null, with a NOT_FOUND error, for an unknown id.',
+    args: {
+      id: t.arg.id({ required: true, validate: { schema: PARAMS.id } }),
+      amount: t.arg({ type: 'Decimal', required: true, defaultValue: DEFAULTS.amount, validate: { schema: PARAMS.amount } }),
+      horizon: t.arg.int({ required: true, defaultValue: DEFAULTS.horizon, validate: { schema: PARAMS.horizon } }),
+    },
+    resolve: (_root, args, ctx) => detail(ctx, String(args.id), new Decimal(args.amount), args.horizon),
+  }),
+);
+
+builder.queryField('offers', (t) =>
+  t.field({
+    type: [OfferDetailRef],
+    nullable: { list: false, items: true },
+    description: 'Several offers in detail at once (at most 100 ids); an unknown id gives null with a NOT_FOUND error at its position.',
+    args: {
+      ids: t.arg.idList({ required: true, validate: { schema: PARAMS.ids } }),
+      amount: t.arg({ type: 'Decimal', required: true, defaultValue: DEFAULTS.amount, validate: { schema: PARAMS.amount } }),
+      horizon: t.arg.int({ required: true, defaultValue: DEFAULTS.horizon, validate: { schema: PARAMS.horizon } }),
+    },
+    resolve: (_root, args, ctx) =>
+      args.ids.map((id) => {
+        try {
+          return detail(ctx, String(id), new Decimal(args.amount), args.horizon);
+        } catch (err) {
+          return err as Error; // graphql-js turns an Error in a list into null plus an error at that index
+        }
+      }) as DetailSource[],
+  }),
+);

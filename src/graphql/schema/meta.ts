@@ -1,0 +1,115 @@
+// Query.meta (GET /api/meta/last-updated) and Query.health (GET /api/health).
+import type { HealthReport } from '../../catalog/health.js';
+import type { CatalogSource } from '../../catalog/types.js';
+import { builder } from '../builder.js';
+import { HealthStatusEnum, SourceKindEnum, SourceStatusEnum } from '../enums.js';
+
+export const SourceRef = builder.objectRef<CatalogSource>('Source').implement({
+  description: 'Where data comes from, and its health at the last check.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    kind: t.field({ type: SourceKindEnum, resolve: (s) => s.kind }),
+    url: t.exposeString('url'),
+    status: t.field({ type: SourceStatusEnum, resolve: (s) => s.status }),
+    lastCheckedAt: t.field({ type: 'DateTime', nullable: true, resolve: (s) => s.lastCheckedAt }),
+    lastSuccessAt: t.field({ type: 'DateTime', nullable: true, resolve: (s) => s.lastSuccessAt }),
+    lastError: t.string({ nullable: true, resolve: (s) => s.lastError }),
+  }),
+});
+
+interface MetaSummary {
+  generatedAt: Date;
+  lastIngestAt: Date | null;
+  dataVersion: number;
+  stale: boolean;
+  offers: { active: number; removed: number; checked24h: number; official: number; confirmed: number };
+  sources: { total: number; ok: number; failing: number; items: CatalogSource[] };
+}
+
+const OfferCountsRef = builder.objectRef<MetaSummary['offers']>('OfferCounts').implement({
+  fields: (t) => ({
+    active: t.exposeInt('active'),
+    removed: t.exposeInt('removed'),
+    checked24h: t.exposeInt('checked24h', { description: 'active offers checked in the last 24 hours' }),
+    official: t.exposeInt('official', { description: 'active offers from an official source' }),
+    confirmed: t.exposeInt('confirmed'),
+  }),
+});
+
+const SourceHealthRef = builder.objectRef<MetaSummary['sources']>('SourceHealth').implement({
+  fields: (t) => ({
+    total: t.exposeInt('total'),
+    ok: t.exposeInt('ok'),
+    failing: t.exposeInt('failing'),
+    items: t.field({ type: [SourceRef], resolve: (s) => s.items }),
+  }),
+});
+
+const MetaSummaryRef = builder.objectRef<MetaSummary>('MetaSummary').implement({
+  description: 'How fresh the data is, and the health of its sources.',
+  fields: (t) => ({
+    generatedAt: t.field({ type: 'DateTime', description: 'when the data last changed', resolve: (m) => m.generatedAt }),
+    lastIngestAt: t.field({ type: 'DateTime', nullable: true, description: 'when the newest snapshot was applied', resolve: (m) => m.lastIngestAt }),
+    dataVersion: t.exposeInt('dataVersion', { description: 'increases with every change of the data' }),
+    stale: t.exposeBoolean('stale', { description: 'the newest data is older than the configured maximum age' }),
+    offers: t.field({ type: OfferCountsRef, resolve: (m) => m.offers }),
+    sources: t.field({ type: SourceHealthRef, resolve: (m) => m.sources }),
+  }),
+});
+
+const DAY_MS = 86_400_000;
+
+builder.queryField('meta', (t) =>
+  t.field({
+    type: MetaSummaryRef,
+    description: 'GET /api/meta/last-updated: freshness overview and source health.',
+    resolve: (_root, _args, ctx) => {
+      const { catalog, now } = ctx;
+      const offers = catalog.offers;
+      const observed = catalog.lastObservedAt;
+      return {
+        generatedAt: catalog.generatedAt,
+        lastIngestAt: catalog.lastIngestAt,
+        dataVersion: catalog.version,
+        stale: observed === null || now.getTime() - observed.getTime() > ctx.services.config.maxDataAgeSeconds * 1000,
+        offers: {
+          active: offers.length,
+          removed: catalog.removed.size,
+          checked24h: offers.filter((o) => now.getTime() - o.freshness.checkedAt.getTime() <= DAY_MS).length,
+          official: offers.filter((o) => o.freshness.official).length,
+          confirmed: offers.filter((o) => o.freshness.confirmed).length,
+        },
+        sources: {
+          total: catalog.sources.length,
+          ok: catalog.sources.filter((s) => s.status === 'ok').length,
+          failing: catalog.sources.filter((s) => s.status === 'failing').length,
+          items: catalog.sources,
+        },
+      };
+    },
+  }),
+);
+
+const HealthChecksRef = builder.objectRef<HealthReport['checks']>('HealthChecks').implement({
+  fields: (t) => ({
+    database: t.exposeString('database', { description: 'ok | unavailable' }),
+    data: t.exposeString('data', { description: 'ok | stale | empty' }),
+  }),
+});
+
+export const HealthRef = builder.objectRef<HealthReport>('Health').implement({
+  fields: (t) => ({
+    status: t.field({ type: HealthStatusEnum, resolve: (h) => h.status }),
+    checks: t.field({ type: HealthChecksRef, resolve: (h) => h.checks }),
+    dataAgeSeconds: t.exposeInt('dataAgeSeconds', { nullable: true, description: 'seconds since the newest snapshot was observed' }),
+  }),
+});
+
+builder.queryField('health', (t) =>
+  t.field({
+    type: HealthRef,
+    description: 'GET /api/health: 200 when ok, 503 when degraded.',
+    resolve: (_root, _args, ctx) => ctx.services.health(),
+  }),
+);

@@ -1,0 +1,170 @@
+// Query.products: the filtered, calculated, sorted and paged list (GET /api/products), with facets,
+// term curve, per-type maxima and the market summary.
+import { listProducts, type BestRate, type FacetValue, type MarketBest, type MarketSummary, type ProductList, type TermPoint } from '../../catalog/pipeline.js';
+import { PRODUCT_DEFAULTS, type ProductQuery } from '../../catalog/query.js';
+import { Decimal } from '../../domain/decimal.js';
+import { CROSS_RULES, DEFAULTS, PARAMS } from '../args.js';
+import { builder } from '../builder.js';
+import {
+  ChannelFilterEnum,
+  CurrentAccountFilterEnum,
+  EarlyWithdrawalFilterEnum,
+  FeesFilterEnum,
+  FreshnessFilterEnum,
+  NewCustomersFilterEnum,
+  PayoutEnum,
+  PromotionsModeEnum,
+  SortKeyEnum,
+  SortOrderEnum,
+  TypeFilterEnum,
+  WithholdingFilterEnum,
+} from '../enums.js';
+import { OfferRef } from './offer.js';
+
+const FacetValueRef = builder.objectRef<FacetValue>('FacetValue').implement({
+  fields: (t) => ({ value: t.exposeString('value'), count: t.exposeInt('count') }),
+});
+
+const FacetsRef = builder.objectRef<ProductList['facets']>('Facets').implement({
+  description: 'Counts per value over the offers that pass every other filter (each facet leaves its own filter out), sorted by value.',
+  fields: (t) => ({
+    type: t.field({ type: [FacetValueRef], resolve: (f) => f.type }),
+    channel: t.field({ type: [FacetValueRef], resolve: (f) => f.channel }),
+    country: t.field({ type: [FacetValueRef], description: "the brand's country", resolve: (f) => f.country }),
+    dgsCountry: t.field({ type: [FacetValueRef], resolve: (f) => f.dgsCountry }),
+    payout: t.field({ type: [FacetValueRef], resolve: (f) => f.payout }),
+    term: t.field({ type: [FacetValueRef], description: 'deposit terms in months', resolve: (f) => f.term }),
+    withholding: t.field({ type: [FacetValueRef], resolve: (f) => f.withholding }),
+  }),
+});
+
+const TermPointRef = builder.objectRef<TermPoint>('TermCurvePoint').implement({
+  fields: (t) => ({
+    term: t.exposeInt('term'),
+    rate: t.field({ type: 'Decimal', description: 'the best comparable yield for this term', resolve: (p) => p.rate }),
+    offerId: t.exposeID('offerId'),
+  }),
+});
+
+const BestRateRef = builder.objectRef<BestRate>('BestRate').implement({
+  fields: (t) => ({
+    rate: t.field({ type: 'Decimal', resolve: (b) => b.rate }),
+    offerId: t.exposeID('offerId'),
+  }),
+});
+
+const TypeMaxRef = builder.objectRef<ProductList['typeMax']>('TypeMax').implement({
+  description: 'The best comparable yield per product type, over the same filters but the type.',
+  fields: (t) => ({
+    flexible: t.field({ type: BestRateRef, nullable: true, resolve: (m) => m.flexible }),
+    notice: t.field({ type: BestRateRef, nullable: true, resolve: (m) => m.notice }),
+    deposit: t.field({ type: BestRateRef, nullable: true, resolve: (m) => m.deposit }),
+  }),
+});
+
+export const MarketBestRef = builder.objectRef<MarketBest>('MarketBest').implement({
+  description: 'The best headline rates of the latest day of the market view (verified DGS only).',
+  fields: (t) => ({
+    flexible: t.field({ type: 'Decimal', nullable: true, resolve: (b) => b.flexible }),
+    notice: t.field({ type: 'Decimal', nullable: true, resolve: (b) => b.notice }),
+    deposit12: t.field({ type: 'Decimal', nullable: true, resolve: (b) => b.deposit12 }),
+    deposit60: t.field({ type: 'Decimal', nullable: true, resolve: (b) => b.deposit60 }),
+  }),
+});
+
+const MarketSummaryRef = builder.objectRef<MarketSummary>('MarketSummary').implement({
+  description: 'The whole market, whatever the filters.',
+  fields: (t) => ({
+    offers: t.exposeInt('offers', { description: 'active offers' }),
+    institutions: t.exposeInt('institutions', { description: 'institutions with active offers' }),
+    verifiedDgs: t.exposeInt('verifiedDgs', { description: 'of those, with a verified deposit guarantee' }),
+    best: t.field({ type: MarketBestRef, resolve: (m) => m.best }),
+  }),
+});
+
+export const ProductListRef = builder.objectRef<ProductList>('ProductListResult').implement({
+  fields: (t) => ({
+    items: t.field({ type: [OfferRef], description: 'the page; calc.steps is empty in lists', resolve: (l) => l.items }),
+    total: t.exposeInt('total', { description: 'offers matching every filter' }),
+    hiddenByDgs: t.exposeInt('hiddenByDgs', { description: 'offers hidden because a verified DGS does not cover the whole amount (fullDgs)' }),
+    hiddenIneligible: t.exposeInt('hiddenIneligible', { description: 'offers hidden because the amount is below their minimum or above their maximum' }),
+    facets: t.field({ type: FacetsRef, resolve: (l) => l.facets }),
+    termCurve: t.field({ type: [TermPointRef], description: 'deposits: the best comparable yield per term', resolve: (l) => l.termCurve }),
+    typeMax: t.field({ type: TypeMaxRef, resolve: (l) => l.typeMax }),
+    market: t.field({ type: MarketSummaryRef, resolve: (l) => l.market }),
+    generatedAt: t.field({ type: 'DateTime', description: 'when the data last changed', resolve: (l) => l.generatedAt }),
+  }),
+});
+
+const d = PRODUCT_DEFAULTS;
+
+builder.queryField('products', (t) =>
+  t.field({
+    type: ProductListRef,
+    description: 'GET /api/products: every DGS-verified savings offer calculated for the amount, filtered, sorted and paged.',
+    args: {
+      amount: t.arg({ type: 'Decimal', required: true, defaultValue: DEFAULTS.amount, description: 'amount in EUR used in every calculation', validate: { schema: PARAMS.amount } }),
+      horizon: t.arg.int({ required: true, defaultValue: DEFAULTS.horizon, description: 'months, for flexible and notice accounts', validate: { schema: PARAMS.horizon } }),
+      type: t.arg({ type: TypeFilterEnum, required: true, defaultValue: d.type }),
+      terms: t.arg.intList({ required: false, description: 'deposit terms in months', validate: { schema: PARAMS.terms } }),
+      termMin: t.arg.int({ required: false, description: 'minimum deposit term in months', validate: { schema: PARAMS.termMin } }),
+      termMax: t.arg.int({ required: false, description: 'maximum deposit term in months', validate: { schema: PARAMS.termMax } }),
+      channel: t.arg({ type: ChannelFilterEnum, required: true, defaultValue: d.channel }),
+      country: t.arg.stringList({ required: false, description: 'bank (brand) countries, ISO alpha-2', validate: { schema: PARAMS.country } }),
+      dgsCountry: t.arg.stringList({ required: false, description: 'DGS countries, ISO alpha-2', validate: { schema: PARAMS.dgsCountry } }),
+      fullDgs: t.arg.boolean({ required: true, defaultValue: d.fullDgs, description: 'the entire amount must be covered by a verified DGS' }),
+      withholding: t.arg({ type: WithholdingFilterEnum, required: true, defaultValue: d.withholding }),
+      promotions: t.arg({ type: PromotionsModeEnum, required: true, defaultValue: d.promotions }),
+      newCustomers: t.arg({ type: NewCustomersFilterEnum, required: true, defaultValue: d.newCustomers }),
+      payout: t.arg({ type: [PayoutEnum], required: false, validate: { schema: PARAMS.payout } }),
+      currentAccount: t.arg({ type: CurrentAccountFilterEnum, required: true, defaultValue: d.currentAccount }),
+      fees: t.arg({ type: FeesFilterEnum, required: true, defaultValue: d.fees }),
+      earlyWithdrawal: t.arg({ type: EarlyWithdrawalFilterEnum, required: true, defaultValue: d.earlyWithdrawal }),
+      noticeMax: t.arg.int({ required: false, description: 'maximum notice period in days', validate: { schema: PARAMS.noticeMax } }),
+      freshness: t.arg({ type: FreshnessFilterEnum, required: true, defaultValue: d.freshness }),
+      includeIneligible: t.arg.boolean({ required: true, defaultValue: d.includeIneligible, description: 'also return offers whose minimum/maximum does not fit the amount' }),
+      sort: t.arg({ type: SortKeyEnum, required: true, defaultValue: d.sort }),
+      brand: t.arg.string({ required: false, description: 'only this brand (id or name)', validate: { schema: PARAMS.brand } }),
+      zoek: t.arg.string({ required: false, description: 'free-text search over bank, product and institution name', validate: { schema: PARAMS.zoek } }),
+      order: t.arg({ type: SortOrderEnum, required: false, description: "default: the sort key's own direction (desc for return, effective, headline and verified; asc otherwise)" }),
+      page: t.arg.int({ required: true, defaultValue: DEFAULTS.page, validate: { schema: PARAMS.page } }),
+      pageSize: t.arg.int({ required: true, defaultValue: DEFAULTS.productsPageSize, description: 'at most 500', validate: { schema: PARAMS.pageSize } }),
+    },
+    // `when`: check the rule even when other arguments failed, so every problem is reported at once.
+    // (zod's `when` is missing from Pothos's option type, hence the cast.)
+    validate: CROSS_RULES.map(([parameter, message, holds]) => [holds, { message, path: [parameter], when: () => true }] as unknown as [typeof holds, { message: string; path: string[] }]),
+    resolve: async (_root, args, ctx) => {
+      const upper = (list: readonly string[] | null | undefined) => (list ? list.map((c) => c.toUpperCase()) : null);
+      const query: ProductQuery = {
+        amount: new Decimal(args.amount),
+        horizon: args.horizon,
+        type: args.type,
+        terms: args.terms ?? null,
+        termMin: args.termMin ?? null,
+        termMax: args.termMax ?? null,
+        channel: args.channel,
+        country: upper(args.country),
+        dgsCountry: upper(args.dgsCountry),
+        fullDgs: args.fullDgs,
+        withholding: args.withholding,
+        promotions: args.promotions,
+        newCustomers: args.newCustomers,
+        payout: args.payout ?? null,
+        currentAccount: args.currentAccount,
+        fees: args.fees,
+        earlyWithdrawal: args.earlyWithdrawal,
+        noticeMax: args.noticeMax ?? null,
+        freshness: args.freshness,
+        includeIneligible: args.includeIneligible,
+        sort: args.sort,
+        brand: args.brand ?? null,
+        zoek: args.zoek ?? null,
+        order: args.order ?? null,
+        page: args.page,
+        pageSize: args.pageSize,
+      };
+      const marketBest = await ctx.services.market.best(ctx.catalog);
+      return listProducts({ catalog: ctx.catalog, calc: ctx.services.calc, marketBest, now: ctx.now }, query);
+    },
+  }),
+);
