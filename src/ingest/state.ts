@@ -6,13 +6,12 @@ import { dec2, dec2OrNull, iso, isoOrNull, planTerms, type PlanTerms } from './r
 type Tx = Prisma.TransactionClient;
 
 export async function loadState(tx: Tx): Promise<CurrentState> {
-  const [sources, institutions, brands, offers, plans] = await Promise.all([
-    tx.source.findMany(),
-    tx.institution.findMany(),
-    tx.brand.findMany(),
-    tx.offer.findMany(),
-    tx.ratePlan.findMany({ where: { validTo: null } }),
-  ]);
+  // One after the other: a transaction is one connection, and pg does not run queries on it in parallel.
+  const sources = await tx.source.findMany();
+  const institutions = await tx.institution.findMany();
+  const brands = await tx.brand.findMany();
+  const offers = await tx.offer.findMany();
+  const plans = await tx.ratePlan.findMany({ where: { validTo: null } });
   return {
     sources: new Map(
       sources.map((s) => [s.id, { ...s, lastCheckedAt: isoOrNull(s.lastCheckedAt), lastSuccessAt: isoOrNull(s.lastSuccessAt) }]),
