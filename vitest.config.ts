@@ -1,6 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // graphql 16 has no "exports" map, so Node gives every importer its CommonJS build; vite would give
+  // our sources the .mjs build instead, and a schema built with one fails instanceof checks in the other.
+  resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 60_000,

@@ -2,11 +2,10 @@
 // at /api is a projection of the same schema. Tests call app.fetch(); server.ts listens.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { createInMemoryAPQStore, useAPQ } from '@graphql-yoga/plugin-apq';
-import type { GraphQLError } from 'graphql';
+import { GraphQLError, type ValidationContext } from 'graphql';
 import { createLRUCache, createYoga, maskError, type YogaServerInstance } from 'graphql-yoga';
 import { createCalcService } from './catalog/calc-service.js';
 import { checkHealth } from './catalog/health.js';
@@ -15,6 +14,7 @@ import { createCatalogStore } from './catalog/store.js';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { createContext, type Context, type Services } from './graphql/context.js';
+import { costLimit } from './graphql/cost.js';
 import { schema } from './graphql/schema/index.js';
 import { DEFAULT_QUERY, graphiqlAssets, renderLocalGraphiQL } from './http/graphiql.js';
 import { requestLogging } from './http/logging.js';
@@ -37,7 +37,18 @@ export interface App {
   yoga: YogaServerInstance<Record<string, unknown>, Context>;
 }
 
-export const LIMITS = { depth: 8, aliases: 15, cost: 5000 } as const;
+export const LIMITS = { depth: 8, aliases: 15, cost: 100_000 } as const;
+
+// graphql-armor throws from inside validation, which yoga answers with 200; reporting the rejection as
+// a validation error gets the 400 and a stable code instead.
+const tooComplex = {
+  exposeLimits: true,
+  propagateOnRejection: false,
+  onReject: [
+    (context: ValidationContext | null, error: GraphQLError) =>
+      context?.reportError(new GraphQLError(error.message.replace(/^Syntax Error: /, ''), { extensions: { code: 'QUERY_TOO_COMPLEX' } })),
+  ],
+};
 
 /**
  * A GraphQLError raised on purpose, not one wrapping some other exception. Checked by name, not by
@@ -87,9 +98,9 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
       requestLogging(logger),
       graphiqlAssets(),
       useAPQ({ store: createInMemoryAPQStore({ max: 1000, ttl: 0 }) }),
-      maxDepthPlugin({ n: LIMITS.depth, exposeLimits: true }),
-      maxAliasesPlugin({ n: LIMITS.aliases, exposeLimits: true }),
-      costLimitPlugin({ maxCost: LIMITS.cost, exposeLimits: true }),
+      maxDepthPlugin({ n: LIMITS.depth, ...tooComplex }),
+      maxAliasesPlugin({ n: LIMITS.aliases, ...tooComplex }),
+      costLimit(LIMITS.cost),
       useGraphQlJit({}, { cache: createLRUCache({ max: 500 }) }),
     ],
   });

@@ -6,20 +6,10 @@ import { createCalcService } from '../catalog/calc-service.js';
 import { loadCatalog } from '../catalog/load.js';
 import { listProducts } from '../catalog/pipeline.js';
 import { productQuery } from '../catalog/query.js';
-import { createPrisma } from '../db/client.js';
-import { openInMemory } from '../db/embedded.js';
-import { applyMigrations } from '../db/migrate.js';
 import { Decimal } from '../domain/decimal.js';
-import { applySnapshot } from '../ingest/apply.js';
-import { generateSnapshots } from '../sample/generate.js';
 import { Rng } from '../sample/random.js';
-import type { Snapshot } from '../ingest/snapshot.js';
 import { benchFastCalc } from './fast-calc.js';
-
-const arg = (name: string, fallback: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] ?? fallback : fallback;
-};
+import { arg, marketDatabase, percentile } from './support.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 const heapMb = () => {
@@ -28,22 +18,10 @@ const heapMb = () => {
   return process.memoryUsage().heapUsed / 1024 / 1024;
 };
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-function lastDay(scale: number): Snapshot {
-  let last: Snapshot | undefined;
-  for (const s of generateSnapshots({ seed: 42, days: 400, end: '2026-11-23', scale })) last = s;
-  return last!;
-}
-
 async function benchScale(scale: number, amounts: number) {
-  const db = await openInMemory();
-  await applyMigrations(db.url);
-  const prisma = createPrisma(db.url, 4);
+  const db = await marketDatabase(scale);
+  const prisma = db.prisma;
   try {
-    await applySnapshot(prisma, lastDay(scale));
     const before = heapMb();
     const catalog = await loadCatalog(prisma);
     const catalogMb = heapMb() - before;
@@ -86,7 +64,6 @@ async function benchScale(scale: number, amounts: number) {
       heapAfterMb: Number(heapMb().toFixed(1)),
     };
   } finally {
-    await prisma.$disconnect();
     await db.close();
   }
 }

@@ -1,0 +1,301 @@
+// The GraphQL API through app.fetch, against a generated market in a real database.
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LIMITS } from '../src/app.js';
+import { listProducts } from '../src/catalog/pipeline.js';
+import { productQuery } from '../src/catalog/query.js';
+import { Decimal } from '../src/domain/decimal.js';
+import { presentCalc } from '../src/domain/present.js';
+import { printedSchema, SCHEMA_FILE } from '../src/graphql/print-schema.js';
+import { createTestApp, type TestApp } from './support/app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const OFFER_FIELDS = `id name type brand { id name country } institution { id name country } channel platform termMonths noticeDays payout
+  minAmount maxAmount rateType headlineRate tierMode tiers { from to rate } promotion { kind rate months maxBalance }
+  openToNewCustomers currentAccountRequired annualFee earlyWithdrawal interestCompounds withholding { kind rate reducedRate }
+  freshness { checkedAt official confirmed } sourceUrl eligible ineligibleReason
+  calc { amount months promotionApplied nominalRate grossInterest withholdingTax fees netInterest endBalance comparableYield effectiveRate returnPerYear steps { month } }
+  dgs { scheme country limit verified covered uncovered coveredPercent fullyCovered sharedWith }`;
+
+async function data<T = Record<string, any>>(query: string, variables?: Record<string, unknown>): Promise<T> {
+  const { status, body } = await t.graphql<T>(query, variables);
+  expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+  expect(status).toBe(200);
+  return body.data as T;
+}
+
+describe('root fields', () => {
+  it('products: the list with counts, facets, term curve, type maxima and market', async () => {
+    const { products } = await data(`{ products(type: ALL, pageSize: 3) { total hiddenByDgs hiddenIneligible items { ${OFFER_FIELDS} }
+      facets { type { value count } channel { value count } country { value count } dgsCountry { value count } payout { value count } term { value count } withholding { value count } }
+      termCurve { term rate offerId } typeMax { flexible { rate offerId } notice { rate offerId } deposit { rate offerId } }
+      market { offers institutions verifiedDgs best { flexible notice deposit12 deposit60 } } generatedAt } }`);
+    expect(products.total).toBeGreaterThan(500);
+    expect(products.items).toHaveLength(3);
+    expect(products.items[0].calc.steps).toEqual([]);
+    expect(products.items[0].type).toMatch(/^(FLEXIBLE|NOTICE|DEPOSIT)$/);
+    expect(products.facets.type.map((f: { value: string }) => f.value)).toEqual(['deposit', 'flexible', 'notice']);
+    expect(products.termCurve.map((p: { term: number }) => p.term)).toEqual([1, 3, 6, 9, 12, 18, 24, 36, 48, 60, 84, 120]);
+    expect(products.generatedAt).toBe('2026-11-20T06:00:00.000Z');
+    expect(products.market.best.flexible).toMatch(/^\d+\.\d{2}$/);
+  });
+
+  it('product: one offer with monthly steps, history, sources, events and the same-licence offers', async () => {
+    const shared = t.app.services.store.current().offers.find((o) => o.sharedWith.length > 0 && o.type === 'deposit')!;
+    const { product } = await data(
+      `query($id: ID!) { product(id: $id, amount: "12345.67", horizon: 24) { offer { ${OFFER_FIELDS} calc { steps { month openingBalance rate interest credited withholding closingBalance } } }
+        history { id offerId offer { id name brand { id name country } } validFrom validTo observedAt headlineRate rateType tierMode tiers { from to rate } promotion { kind } sourceId }
+        sources { id name kind url status lastCheckedAt lastSuccessAt lastError }
+        events { id kind at offerId brandId institutionId summary from to }
+        sameLicence { id institution { id } calc { steps { month } } } } }`,
+      { id: shared.id },
+    );
+    expect(product.offer.id).toBe(shared.id);
+    expect(product.offer.calc.amount).toBe('12345.67');
+    expect(product.offer.calc.steps).toHaveLength(shared.termMonths!);
+    expect(product.history.length).toBeGreaterThan(0);
+    expect(product.history[0].validTo).toBeNull();
+    expect(product.sources.map((s: { id: string }) => s.id)).toContain(shared.sourceId);
+    expect(product.events.some((e: { kind: string; offerId: string }) => e.kind === 'NEW_OFFER' && e.offerId === shared.id)).toBe(true);
+    expect(product.sameLicence.length).toBeGreaterThan(0);
+    for (const o of product.sameLicence) expect(o.institution.id).toBe(shared.institution.id);
+  });
+
+  it('product: null with a NOT_FOUND error for an unknown id', async () => {
+    const { body } = await t.graphql(`{ product(id: "no-such-offer") { offer { id } } }`);
+    expect(body.data).toEqual({ product: null });
+    expect(body.errors).toMatchObject([{ path: ['product'], extensions: { code: 'NOT_FOUND' } }]);
+  });
+
+  it('offers: a batch of details, null with NOT_FOUND where an id is unknown', async () => {
+    const ids = t.app.services.store.current().offers.slice(0, 3).map((o) => o.id);
+    const { body } = await t.graphql(`query($ids: [ID!]!) { offers(ids: $ids) { offer { id } } }`, { ids: [ids[0], 'unknown-offer', ids[1], ids[2]] });
+    expect(body.data).toEqual({ offers: [{ offer: { id: ids[0] } }, null, { offer: { id: ids[1] } }, { offer: { id: ids[2] } }] });
+    expect(body.errors).toMatchObject([{ path: ['offers', 1], extensions: { code: 'NOT_FOUND' } }]);
+  });
+
+  it('institutions: every institution with its DGS and brands', async () => {
+    const { institutions } = await data(`{ institutions { items { id name country lei dgs { scheme country limit verified source verifiedAt } brands { id name country website } } } }`);
+    expect(institutions.items.length).toBe(t.app.services.store.current().institutions.length);
+    expect(institutions.items.some((i: { dgs: { verified: boolean } }) => !i.dgs.verified)).toBe(true);
+    expect(institutions.items.some((i: { brands: unknown[] }) => i.brands.length >= 2)).toBe(true);
+  });
+
+  it('rateHistory: one offer newest first, or every plan paged and filtered', async () => {
+    const offer = t.app.services.store.current().offers[0]!;
+    const { one, page, flexible } = await data(
+      `query($id: ID!, $brand: ID!) {
+        one: rateHistory(offerId: $id, limit: 2) { items { offerId validFrom } total page pageSize }
+        page: rateHistory(page: 2, pageSize: 7) { items { id validFrom } total page pageSize }
+        flexible: rateHistory(type: FLEXIBLE, brand: $brand, pageSize: 500) { items { offer { brand { id } } } total } }`,
+      { id: offer.id, brand: offer.brand.id },
+    );
+    expect(one.items.length).toBeLessThanOrEqual(2);
+    expect(one.items.every((p: { offerId: string }) => p.offerId === offer.id)).toBe(true);
+    expect(one.pageSize).toBe(2);
+    expect(page).toMatchObject({ page: 2, pageSize: 7 });
+    expect(page.items).toHaveLength(7);
+    const times = page.items.map((p: { validFrom: string }) => p.validFrom);
+    expect(times).toEqual([...times].sort().reverse());
+    expect(flexible.items.every((p: { offer: { brand: { id: string } } }) => p.offer.brand.id === offer.brand.id)).toBe(true);
+  });
+
+  it('marketHistory: per day, oldest first, ending with the day of the newest data', async () => {
+    const { marketHistory } = await data(`{ marketHistory(days: 5) { items { date flexible notice deposit12 deposit60 } } }`);
+    expect(marketHistory.items.map((d: { date: string }) => d.date)).toEqual(['2026-11-16', '2026-11-17', '2026-11-18', '2026-11-19', '2026-11-20']);
+    expect(marketHistory.items[4].flexible).toMatch(/^\d+\.\d{2}$/);
+  });
+
+  it('changes: the most recent events, newest first', async () => {
+    const { changes } = await data(`{ changes(limit: 5) { items { id kind at summary from to } } }`);
+    expect(changes.items).toHaveLength(5);
+    const times = changes.items.map((e: { at: string }) => e.at);
+    expect(times).toEqual([...times].sort().reverse());
+  });
+
+  it('meta and health', async () => {
+    const { meta, health } = await data(`{ meta { generatedAt lastIngestAt dataVersion stale offers { active removed checked24h official confirmed } sources { total ok failing items { id status } } }
+      health { status checks { database data } dataAgeSeconds } }`);
+    expect(meta).toMatchObject({ generatedAt: '2026-11-20T06:00:00.000Z', dataVersion: 20, stale: false });
+    expect(meta.offers.active).toBe(t.app.services.store.current().offers.length);
+    expect(meta.sources.total).toBe(meta.sources.ok + meta.sources.failing);
+    expect(health).toEqual({ status: 'OK', checks: { database: 'ok', data: 'ok' }, dataAgeSeconds: 6 * 3600 });
+  });
+});
+
+describe('the same numbers as the catalogue pipeline', () => {
+  it.each([
+    [{ type: 'ALL', pageSize: 500 }, { type: 'all', pageSize: 500 }],
+    [{ amount: '123456.78', type: 'DEPOSIT', sort: 'EFFECTIVE', order: 'ASC', pageSize: 40, page: 2 }, { amount: new Decimal('123456.78'), type: 'deposit', sort: 'effective', order: 'asc', pageSize: 40, page: 2 }],
+    [{ amount: '999', horizon: 36, promotions: 'EXCLUDE', fullDgs: false, includeIneligible: true, sort: 'BANK' }, { amount: new Decimal('999'), horizon: 36, promotions: 'exclude', fullDgs: false, includeIneligible: true, sort: 'bank' }],
+  ] as const)('products(%j) equals the pipeline', async (args: Record<string, unknown>, query) => {
+    const { products } = await data(
+      `query($a: Decimal, $type: TypeFilter, $sort: SortKey, $order: SortOrder, $pageSize: Int, $page: Int, $horizon: Int, $promotions: PromotionsMode, $fullDgs: Boolean, $inc: Boolean) {
+        products(amount: $a, type: $type, sort: $sort, order: $order, pageSize: $pageSize, page: $page, horizon: $horizon, promotions: $promotions, fullDgs: $fullDgs, includeIneligible: $inc) {
+          total hiddenByDgs hiddenIneligible items { id calc { amount months promotionApplied nominalRate grossInterest withholdingTax fees netInterest endBalance comparableYield effectiveRate returnPerYear steps { month } } } } }`,
+      { a: args.amount, type: args.type, sort: args.sort, order: args.order, pageSize: args.pageSize, page: args.page, horizon: args.horizon, promotions: args.promotions, fullDgs: args.fullDgs, inc: args.includeIneligible },
+    );
+    const services = t.app.services;
+    const catalog = services.store.current();
+    const expected = listProducts({ catalog, calc: services.calc, marketBest: await services.market.best(catalog), now: services.clock() }, productQuery(query as never));
+    expect({ total: products.total, hiddenByDgs: products.hiddenByDgs, hiddenIneligible: products.hiddenIneligible }).toEqual({
+      total: expected.total,
+      hiddenByDgs: expected.hiddenByDgs,
+      hiddenIneligible: expected.hiddenIneligible,
+    });
+    expect(products.items).toEqual(expected.items.map((r) => ({ id: r.offer.id, calc: presentCalc(r.calc) })));
+  });
+});
+
+describe('invalid arguments', () => {
+  it.each([
+    ['amount: "0"', ['amount']],
+    ['amount: "12.345"', ['amount']],
+    ['amount: "2000000000"', ['amount']],
+    ['horizon: 601', ['horizon']],
+    ['terms: [0, 12]', ['terms']],
+    ['termMin: 30, termMax: 12', ['termMin']],
+    ['country: ["NLD"]', ['country']],
+    ['noticeMax: -1', ['noticeMax']],
+    ['page: 0, pageSize: 501', ['page', 'pageSize']],
+    [`zoek: "${'x'.repeat(101)}"`, ['zoek']],
+    ['amount: "-1", horizon: 0, termMin: 9, termMax: 3, brand: "' + 'b'.repeat(101) + '"', ['amount', 'horizon', 'brand', 'termMin']],
+  ])('products(%s) names %j', async (args, parameters) => {
+    const { body } = await t.graphql(`{ products(${args}) { total } }`);
+    expect(body.data).toBeNull();
+    expect(body.errors).toHaveLength(1);
+    expect(body.errors![0]!.extensions!.code).toBe('BAD_USER_INPUT');
+    const named = (body.errors![0]!.extensions!.errors as { parameter: string }[]).map((e) => e.parameter);
+    expect(named.sort()).toEqual([...parameters].sort());
+  });
+
+  it.each([
+    ['{ changes(limit: 0) { items { id } } }', 'limit'],
+    ['{ changes(limit: 501) { items { id } } }', 'limit'],
+    ['{ marketHistory(days: 3651) { items { date } } }', 'days'],
+    ['{ rateHistory(pageSize: 0) { total } }', 'pageSize'],
+    ['{ product(id: "x", horizon: 0) { offer { id } } }', 'horizon'],
+  ])('%s names %s', async (query, parameter) => {
+    const { body } = await t.graphql(query);
+    expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', errors: [{ parameter }] });
+  });
+
+  it('rejects a type error before execution (GraphQL validation)', async () => {
+    const { status, body } = await t.graphql(`{ products(type: SAVINGS) { total } }`);
+    expect(status).toBe(400);
+    expect(body.errors?.[0]?.message).toMatch(/SAVINGS/);
+  });
+
+  it('caps the batch of detail ids at 100', async () => {
+    const ids = Array.from({ length: 101 }, (_, i) => `id-${i}`);
+    const { body } = await t.graphql(`query($ids: [ID!]!) { offers(ids: $ids) { offer { id } } }`, { ids });
+    expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', errors: [{ parameter: 'ids' }] });
+  });
+});
+
+describe('protection', () => {
+  it('rejects a query deeper than the limit', async () => {
+    let selection = 'id';
+    for (let i = 0; i < LIMITS.depth; i++) selection = `sameLicence { ${selection} }`;
+    const { status, body } = await t.graphql(`{ product(id: "x") { offer { id } ${selection} } }`);
+    expect(status).toBe(400);
+    expect(body.errors?.[0]?.message).toMatch(/depth/i);
+  });
+
+  it('rejects too many aliases', async () => {
+    const aliases = Array.from({ length: LIMITS.aliases + 1 }, (_, i) => `a${i}: changes(limit: 1) { items { id } }`).join(' ');
+    const { status, body } = await t.graphql(`{ ${aliases} }`);
+    expect(status).toBe(400);
+    expect(body.errors?.[0]?.message).toMatch(/alias/i);
+  });
+
+  it('rejects an operation whose estimated cost is too high', async () => {
+    const offer = `items { ${OFFER_FIELDS} calc { steps { month openingBalance rate interest credited withholding closingBalance } } }`;
+    const aliases = Array.from({ length: 10 }, (_, i) => `p${i}: products(pageSize: 500, amount: "${1000 + i}") { ${offer} }`).join(' ');
+    const { status, body } = await t.graphql(`{ ${aliases} }`);
+    expect(status).toBe(400);
+    expect(body.errors?.[0]?.message).toMatch(/cost/i);
+  });
+
+  it('masks unexpected errors: no internal message, a stable code', async () => {
+    const market = t.app.services.market;
+    t.app.services.market = { ...market, best: () => Promise.reject(new Error('connection to 10.0.0.7:5432 refused (secret detail)')) };
+    try {
+      const { body } = await t.graphql(`{ products { total } }`);
+      expect(body.errors).toMatchObject([{ message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }]);
+      expect(JSON.stringify(body)).not.toMatch(/secret|10\.0\.0\.7|stack/);
+    } finally {
+      t.app.services.market = market;
+    }
+  });
+});
+
+describe('database access', () => {
+  it('loads the details of 50 offers with a constant number of queries', async () => {
+    const prisma = t.app.services.prisma;
+    let queries = 0;
+    const counting = prisma.$extends({ query: { $allModels: { $allOperations: ({ args, query }) => (queries++, query(args)) } } });
+    t.app.services.prisma = counting as unknown as typeof prisma;
+    const query = `query($ids: [ID!]!) { offers(ids: $ids) { offer { id } history { id } events { id } sources { id } } }`;
+    const ids = t.app.services.store.current().offers.map((o) => o.id);
+    try {
+      const counts: number[] = [];
+      for (const n of [1, 5, 50]) {
+        queries = 0;
+        const { body } = await t.graphql(query, { ids: ids.slice(0, n) });
+        expect(body.errors).toBeUndefined();
+        expect((body.data as { offers: unknown[] }).offers).toHaveLength(n);
+        counts.push(queries);
+      }
+      expect(counts[0]).toBeGreaterThan(0);
+      expect(new Set(counts).size).toBe(1); // 1, 5 or 50 offers: the same few queries
+      expect(counts[0]).toBeLessThanOrEqual(3);
+    } finally {
+      t.app.services.prisma = prisma;
+    }
+  });
+});
+
+describe('GraphiQL and persisted queries', () => {
+  it('serves GraphiQL to a browser with assets from this server only', async () => {
+    const page = await t.get('/graphql', { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toMatch(/YogaGraphiQL/);
+    expect(html).not.toMatch(/unpkg|cdn|https?:\/\//i);
+    const assets = [...html.matchAll(/(\/graphiql\/[\w./-]+\.(?:js|css))/g)].map((m) => m[1]!);
+    expect(assets.length).toBeGreaterThanOrEqual(3);
+    for (const asset of new Set(assets)) {
+      const res = await t.get(asset);
+      expect(res.status, asset).toBe(200);
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(1000);
+    }
+  });
+
+  it('answers automatic persisted queries by hash over GET', async () => {
+    const query = '{ changes(limit: 2) { items { id kind } } }';
+    const hash = createHash('sha256').update(query).digest('hex');
+    const extensions = encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash: hash } }));
+    const first = await t.get(`/graphql?extensions=${extensions}`);
+    expect(((await first.json()) as { errors: { message: string }[] }).errors[0]!.message).toBe('PersistedQueryNotFound');
+    const register = await t.get(`/graphql?query=${encodeURIComponent(query)}&extensions=${extensions}`);
+    expect(register.status).toBe(200);
+    const byHash = await t.get(`/graphql?extensions=${extensions}`);
+    expect(byHash.status).toBe(200);
+    expect(((await byHash.json()) as { data: { changes: { items: unknown[] } } }).data.changes.items).toHaveLength(2);
+  });
+});
+
+describe('schema.graphql', () => {
+  it('is the printed schema (run `npm run schema` after changing the schema)', async () => {
+    expect(await readFile(SCHEMA_FILE, 'utf8')).toBe(printedSchema());
+  });
+});
