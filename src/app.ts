@@ -1,12 +1,13 @@
 // Builds the HTTP application without listening: yoga serves GraphQL at /graphql, and the REST facade
 // at /api is a projection of the same schema. Tests call app.fetch(); server.ts listens.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServerAdapter } from '@whatwg-node/server';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { createInMemoryAPQStore, useAPQ } from '@graphql-yoga/plugin-apq';
 import { GraphQLError, type ValidationContext } from 'graphql';
-import { createLRUCache, createYoga, maskError, type YogaServerInstance } from 'graphql-yoga';
+import { createLRUCache, createYoga, maskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { createCalcService } from './catalog/calc-service.js';
 import { checkHealth } from './catalog/health.js';
 import { createMarketHistory } from './catalog/history.js';
@@ -17,9 +18,13 @@ import { createContext, type Context, type Services } from './graphql/context.js
 import { costLimit } from './graphql/cost.js';
 import { schema } from './graphql/schema/index.js';
 import { DEFAULT_QUERY, graphiqlAssets, renderLocalGraphiQL } from './http/graphiql.js';
-import { requestLogging } from './http/logging.js';
+import { answer, answerStream, finish } from './http/layer.js';
+import { logged } from './http/logging.js';
+import { problemResponse } from './http/problem.js';
 import { currentRequestId, requestIdFrom, requestScope } from './http/request-context.js';
 import type { Logger } from './logger.js';
+import { restFacade, STREAM_ETAG } from './rest/plugin.js';
+import { restSpelling } from './rest/spelling.js';
 
 export interface AppDeps {
   config: Config;
@@ -49,6 +54,18 @@ const tooComplex = {
       context?.reportError(new GraphQLError(error.message.replace(/^Syntax Error: /, ''), { extensions: { code: 'QUERY_TOO_COMPLEX' } })),
   ],
 };
+
+/** Paths that are neither GraphQL, its assets nor the REST API: a problem+json 404 ("/" leads to the docs). */
+function notFound(): Plugin {
+  return {
+    onRequest({ url, endResponse }) {
+      const path = url.pathname;
+      if (path === '/graphql' || path === '/api' || path.startsWith('/api/') || path === '/_yoga/health') return;
+      if (path === '/') return endResponse(new Response(null, { status: 302, headers: { location: '/api/docs' } }));
+      endResponse(problemResponse('NOT_FOUND', `There is nothing at ${path}. The API is at /api (described at /api/docs) and GraphQL at /graphql.`));
+    },
+  };
+}
 
 /**
  * A GraphQLError raised on purpose, not one wrapping some other exception. Checked by name, not by
@@ -95,8 +112,10 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
       },
     },
     plugins: [
-      requestLogging(logger),
       graphiqlAssets(),
+      notFound(),
+      restFacade(logger),
+      restSpelling(),
       useAPQ({ store: createInMemoryAPQStore({ max: 1000, ttl: 0 }) }),
       maxDepthPlugin({ n: LIMITS.depth, ...tooComplex }),
       maxAliasesPlugin({ n: LIMITS.aliases, ...tooComplex }),
@@ -105,14 +124,30 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     ],
   });
 
+  // Every answer leaves through the HTTP layer: ETag and 304, Cache-Control, compression, HEAD.
+  const handle = async (request: Request): Promise<Response> => {
+    const pathname = new URL(request.url).pathname;
+    // A CORS preflight gets yoga's answer (browsers need it to send If-None-Match); any other OPTIONS
+    // on the read-only API is a method it does not allow.
+    if (request.method === 'OPTIONS' && pathname.startsWith('/api') && !request.headers.has('access-control-request-method')) {
+      return problemResponse('METHOD_NOT_ALLOWED', 'OPTIONS is not allowed here; the API is read-only (GET, HEAD).', undefined, { allow: 'GET, HEAD' });
+    }
+    const response = await yoga.fetch(request);
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || response.status !== 200) {
+      return request.method === 'HEAD' && response.body ? new Response(null, response) : response;
+    }
+    const streamEtag = response.headers.get(STREAM_ETAG);
+    if (streamEtag) {
+      response.headers.delete(STREAM_ETAG);
+      return answerStream(request, pathname, response, streamEtag);
+    }
+    return answer(request, pathname, await finish(response));
+  };
   const fetch = (request: Request): Promise<Response> => {
     const scope = { id: requestIdFrom(request.headers.get('x-request-id')), startedAt: process.hrtime.bigint() };
-    return requestScope.run(scope, async () => yoga.fetch(request));
+    return requestScope.run(scope, async () => logged(logger, scope, request, await handle(request)));
   };
-  const listener = (req: IncomingMessage, res: ServerResponse) => {
-    const header = req.headers['x-request-id'];
-    const scope = { id: requestIdFrom(typeof header === 'string' ? header : null), startedAt: process.hrtime.bigint() };
-    requestScope.run(scope, () => void yoga(req, res));
-  };
+  const adapter = createServerAdapter(fetch);
+  const listener = (req: IncomingMessage, res: ServerResponse) => adapter.requestListener(req, res);
   return { fetch, listener, services, yoga };
 }

@@ -1,0 +1,125 @@
+// What every HTTP answer goes through on its way out, GraphQL and REST alike: a weak ETag computed from
+// the body, 304 for a matching If-None-Match, Cache-Control per kind of response, compression when the
+// client accepts it, and HEAD answered like GET without a body.
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+
+export const CACHE_CONTROL = {
+  data: 'public, max-age=300, stale-while-revalidate=60',
+  health: 'no-cache',
+  assets: 'public, max-age=86400',
+} as const;
+
+const brotli = promisify(zlib.brotliCompress);
+const gzip = promisify(zlib.gzip);
+/** Not worth compressing below this size. */
+const MIN_COMPRESS_BYTES = 1024;
+
+export const etagOf = (body: Uint8Array | string): string => `W/"${createHash('sha1').update(body).digest('base64url')}"`;
+
+/** Weak comparison (RFC 9110 §13.1.2): opaque tags equal, W/ ignored; a list, or *. */
+export function matchesIfNoneMatch(header: string | null, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  const own = opaque(etag);
+  return header.split(',').some((tag) => opaque(tag) === own);
+}
+
+export function preferredEncoding(acceptEncoding: string | null): 'br' | 'gzip' | null {
+  if (!acceptEncoding) return null;
+  const accepted = new Map<string, number>();
+  for (const part of acceptEncoding.split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    accepted.set(name!, q ? Number(q.slice(2)) || 0 : 1);
+  }
+  const quality = (name: string) => accepted.get(name) ?? accepted.get('*') ?? 0;
+  if (quality('br') > 0 && quality('br') >= quality('gzip')) return 'br';
+  if (quality('gzip') > 0) return 'gzip';
+  return null;
+}
+
+export function cacheControlFor(pathname: string): string {
+  if (pathname === '/api/health') return CACHE_CONTROL.health;
+  if (pathname.startsWith('/graphiql/')) return CACHE_CONTROL.assets;
+  return CACHE_CONTROL.data;
+}
+
+/** A finished body with its validator and compressed forms (kept by the body cache). */
+export interface FinishedBody {
+  status: number;
+  headers: [string, string][];
+  body: Uint8Array;
+  etag: string;
+  encoded: Partial<Record<'br' | 'gzip', Uint8Array>>;
+}
+
+export async function finish(response: Response): Promise<FinishedBody> {
+  const body = new Uint8Array(await response.arrayBuffer());
+  return { status: response.status, headers: [...response.headers], body, etag: etagOf(body), encoded: {} };
+}
+
+async function encode(finished: FinishedBody, encoding: 'br' | 'gzip'): Promise<Uint8Array> {
+  let encoded = finished.encoded[encoding];
+  if (!encoded) {
+    encoded =
+      encoding === 'br'
+        ? new Uint8Array(await brotli(finished.body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } }))
+        : new Uint8Array(await gzip(finished.body, { level: 6 }));
+    finished.encoded[encoding] = encoded;
+  }
+  return encoded;
+}
+
+function varyFor(pathname: string): string {
+  return pathname === '/graphql' ? 'Accept-Encoding, Accept' : 'Accept-Encoding';
+}
+
+/** 304 with a fresh header set: copying the 200's headers would leave Content-Type on it. */
+export function notModified(etag: string, pathname: string): Response {
+  return new Response(null, { status: 304, headers: { etag, 'cache-control': cacheControlFor(pathname), vary: varyFor(pathname) } });
+}
+
+/** A finished 200 as the client asked for it: 304, compressed, or plain; no body for HEAD. */
+export async function answer(request: Request, pathname: string, finished: FinishedBody): Promise<Response> {
+  if (matchesIfNoneMatch(request.headers.get('if-none-match'), finished.etag)) return notModified(finished.etag, pathname);
+  const headers = new Headers(finished.headers);
+  headers.set('etag', finished.etag);
+  headers.set('cache-control', cacheControlFor(pathname));
+  headers.set('vary', varyFor(pathname));
+  let body = finished.body;
+  const encoding = finished.body.byteLength >= MIN_COMPRESS_BYTES ? preferredEncoding(request.headers.get('accept-encoding')) : null;
+  if (encoding) {
+    body = await encode(finished, encoding);
+    headers.set('content-encoding', encoding);
+  }
+  headers.set('content-length', String(body.byteLength));
+  return new Response(request.method === 'HEAD' ? null : (body as Uint8Array<ArrayBuffer>), { status: finished.status, headers });
+}
+
+/**
+ * A response streamed as it is produced (the CSV export): its ETag cannot come from a body that does
+ * not exist yet, so the handler gives one computed from what determines the body (the normalised
+ * request and the data version); compressed on the fly.
+ */
+export function answerStream(request: Request, pathname: string, response: Response, etag: string): Response {
+  if (matchesIfNoneMatch(request.headers.get('if-none-match'), etag)) return notModified(etag, pathname);
+  const headers = new Headers(response.headers);
+  headers.set('etag', etag);
+  headers.set('cache-control', cacheControlFor(pathname));
+  headers.set('vary', varyFor(pathname));
+  if (request.method === 'HEAD' || !response.body) {
+    void response.body?.cancel();
+    return new Response(null, { status: response.status, headers });
+  }
+  const encoding = preferredEncoding(request.headers.get('accept-encoding'));
+  if (!encoding) return new Response(response.body, { status: response.status, headers });
+  headers.set('content-encoding', encoding);
+  headers.delete('content-length');
+  const compressor = encoding === 'br' ? zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } }) : zlib.createGzip();
+  const compressed = Readable.fromWeb(response.body as never).pipe(compressor);
+  return new Response(Readable.toWeb(compressed) as unknown as ReadableStream, { status: response.status, headers });
+}

@@ -1,0 +1,211 @@
+// GET /api/openapi.json: OpenAPI 3.1, generated from the same sources as the API itself — the route
+// table, the GraphQL arguments (names, types, defaults, allowed values), the shared zod ranges, and
+// the GraphQL output types in their REST spelling.
+import {
+  getNamedType,
+  getNullableType,
+  isEnumType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isScalarType,
+  type GraphQLEnumType,
+  type GraphQLNamedType,
+  type GraphQLOutputType,
+  type GraphQLSchema,
+} from 'graphql';
+import { z } from 'zod';
+import { PARAMS } from '../graphql/args.js';
+import { ERRORS } from '../http/errors.js';
+import { CSV_COLUMNS } from './csv.js';
+import { restValues, type ParamSpec } from './params.js';
+import type { RestRoute } from './routes.js';
+
+type JsonSchema = Record<string, unknown>;
+
+export const API_VERSION = '0.2.0';
+
+const SCALARS: Record<string, JsonSchema> = {
+  String: { type: 'string' },
+  ID: { type: 'string' },
+  Int: { type: 'integer' },
+  Float: { type: 'number' },
+  Boolean: { type: 'boolean' },
+  Decimal: { type: 'string', pattern: '^-?\\d+\\.\\d{2}$', description: 'a decimal with two decimals: euros, or percent per year', examples: ['1234.56'] },
+  DateTime: { type: 'string', format: 'date-time' },
+  Date: { type: 'string', format: 'date' },
+  JSON: { type: ['object', 'null'], description: 'what changed, e.g. {"headlineRate": "2.10"}' },
+};
+
+const enumSchema = (type: GraphQLEnumType): JsonSchema => ({ type: 'string', enum: restValues(type), ...(type.description ? { description: type.description } : {}) });
+
+/** A GraphQL output type as JSON Schema; object types become $refs collected into `components`. */
+function outputSchema(type: GraphQLOutputType, components: Map<string, JsonSchema>): JsonSchema {
+  const nullable = !isNonNullType(type);
+  const inner = getNullableType(type);
+  let schema: JsonSchema;
+  if (isListType(inner)) {
+    schema = { type: 'array', items: outputSchema(inner.ofType, components) };
+  } else {
+    const named = getNamedType(inner) as GraphQLNamedType;
+    if (isScalarType(named)) schema = SCALARS[named.name] ?? {};
+    else if (isEnumType(named)) schema = enumSchema(named);
+    else if (isObjectType(named)) {
+      if (!components.has(named.name)) {
+        components.set(named.name, {}); // placeholder: types can refer to themselves
+        const fields = Object.values(named.getFields());
+        components.set(named.name, {
+          type: 'object',
+          ...(named.description ? { description: named.description } : {}),
+          properties: Object.fromEntries(
+            fields.map((f) => {
+              const property = outputSchema(f.type, components);
+              return [f.name, f.description ? { ...property, description: f.description } : property];
+            }),
+          ),
+          // Absent values are null, never missing keys.
+          required: fields.map((f) => f.name),
+          additionalProperties: false,
+        });
+      }
+      schema = { $ref: `#/components/schemas/${named.name}` };
+    } else schema = {};
+  }
+  if (!nullable) return schema;
+  if ('$ref' in schema) return { oneOf: [schema, { type: 'null' }] };
+  if (typeof schema.type === 'string') return { ...schema, type: [schema.type, 'null'], ...(schema.enum ? { enum: [...(schema.enum as unknown[]), null] } : {}) };
+  return schema;
+}
+
+function rangeOf(name: string): JsonSchema {
+  const rule = PARAMS[name as keyof typeof PARAMS];
+  if (!rule) return {};
+  const { $schema: _drop, ...schema } = z.toJSONSchema(rule, { unrepresentable: 'any' }) as JsonSchema;
+  return schema;
+}
+
+function itemSchema(spec: ParamSpec): JsonSchema {
+  const type = spec.base;
+  if (isEnumType(type)) return { type: 'string', enum: restValues(type) };
+  const name = getNamedType(type).name;
+  if (name === 'Decimal') return { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000_000, description: 'at most two decimals' };
+  return SCALARS[name] ?? { type: 'string' };
+}
+
+function parameterSchema(spec: ParamSpec): JsonSchema {
+  const range = rangeOf(spec.name);
+  let schema: JsonSchema;
+  if (spec.list) {
+    const items = { ...itemSchema(spec), ...((range.items as JsonSchema | undefined) ?? {}) };
+    if ((items.maximum as number) > 1e15) delete items.maximum;
+    schema = { type: 'array', items, ...(range.maxItems ? { maxItems: range.maxItems } : {}) };
+  } else {
+    schema = { ...itemSchema(spec), ...(range.type === 'integer' ? range : {}), ...(typeof range.maxLength === 'number' ? { maxLength: range.maxLength } : {}) };
+    if ((schema.maximum as number) > 1e15) delete schema.maximum;
+  }
+  const fallback = spec.arg.defaultValue;
+  if (fallback !== undefined && fallback !== null) schema.default = getNamedType(spec.base).name === 'Decimal' ? Number(fallback) : fallback;
+  return schema;
+}
+
+function parameter(spec: ParamSpec): JsonSchema {
+  return {
+    name: spec.name,
+    in: spec.in,
+    required: spec.in === 'path',
+    ...(spec.arg.description ? { description: spec.arg.description } : {}),
+    schema: parameterSchema(spec),
+    // Lists are one comma-separated value: terms=12,24
+    ...(spec.list ? { style: 'form', explode: false } : {}),
+  };
+}
+
+const problemRef = { $ref: '#/components/schemas/Problem' };
+const problemResponse = (description: string) => ({ description, content: { 'application/problem+json': { schema: problemRef } } });
+const CACHE_HEADERS = {
+  ETag: { description: 'weak validator computed from the body; send it back in If-None-Match', schema: { type: 'string' } },
+  'Cache-Control': { description: 'how long the answer may be reused', schema: { type: 'string' } },
+  'X-Request-Id': { description: 'the request id (echoed, or made up)', schema: { type: 'string' } },
+};
+
+function responsesFor(route: RestRoute, components: Map<string, JsonSchema>, schema: GraphQLSchema): JsonSchema {
+  const ok: JsonSchema = { description: route.summary, headers: CACHE_HEADERS };
+  if (route.kind === 'export') {
+    ok.content = { 'text/csv': { schema: { type: 'string', description: `UTF-8 with BOM, CRLF, \`;\`-separated, decimal comma; columns: ${CSV_COLUMNS.join(';')}` } } };
+  } else if (route.kind === 'docs') {
+    ok.content = { 'text/html': { schema: { type: 'string' } } };
+  } else if (route.kind === 'openapi') {
+    ok.content = { 'application/json': { schema: { type: 'object', description: 'an OpenAPI 3.1 document' } } };
+  } else if (route.kind === 'history') {
+    ok.content = {
+      'application/json': {
+        schema: { oneOf: [outputSchema(schema.getType('RatePlanPage') as never, components), outputSchema(schema.getType('MarketHistory') as never, components)] },
+      },
+    };
+  } else if (route.bodyType) {
+    ok.content = { 'application/json': { schema: outputSchema(schema.getType(route.bodyType) as never, components) } };
+  }
+  const responses: JsonSchema = {
+    200: ok,
+    304: { description: 'Not modified: the If-None-Match value matches the current ETag', headers: CACHE_HEADERS },
+    405: problemResponse('Method not allowed (the API is read-only); Allow: GET, HEAD'),
+  };
+  if (route.params.some((p) => p.in === 'query' || p.in === 'path')) responses[400] = problemResponse('Invalid parameters: every bad parameter is listed in `errors`');
+  if (route.path === '/api/products/{id}') responses[404] = problemResponse('Unknown offer');
+  if (route.kind === 'history') responses[404] = problemResponse('Unknown offerId');
+  if (route.kind === 'health') responses[503] = { description: 'Degraded', content: { 'application/json': { schema: outputSchema(schema.getType('Health') as never, components) } } };
+  responses[500] = problemResponse('Unexpected error (never for any input; reported with the request id)');
+  return responses;
+}
+
+export function openApiDocument(schema: GraphQLSchema, routes: readonly RestRoute[]): JsonSchema {
+  const components = new Map<string, JsonSchema>();
+  const paths: Record<string, JsonSchema> = {};
+  for (const route of routes) {
+    const operationId = route.path.replace(/^\/api\//, '').replace(/[{}]/g, '').split(/[/.-]/).map((w, i) => (i === 0 ? w : w.charAt(0).toUpperCase() + w.slice(1))).join('');
+    const operation = {
+      operationId,
+      summary: route.summary,
+      description: route.description,
+      parameters: route.params.map(parameter),
+      responses: responsesFor(route, components, schema),
+    };
+    paths[route.path] = {
+      get: operation,
+      head: { ...operation, operationId: `${operationId}Head`, summary: `${route.summary} (headers only)`, responses: { ...(operation.responses as object), 200: { description: 'as GET, without a body', headers: CACHE_HEADERS } } },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Savings-rate comparison API',
+      version: API_VERSION,
+      description:
+        'A read-only API that calculates, on the server, what every savings offer earns for an amount, how much of it the deposit guarantee scheme covers, and how rates have moved. Rates are gross, per year, as published by the provider; variable rates can change; the data is not advice. Amounts are in euros, rates are percentages per year as strings with two decimals, dates are ISO 8601. The ordering of results follows only from the rate, the amount and the deposit guarantee, never from fees paid by banks. Every response carries a weak ETag; send it back in If-None-Match for a 304. Terms of use: free for personal and non-commercial use with attribution and a link; the full dataset must not be republished as a competing comparison; please keep request rates polite. GraphQL at /graphql serves the same schema.',
+    },
+    servers: [{ url: '/' }],
+    paths,
+    components: {
+      schemas: {
+        ...Object.fromEntries([...components].sort(([a], [b]) => (a < b ? -1 : 1))),
+        ParameterProblem: {
+          type: 'object',
+          properties: { parameter: { type: 'string' }, message: { type: 'string' } },
+          required: ['parameter', 'message'],
+        },
+        Problem: {
+          type: 'object',
+          description: `RFC 9457 problem details. Types: ${Object.values(ERRORS).map((e) => `${e.status} ${e.slug}`).join(', ')}.`,
+          properties: {
+            type: { type: 'string', format: 'uri-reference' },
+            title: { type: 'string' },
+            status: { type: 'integer' },
+            detail: { type: 'string' },
+            errors: { type: 'array', items: { $ref: '#/components/schemas/ParameterProblem' } },
+          },
+          required: ['type', 'title', 'status', 'detail'],
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,140 @@
+// REST query parameters, as a projection of the GraphQL arguments: a parameter's name, type, default,
+// description and allowed values are those of the root field's argument; its range is the shared zod
+// rule (src/graphql/args.ts). Parsing turns the query string into GraphQL variables, or lists every
+// problem at once.
+import {
+  getNullableType,
+  isEnumType,
+  isListType,
+  isScalarType,
+  type GraphQLArgument,
+  type GraphQLEnumType,
+  type GraphQLField,
+  type GraphQLInputType,
+} from 'graphql';
+import { CROSS_RULES, PARAMS } from '../graphql/args.js';
+import type { ParameterProblem } from '../http/errors.js';
+
+/** One REST parameter: a GraphQL argument seen from the query string. */
+export interface ParamSpec {
+  name: string;
+  in: 'query' | 'path';
+  arg: GraphQLArgument;
+  /** The named type of the argument (or of its list items). */
+  base: GraphQLInputType;
+  list: boolean;
+}
+
+export function paramsOf(field: GraphQLField<unknown, unknown>, pathParams: readonly string[] = []): ParamSpec[] {
+  return field.args.map((arg) => {
+    const type = getNullableType(arg.type);
+    const list = isListType(type);
+    const base = (list ? getNullableType(type.ofType) : type) as GraphQLInputType;
+    return { name: arg.name, in: pathParams.includes(arg.name) ? 'path' : 'query', arg, base, list };
+  });
+}
+
+const INTEGER = /^[+-]?\d{1,15}$/;
+const DECIMAL = /^-?\d+(\.\d+)?$/;
+
+/** REST spelling (an enum's internal value) → the GraphQL name, case-insensitively. */
+function enumName(type: GraphQLEnumType, text: string): string | undefined {
+  const lower = text.toLowerCase();
+  return type.getValues().find((v) => String(v.value).toLowerCase() === lower)?.name;
+}
+
+export const restValues = (type: GraphQLEnumType): string[] => type.getValues().map((v) => String(v.value));
+
+type Parsed = { ok: true; value: unknown; internal: unknown } | { ok: false; message: string };
+
+/** One value of the query string: its GraphQL variable value, and its internal value for the checks. */
+function parseOne(spec: ParamSpec, text: string): Parsed {
+  const type = spec.base;
+  if (isEnumType(type)) {
+    const name = enumName(type, text);
+    return name === undefined ? { ok: false, message: `must be one of ${restValues(type).join(', ')}` } : { ok: true, value: name, internal: type.getValue(name)!.value };
+  }
+  if (isScalarType(type)) {
+    switch (type.name) {
+      case 'Int':
+        return INTEGER.test(text) ? { ok: true, value: Number(text), internal: Number(text) } : { ok: false, message: 'must be a whole number' };
+      case 'Decimal':
+        return DECIMAL.test(text) ? { ok: true, value: text, internal: text } : { ok: false, message: 'must be a number such as 50000 or 1234.56' };
+      case 'Boolean': {
+        const lower = text.toLowerCase();
+        return lower === 'true' || lower === 'false' ? { ok: true, value: lower === 'true', internal: lower === 'true' } : { ok: false, message: 'must be true or false' };
+      }
+      default:
+        return { ok: true, value: text, internal: text };
+    }
+  }
+  return { ok: false, message: 'is not supported as a query parameter' };
+}
+
+export type ParseResult = { ok: true; variables: Record<string, unknown> } | { ok: false; errors: ParameterProblem[] };
+
+/**
+ * The query string (and path parameters) → GraphQL variables. A repeated parameter is an error, an
+ * empty one counts as absent, an unknown one is ignored (contract §7).
+ */
+export function parseParams(specs: readonly ParamSpec[], query: URLSearchParams, path: Record<string, string> = {}): ParseResult {
+  const errors: ParameterProblem[] = [];
+  const variables: Record<string, unknown> = {};
+  const internal: Record<string, unknown> = {};
+  for (const spec of specs) {
+    let raw: string;
+    if (spec.in === 'path') {
+      raw = path[spec.name] ?? '';
+    } else {
+      const given = query.getAll(spec.name);
+      if (given.length > 1) {
+        errors.push({ parameter: spec.name, message: `given ${given.length} times; give it once (lists are comma-separated)` });
+        continue;
+      }
+      raw = (given[0] ?? '').trim();
+    }
+    if (raw === '') continue; // absent: GraphQL applies the argument's default
+    if (spec.list) {
+      const items = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+      const parsed = items.map((item) => parseOne(spec, item));
+      const bad = parsed.find((p): p is { ok: false; message: string } => !p.ok);
+      if (bad) {
+        errors.push({ parameter: spec.name, message: `each value ${bad.message}` });
+        continue;
+      }
+      if (items.length === 0) continue;
+      variables[spec.name] = parsed.map((p) => (p as { value: unknown }).value);
+      internal[spec.name] = parsed.map((p) => (p as { internal: unknown }).internal);
+      continue;
+    }
+    const parsed = parseOne(spec, raw);
+    if (!parsed.ok) {
+      errors.push({ parameter: spec.name, message: parsed.message });
+      continue;
+    }
+    variables[spec.name] = parsed.value;
+    internal[spec.name] = parsed.internal;
+  }
+
+  // The shared ranges, on what parsed; then the rules across parameters.
+  for (const [name, value] of Object.entries(internal)) {
+    const rule = PARAMS[name as keyof typeof PARAMS];
+    const checked = rule?.safeParse(value);
+    if (checked && !checked.success) errors.push({ parameter: name, message: checked.error.issues[0]!.message });
+  }
+  if (specs.some((s) => s.name === 'termMin')) {
+    for (const [parameter, message, holds] of CROSS_RULES) if (!holds(internal)) errors.push({ parameter, message });
+  }
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, variables };
+}
+
+/** The variables with every argument default filled in, in GraphQL spelling (sofa declares defaulted arguments as required variables). */
+export function withDefaults(specs: readonly ParamSpec[], variables: Record<string, unknown>): Record<string, unknown> {
+  const filled = { ...variables };
+  for (const spec of specs) {
+    const fallback = spec.arg.defaultValue;
+    if (spec.name in filled || fallback === undefined || fallback === null) continue;
+    filled[spec.name] = isEnumType(spec.base) ? (spec.base.getValues().find((v) => v.value === fallback)?.name ?? fallback) : fallback;
+  }
+  return filled;
+}

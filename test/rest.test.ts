@@ -1,0 +1,484 @@
+// The REST facade as clients of the spec use it: black-box through app.fetch.
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { validate } from '@readme/openapi-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CSV_COLUMNS, csvRow, type ExportItem } from '../src/rest/csv.js';
+import { respellObject } from '../src/rest/spelling.js';
+import { schema } from '../src/graphql/schema/index.js';
+import { createTestApp, type TestApp } from './support/app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+async function getJson<T = any>(path: string, init?: RequestInit): Promise<{ status: number; headers: Headers; body: T }> {
+  const res = await t.get(path, init);
+  return { status: res.status, headers: res.headers, body: (await res.json()) as T };
+}
+
+/** The GraphQL answer in REST spelling (enum values as the contract spells them). */
+async function viaGraphql(query: string, variables?: Record<string, unknown>): Promise<any> {
+  const { body } = await t.graphql(query, variables);
+  expect(body.errors).toBeUndefined();
+  return respellObject(body.data as Record<string, unknown>, schema.getQueryType()!);
+}
+
+const OFFER_KEYS = [
+  'id', 'name', 'type', 'brand', 'institution', 'channel', 'platform', 'termMonths', 'noticeDays', 'payout', 'minAmount', 'maxAmount', 'rateType',
+  'headlineRate', 'tierMode', 'tiers', 'promotion', 'openToNewCustomers', 'currentAccountRequired', 'annualFee', 'earlyWithdrawal', 'interestCompounds',
+  'withholding', 'freshness', 'sourceUrl', 'eligible', 'ineligibleReason', 'calc', 'dgs',
+];
+const CALC_KEYS = ['amount', 'months', 'promotionApplied', 'nominalRate', 'grossInterest', 'withholdingTax', 'fees', 'netInterest', 'endBalance', 'comparableYield', 'effectiveRate', 'returnPerYear', 'steps'];
+const DGS_KEYS = ['scheme', 'country', 'limit', 'verified', 'covered', 'uncovered', 'coveredPercent', 'fullyCovered', 'sharedWith'];
+const MONEY = /^-?\d+\.\d{2}$/;
+
+describe('GET /api/products', () => {
+  it('answers the spec defaults: flexible, 50000, 12 months, full DGS cover, 50 per page', async () => {
+    const { status, headers, body } = await getJson('/api/products');
+    expect(status).toBe(200);
+    expect(headers.get('content-type')).toMatch(/^application\/json/);
+    expect(Object.keys(body)).toEqual(['items', 'total', 'hiddenByDgs', 'hiddenIneligible', 'facets', 'termCurve', 'typeMax', 'market', 'generatedAt']);
+    expect(body.items).toHaveLength(Math.min(50, body.total));
+    for (const item of body.items) {
+      expect(Object.keys(item)).toEqual(OFFER_KEYS);
+      expect(Object.keys(item.calc)).toEqual(CALC_KEYS);
+      expect(Object.keys(item.dgs)).toEqual(DGS_KEYS);
+      expect(item.type).toBe('flexible');
+      expect(item.calc).toMatchObject({ amount: '50000.00', months: 12, steps: [] });
+      expect(item.dgs.fullyCovered).toBe(true);
+      for (const key of ['grossInterest', 'netInterest', 'comparableYield', 'returnPerYear']) expect(item.calc[key]).toMatch(MONEY);
+    }
+    const returns = body.items.map((i: any) => Number(i.calc.returnPerYear));
+    expect(returns).toEqual([...returns].sort((a, b) => b - a));
+    expect(Object.keys(body.facets)).toEqual(['type', 'channel', 'country', 'dgsCountry', 'payout', 'term', 'withholding']);
+    expect(Object.keys(body.typeMax)).toEqual(['flexible', 'notice', 'deposit']);
+    expect(Object.keys(body.market)).toEqual(['offers', 'institutions', 'verifiedDgs', 'best']);
+    expect(Object.keys(body.market.best)).toEqual(['flexible', 'notice', 'deposit12', 'deposit60']);
+  });
+
+  // Each parameter, in the spec's spelling, must mean what the GraphQL argument means.
+  const cases: [string, string][] = [
+    ['amount=12345.67', 'amount: "12345.67"'],
+    ['horizon=36', 'horizon: 36'],
+    ['type=deposit', 'type: DEPOSIT'],
+    ['type=all&terms=12,24', 'type: ALL, terms: [12, 24]'],
+    ['type=deposit&termMin=12&termMax=36', 'type: DEPOSIT, termMin: 12, termMax: 36'],
+    ['type=all&channel=aggregator', 'type: ALL, channel: AGGREGATOR'],
+    ['type=all&country=nl,DE', 'type: ALL, country: ["NL", "DE"]'],
+    ['type=all&dgsCountry=LT', 'type: ALL, dgsCountry: ["LT"]'],
+    ['type=all&fullDgs=false&amount=250000', 'type: ALL, fullDgs: false, amount: "250000"'],
+    ['type=all&withholding=reducible', 'type: ALL, withholding: REDUCIBLE'],
+    ['type=all&promotions=exclude', 'type: ALL, promotions: EXCLUDE'],
+    ['type=all&promotions=only', 'type: ALL, promotions: ONLY'],
+    ['type=all&newCustomers=no', 'type: ALL, newCustomers: NO'],
+    ['type=all&payout=MONTHLY,at_maturity', 'type: ALL, payout: [MONTHLY, AT_MATURITY]'],
+    ['type=all&currentAccount=no', 'type: ALL, currentAccount: NO'],
+    ['type=all&fees=none', 'type: ALL, fees: NONE'],
+    ['type=deposit&earlyWithdrawal=allowed', 'type: DEPOSIT, earlyWithdrawal: ALLOWED'],
+    ['type=notice&noticeMax=60', 'type: NOTICE, noticeMax: 60'],
+    ['type=all&freshness=24h', 'type: ALL, freshness: LAST_24H'],
+    ['type=all&freshness=official', 'type: ALL, freshness: OFFICIAL'],
+    ['type=all&includeIneligible=true&amount=200', 'type: ALL, includeIneligible: true, amount: "200"'],
+    ['type=all&sort=effective', 'type: ALL, sort: EFFECTIVE'],
+    ['type=all&sort=term&order=desc', 'type: ALL, sort: TERM, order: DESC'],
+    ['type=all&sort=bank', 'type: ALL, sort: BANK'],
+    ['type=all&sort=verified&order=asc', 'type: ALL, sort: VERIFIED, order: ASC'],
+    ['type=all&zoek=bank', 'type: ALL, zoek: "bank"'],
+    ['type=all&page=3&pageSize=7', 'type: ALL, page: 3, pageSize: 7'],
+  ];
+  it.each(cases)('?%s is products(%s)', async (query, args) => {
+    const rest = await getJson(`/api/products?${query}`);
+    expect(rest.status).toBe(200);
+    const graphql = await viaGraphql(`{ products(${args}) { total hiddenByDgs hiddenIneligible items { id calc { amount months netInterest returnPerYear } eligible } } }`);
+    expect({ total: rest.body.total, hiddenByDgs: rest.body.hiddenByDgs, hiddenIneligible: rest.body.hiddenIneligible }).toEqual({
+      total: graphql.products.total,
+      hiddenByDgs: graphql.products.hiddenByDgs,
+      hiddenIneligible: graphql.products.hiddenIneligible,
+    });
+    expect(rest.body.items.map((i: any) => ({ id: i.id, calc: { amount: i.calc.amount, months: i.calc.months, netInterest: i.calc.netInterest, returnPerYear: i.calc.returnPerYear }, eligible: i.eligible }))).toEqual(
+      graphql.products.items,
+    );
+  });
+
+  it('finds a brand by id or by name', async () => {
+    const offer = t.app.services.store.current().offers[0]!;
+    const byId = await getJson(`/api/products?type=all&brand=${offer.brand.id}&fullDgs=false`);
+    const byName = await getJson(`/api/products?type=all&brand=${encodeURIComponent(offer.brand.name.toUpperCase())}&fullDgs=false`);
+    expect(byId.body.total).toBeGreaterThan(0);
+    expect(byName.body.items.map((i: any) => i.id)).toEqual(byId.body.items.map((i: any) => i.id));
+    for (const item of byId.body.items) expect(item.brand.id).toBe(offer.brand.id);
+  });
+
+  it('treats an empty value as absent and ignores unknown parameters', async () => {
+    const plain = await getJson('/api/products?type=all');
+    const empty = await getJson('/api/products?type=all&country=&terms=&amount=&sort=&utm_source=newsletter');
+    expect(empty.body).toEqual(plain.body);
+  });
+
+  it.each([
+    ['amount=0', ['amount']],
+    ['amount=-5', ['amount']],
+    ['amount=1000000001', ['amount']],
+    ['amount=12.345', ['amount']],
+    ['amount=twelve', ['amount']],
+    ['amount=NaN', ['amount']],
+    ['amount=Infinity', ['amount']],
+    ['amount=1e6', ['amount']],
+    ['horizon=0', ['horizon']],
+    ['horizon=601', ['horizon']],
+    ['horizon=1.5', ['horizon']],
+    ['type=savings', ['type']],
+    ['terms=0', ['terms']],
+    ['terms=12,x', ['terms']],
+    ['termMin=601', ['termMin']],
+    ['termMax=0', ['termMax']],
+    ['termMin=36&termMax=12', ['termMin']],
+    ['channel=bank', ['channel']],
+    ['country=NLD', ['country']],
+    ['dgsCountry=1', ['dgsCountry']],
+    ['fullDgs=yes', ['fullDgs']],
+    ['withholding=some', ['withholding']],
+    ['promotions=all', ['promotions']],
+    ['newCustomers=maybe', ['newCustomers']],
+    ['payout=WEEKLY', ['payout']],
+    ['currentAccount=yes', ['currentAccount']],
+    ['fees=low', ['fees']],
+    ['earlyWithdrawal=never', ['earlyWithdrawal']],
+    ['noticeMax=-1', ['noticeMax']],
+    ['freshness=12h', ['freshness']],
+    ['includeIneligible=1', ['includeIneligible']],
+    ['sort=rate', ['sort']],
+    ['order=up', ['order']],
+    [`brand=${'b'.repeat(101)}`, ['brand']],
+    [`zoek=${'z'.repeat(101)}`, ['zoek']],
+    ['page=0', ['page']],
+    ['pageSize=501', ['pageSize']],
+    ['pageSize=0', ['pageSize']],
+    ['amount=1&amount=2', ['amount']],
+    ['amount=-1&horizon=0&type=x&page=0&pageSize=9999&termMin=9&termMax=3', ['amount', 'horizon', 'type', 'page', 'pageSize', 'termMin']],
+  ])('?%s is a 400 naming %j', async (query, parameters) => {
+    const { status, headers, body } = await getJson(`/api/products?${query}`);
+    expect(status).toBe(400);
+    expect(headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(body).toMatchObject({ type: expect.any(String), title: expect.any(String), status: 400, detail: expect.any(String) });
+    expect(body.errors.map((e: { parameter: string }) => e.parameter).sort()).toEqual([...parameters].sort());
+    for (const e of body.errors) expect(e.message.length).toBeGreaterThan(5);
+  });
+});
+
+describe('GET /api/products/{id}', () => {
+  it('answers the detail with steps, defaulting to 50000 and 12 months', async () => {
+    const offer = t.app.services.store.current().offers.find((o) => o.type === 'flexible')!;
+    const { status, body } = await getJson(`/api/products/${offer.id}`);
+    expect(status).toBe(200);
+    expect(Object.keys(body)).toEqual(['offer', 'history', 'sources', 'events', 'sameLicence']);
+    expect(body.offer.calc).toMatchObject({ amount: '50000.00', months: 12 });
+    expect(body.offer.calc.steps).toHaveLength(12);
+    expect(Object.keys(body.offer.calc.steps[0])).toEqual(['month', 'openingBalance', 'rate', 'interest', 'credited', 'withholding', 'closingBalance']);
+    expect(Object.keys(body.history[0])).toEqual(['id', 'offerId', 'offer', 'validFrom', 'validTo', 'observedAt', 'headlineRate', 'rateType', 'tierMode', 'tiers', 'promotion', 'sourceId']);
+    expect(Object.keys(body.events[0])).toEqual(['id', 'kind', 'at', 'offerId', 'brandId', 'institutionId', 'summary', 'from', 'to']);
+    expect(Object.keys(body.sources[0])).toEqual(['id', 'name', 'kind', 'url', 'status', 'lastCheckedAt', 'lastSuccessAt', 'lastError']);
+    const custom = await getJson(`/api/products/${offer.id}?amount=2500.5&horizon=3`);
+    expect(custom.body.offer.calc).toMatchObject({ amount: '2500.50', months: 3 });
+    expect(custom.body).toEqual(await viaGraphql(`query($id: ID!) { product(id: $id, amount: "2500.5", horizon: 3) {
+      offer { ${OFFER_KEYS.filter((k) => !['brand', 'institution', 'tiers', 'promotion', 'withholding', 'freshness', 'calc', 'dgs'].includes(k)).join(' ')}
+        brand { id name country } institution { id name country } tiers { from to rate } promotion { kind rate months maxBalance }
+        withholding { kind rate reducedRate } freshness { checkedAt official confirmed }
+        calc { ${CALC_KEYS.filter((k) => k !== 'steps').join(' ')} steps { month openingBalance rate interest credited withholding closingBalance } }
+        dgs { ${DGS_KEYS.join(' ')} } }
+      history { id offerId offer { id name brand { id name country } } validFrom validTo observedAt headlineRate rateType tierMode tiers { from to rate } promotion { kind rate months maxBalance } sourceId }
+      sources { id name kind url status lastCheckedAt lastSuccessAt lastError }
+      events { id kind at offerId brandId institutionId summary from to }
+      sameLicence { ${OFFER_KEYS.filter((k) => !['brand', 'institution', 'tiers', 'promotion', 'withholding', 'freshness', 'calc', 'dgs'].includes(k)).join(' ')}
+        brand { id name country } institution { id name country } tiers { from to rate } promotion { kind rate months maxBalance }
+        withholding { kind rate reducedRate } freshness { checkedAt official confirmed }
+        calc { ${CALC_KEYS.filter((k) => k !== 'steps').join(' ')} steps { month } } dgs { ${DGS_KEYS.join(' ')} } } } }`, { id: offer.id }).then((d) => d.product));
+  });
+
+  it('is a 404 problem for an unknown offer, and a 400 for bad parameters', async () => {
+    const unknown = await getJson('/api/products/no-such-offer');
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(unknown.body).toMatchObject({ status: 404, title: 'Not found' });
+    const bad = await getJson('/api/products/anything?amount=0&horizon=700');
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors.map((e: any) => e.parameter).sort()).toEqual(['amount', 'horizon']);
+  });
+});
+
+describe('the other endpoints', () => {
+  it('GET /api/institutions', async () => {
+    const { status, body } = await getJson('/api/institutions');
+    expect(status).toBe(200);
+    expect(Object.keys(body)).toEqual(['items']);
+    expect(Object.keys(body.items[0])).toEqual(['id', 'name', 'country', 'lei', 'dgs', 'brands']);
+    expect(Object.keys(body.items[0].dgs)).toEqual(['scheme', 'country', 'limit', 'verified', 'source', 'verifiedAt']);
+    expect(Object.keys(body.items[0].brands[0])).toEqual(['id', 'name', 'country', 'website']);
+    expect(body).toEqual(await viaGraphql('{ institutions { items { id name country lei dgs { scheme country limit verified source verifiedAt } brands { id name country website } } } }').then((d) => d.institutions));
+  });
+
+  it('GET /api/changes: 50 by default, limit otherwise', async () => {
+    const { body } = await getJson('/api/changes');
+    expect(body.items).toHaveLength(50);
+    expect(body.items[0].kind).toMatch(/^(rate_up|rate_down|promotion_start|promotion_end|new_offer|removed_offer|dgs_change)$/);
+    expect((await getJson('/api/changes?limit=3')).body.items).toHaveLength(3);
+    expect((await getJson('/api/changes?limit=0')).status).toBe(400);
+    expect((await getJson('/api/changes?limit=501')).status).toBe(400);
+  });
+
+  it('GET /api/rates/history: listing (100 per page), one offer (limit 100), market view (90 days)', async () => {
+    const listing = await getJson('/api/rates/history');
+    expect(Object.keys(listing.body)).toEqual(['items', 'total', 'page', 'pageSize']);
+    expect(listing.body).toMatchObject({ page: 1, pageSize: 100 });
+    expect(listing.body.items).toHaveLength(100);
+    const offer = t.app.services.store.current().offers[0]!;
+    const one = await getJson(`/api/rates/history?offerId=${offer.id}`);
+    expect(one.body.pageSize).toBe(100);
+    expect(one.body.items.every((p: any) => p.offerId === offer.id)).toBe(true);
+    const market = await getJson('/api/rates/history?view=market');
+    expect(market.body.items).toHaveLength(90);
+    expect(Object.keys(market.body.items[0])).toEqual(['date', 'flexible', 'notice', 'deposit12', 'deposit60']);
+    expect((await getJson('/api/rates/history?view=market&days=7')).body.items).toHaveLength(7);
+    const filtered = await getJson(`/api/rates/history?type=deposit&brand=${offer.brand.id}&page=1&pageSize=5`);
+    expect(filtered.body).toEqual(
+      await viaGraphql(`{ rateHistory(type: DEPOSIT, brand: "${offer.brand.id}", page: 1, pageSize: 5) { items { id offerId offer { id name brand { id name country } } validFrom validTo observedAt headlineRate rateType tierMode tiers { from to rate } promotion { kind rate months maxBalance } sourceId } total page pageSize } }`).then((d) => d.rateHistory),
+    );
+    expect((await getJson('/api/rates/history?offerId=nope')).status).toBe(404);
+    const bad = await getJson('/api/rates/history?view=table&days=0&limit=501&pageSize=0&type=bond');
+    expect(bad.body.errors.map((e: any) => e.parameter).sort()).toEqual(['days', 'limit', 'pageSize', 'type', 'view']);
+  });
+
+  it('GET /api/meta/last-updated', async () => {
+    const { body } = await getJson('/api/meta/last-updated');
+    expect(Object.keys(body)).toEqual(['generatedAt', 'lastIngestAt', 'dataVersion', 'stale', 'offers', 'sources']);
+    expect(Object.keys(body.offers)).toEqual(['active', 'removed', 'checked24h', 'official', 'confirmed']);
+    expect(Object.keys(body.sources)).toEqual(['total', 'ok', 'failing', 'items']);
+    expect(body.sources.items[0].kind).toMatch(/^(official|aggregator|manual)$/);
+  });
+
+  it('GET /api/health: 200 ok, 503 degraded when the data is too old, never cached', async () => {
+    const ok = await getJson('/api/health');
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual({ status: 'ok', checks: { database: 'ok', data: 'ok' }, dataAgeSeconds: 21600 });
+    expect(ok.headers.get('cache-control')).toBe('no-cache');
+    const now = t.clock.now;
+    t.clock.now = new Date(now.getTime() + 3 * 86_400_000);
+    try {
+      const stale = await getJson('/api/health');
+      expect(stale.status).toBe(503);
+      expect(stale.body).toMatchObject({ status: 'degraded', checks: { database: 'ok', data: 'stale' } });
+      expect(stale.headers.get('cache-control')).toBe('no-cache');
+    } finally {
+      t.clock.now = now;
+    }
+  });
+});
+
+describe('HTTP behaviour', () => {
+  it('answers a matching If-None-Match with 304: weak comparison, lists and *', async () => {
+    const first = await t.get('/api/products?type=all');
+    const etag = first.headers.get('etag')!;
+    expect(etag).toMatch(/^W\/".+"$/);
+    expect(first.headers.get('cache-control')).toBe('public, max-age=300, stale-while-revalidate=60');
+    for (const tag of [etag, etag.slice(2), `"other", ${etag}`, '*']) {
+      const res = await t.get('/api/products?type=all', { headers: { 'if-none-match': tag } });
+      expect(res.status, tag).toBe(304);
+      expect(res.headers.get('etag')).toBe(etag);
+      expect(res.headers.get('cache-control')).toBe('public, max-age=300, stale-while-revalidate=60');
+      expect(res.headers.get('vary')).toBe('Accept-Encoding');
+      expect(res.headers.get('content-type')).toBeNull();
+      expect(await res.text()).toBe('');
+    }
+    expect((await t.get('/api/products?type=all', { headers: { 'if-none-match': 'W/"stale"' } })).status).toBe(200);
+    // Another request, another body, another tag.
+    expect((await t.get('/api/products?type=notice')).headers.get('etag')).not.toBe(etag);
+  });
+
+  it('gives every 200 a weak ETag: JSON, CSV and the OpenAPI document', async () => {
+    for (const path of ['/api/institutions', '/api/products/export', '/api/openapi.json', '/api/changes', '/api/meta/last-updated', '/api/rates/history?view=market']) {
+      const res = await t.get(path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('etag'), path).toMatch(/^W\/".+"$/);
+      const again = await t.get(path, { headers: { 'if-none-match': res.headers.get('etag')! } });
+      expect(again.status, path).toBe(304);
+    }
+  });
+
+  it('answers HEAD like GET without a body', async () => {
+    for (const path of ['/api/products', '/api/products/export', '/api/health', '/api/openapi.json']) {
+      const get = await t.get(path);
+      const head = await t.app.fetch(new Request(`http://test.local${path}`, { method: 'HEAD' }));
+      expect(head.status, path).toBe(get.status);
+      expect(head.headers.get('etag'), path).toBe(get.headers.get('etag'));
+      expect(head.headers.get('content-type'), path).toBe(get.headers.get('content-type'));
+      expect(await head.text(), path).toBe('');
+    }
+  });
+
+  it('answers a CORS preflight, so browsers may send If-None-Match', async () => {
+    const res = await t.app.fetch(
+      new Request('http://test.local/api/products', { method: 'OPTIONS', headers: { origin: 'https://example.org', 'access-control-request-method': 'GET', 'access-control-request-headers': 'if-none-match' } }),
+    );
+    expect(res.status).toBeLessThan(300);
+    expect(res.headers.get('access-control-allow-origin')).toBeTruthy();
+  });
+
+  it.each(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])('answers %s on an API path with 405 and Allow: GET, HEAD', async (method) => {
+    const res = await t.app.fetch(new Request('http://test.local/api/products', { method, body: method === 'POST' ? '{}' : undefined }));
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET, HEAD');
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+
+  it('answers unknown paths with a 404 problem', async () => {
+    for (const path of ['/api/nothing', '/api/products/abc/def', '/nothing', '/graphiql/evil.js']) {
+      const res = await t.get(path);
+      expect(res.status, path).toBe(404);
+      expect(res.headers.get('content-type'), path).toMatch(/^application\/problem\+json/);
+      expect(((await res.json()) as { status: number }).status).toBe(404);
+    }
+  });
+
+  it('compresses with brotli or gzip when accepted, and says so in Vary', async () => {
+    const plain = await (await t.get('/api/products?type=all')).text();
+    const br = await t.get('/api/products?type=all', { headers: { 'accept-encoding': 'gzip, br' } });
+    expect(br.headers.get('content-encoding')).toBe('br');
+    expect(br.headers.get('vary')).toBe('Accept-Encoding');
+    expect(brotliDecompressSync(Buffer.from(await br.arrayBuffer())).toString()).toBe(plain);
+    const gz = await t.get('/api/products?type=all', { headers: { 'accept-encoding': 'gzip' } });
+    expect(gz.headers.get('content-encoding')).toBe('gzip');
+    expect(gunzipSync(Buffer.from(await gz.arrayBuffer())).toString()).toBe(plain);
+    const csv = await t.get('/api/products/export', { headers: { 'accept-encoding': 'gzip' } });
+    expect(csv.headers.get('content-encoding')).toBe('gzip');
+    expect(gunzipSync(Buffer.from(await csv.arrayBuffer())).toString()).toMatch(/^\uFEFFid;bank;/);
+  });
+
+  it('echoes a sane X-Request-Id and makes one up otherwise', async () => {
+    expect((await t.get('/api/health', { headers: { 'x-request-id': 'abc-123' } })).headers.get('x-request-id')).toBe('abc-123');
+    expect((await t.get('/api/health', { headers: { 'x-request-id': 'evil\u0001id' } })).headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await t.get('/api/nothing')).headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('caches GraphQL GET requests the same way', async () => {
+    const query = encodeURIComponent('{ changes(limit: 2) { items { id } } }');
+    const first = await t.get(`/graphql?query=${query}`);
+    expect(first.headers.get('etag')).toMatch(/^W\//);
+    expect((await t.get(`/graphql?query=${query}`, { headers: { 'if-none-match': first.headers.get('etag')! } })).status).toBe(304);
+  });
+});
+
+describe('GET /api/products/export', () => {
+  it('is every matching row as CSV: BOM, CRLF, `;`, decimal comma, the contract columns', async () => {
+    const res = await t.get('/api/products/export?type=all&amount=25000&page=2&pageSize=3');
+    expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(res.headers.get('content-disposition')).toBe('attachment; filename="savings-offers.csv"');
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]); // the BOM (Response.text() would drop it)
+    const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
+    expect(text.charCodeAt(0)).toBe(0xfeff);
+    const lines = text.slice(1).split('\r\n');
+    expect(lines.at(-1)).toBe('');
+    expect(text.slice(1).replace(/\r\n/g, '')).not.toMatch(/\n/);
+    expect(lines[0]).toBe(CSV_COLUMNS.join(';'));
+    const rows = lines.slice(1, -1).map((l) => l.split(';'));
+    const { body } = await getJson('/api/products?type=all&amount=25000&pageSize=500');
+    const second = await getJson('/api/products?type=all&amount=25000&pageSize=500&page=2');
+    expect(body.total).toBeGreaterThan(500); // the export spans several internal pages
+    expect(rows).toHaveLength(body.total); // page and pageSize are ignored
+    expect(rows.map((r) => r[0])).toEqual([...body.items, ...second.body.items].map((i: any) => i.id));
+    const [first] = body.items;
+    const row = Object.fromEntries(CSV_COLUMNS.map((c, i) => [c, rows[0]![i]]));
+    expect(row).toMatchObject({
+      bank: first.brand.name,
+      product: first.name,
+      type: first.type,
+      country: first.brand.country,
+      dgsCountry: first.dgs.country,
+      headlineRate: first.headlineRate.replace('.', ','),
+      returnPerYear: first.calc.returnPerYear.replace('.', ','),
+      endBalance: first.calc.endBalance.replace('.', ','),
+      dgsCovered: first.dgs.covered.replace('.', ','),
+      payout: first.payout,
+      withholding: first.withholding.kind,
+      checkedAt: first.freshness.checkedAt,
+    });
+    for (const r of rows) for (const i of [9, 10, 11, 12, 13]) expect(r[i]).toMatch(/^-?\d+,\d{2}$/);
+  });
+
+  it('validates like the list', async () => {
+    const res = await getJson('/api/products/export?amount=0');
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].parameter).toBe('amount');
+  });
+
+  it('guards text cells against formula injection', () => {
+    const item: ExportItem = {
+      id: 'x', name: '=HYPERLINK("http://evil")', type: 'flexible', brand: { name: '+cmd', country: 'NL' }, termMonths: null, noticeDays: null,
+      channel: 'direct', headlineRate: '-0.50', minAmount: '1.00', maxAmount: null, payout: 'MONTHLY', withholding: { kind: 'none' },
+      freshness: { checkedAt: '2026-11-20T05:00:00.000Z' }, calc: { comparableYield: '-0.50', effectiveRate: '-0.50', returnPerYear: '-250.00', grossInterest: '-250.00', netInterest: '-250.00', endBalance: '49750.00' },
+      dgs: { country: 'NL', covered: '50000.00', uncovered: '0.00' },
+    };
+    const row = csvRow(item);
+    expect(row[1]).toBe("'+cmd");
+    expect(row[2]).toBe(`'=HYPERLINK("http://evil")`);
+    expect(row[9]).toBe('-0,50'); // numbers stay numbers
+    expect(row[19]).toBe('');
+    for (const start of ['@', '\t', '\r', '-']) expect(csvRow({ ...item, name: `${start}x` })[2]).toBe(`'${start}x`);
+  });
+});
+
+describe('GET /api/openapi.json and /api/docs', () => {
+  it('is a valid OpenAPI 3.1 document, version 0.2.0, with every spec path and parameter', async () => {
+    const { body } = await getJson('/api/openapi.json');
+    expect(body.openapi).toBe('3.1.0');
+    expect(body.info.version).toBe('0.2.0');
+    const result = await validate(structuredClone(body));
+    expect(result.valid, JSON.stringify(result)).toBe(true);
+    const spec: Record<string, string[]> = {
+      '/api/products': ['amount', 'horizon', 'type', 'terms', 'termMin', 'termMax', 'channel', 'country', 'dgsCountry', 'fullDgs', 'withholding', 'promotions', 'newCustomers', 'payout', 'currentAccount', 'fees', 'earlyWithdrawal', 'noticeMax', 'freshness', 'includeIneligible', 'sort', 'brand', 'zoek', 'order', 'page', 'pageSize'],
+      '/api/products/{id}': ['id', 'amount', 'horizon'],
+      '/api/products/export': ['amount', 'type', 'sort'],
+      '/api/institutions': [],
+      '/api/rates/history': ['offerId', 'limit', 'brand', 'type', 'page', 'pageSize', 'view', 'days'],
+      '/api/changes': ['limit'],
+      '/api/meta/last-updated': [],
+      '/api/health': [],
+      '/api/openapi.json': [],
+    };
+    for (const [path, names] of Object.entries(spec)) {
+      const op = body.paths[path]?.get;
+      expect(op, path).toBeDefined();
+      const params = op.parameters.map((p: { name: string }) => p.name);
+      for (const name of names) expect(params, `${path} ${name}`).toContain(name);
+      expect(Object.keys(op.responses), path).toEqual(expect.arrayContaining(['200', '304', '405']));
+      if (names.length > 0) expect(op.responses['400'].content['application/problem+json'], path).toBeDefined();
+    }
+    const products = Object.fromEntries(body.paths['/api/products'].get.parameters.map((p: any) => [p.name, p.schema]));
+    expect(products.amount).toMatchObject({ type: 'number', default: 50000, exclusiveMinimum: 0, maximum: 1e9 });
+    expect(products.horizon).toMatchObject({ type: 'integer', default: 12, minimum: 1, maximum: 600 });
+    expect(products.type).toMatchObject({ enum: ['flexible', 'notice', 'deposit', 'all'], default: 'flexible' });
+    expect(products.freshness.enum).toEqual(['all', '24h', 'official', 'confirmed']);
+    expect(products.terms).toMatchObject({ type: 'array', items: { type: 'integer', minimum: 1, maximum: 600 } });
+    expect(products.pageSize).toMatchObject({ default: 50, minimum: 1, maximum: 500 });
+    expect(products.fullDgs).toMatchObject({ type: 'boolean', default: true });
+    const history = Object.fromEntries(body.paths['/api/rates/history'].get.parameters.map((p: any) => [p.name, p.schema]));
+    expect(history).toMatchObject({ limit: { default: 100, maximum: 500 }, pageSize: { default: 100 }, days: { default: 90, maximum: 3650 }, view: { enum: ['plans', 'market'], default: 'plans' } });
+    expect(body.paths['/api/products/export'].get.responses['200'].content['text/csv']).toBeDefined();
+    expect(body.paths['/api/health'].get.responses['503']).toBeDefined();
+    expect(body.paths['/api/products/{id}'].get.responses['404']).toBeDefined();
+    expect(body.components.schemas.Offer.properties.type.enum).toEqual(['flexible', 'notice', 'deposit']);
+  });
+
+  it('renders a human-readable reference without assets from elsewhere', async () => {
+    const res = await t.get('/api/docs');
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await res.text();
+    expect(html).toMatch(/GET \/api\/products\/export/);
+    expect(html).toMatch(/id="problem-invalid-parameters"/);
+    expect(html).not.toMatch(/<script|<link[^>]+href="https?:|src="https?:/);
+  });
+});
