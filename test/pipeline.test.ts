@@ -104,7 +104,9 @@ describe('the list pipeline (properties)', () => {
         const loose = list({ ...q, fullDgs: false });
         expect(strict.total + strict.hiddenByDgs).toBe(loose.total);
         expect(strict.hiddenIneligible).toBe(loose.hiddenIneligible);
-        for (const r of strict.rows) expect(r.dgs.fullyCovered).toBe(true);
+        const amount = productQuery(q).amount;
+        for (const r of strict.rows) expect(r.covered.eq(amount)).toBe(true); // fully covered
+        for (const r of strict.items) expect(r.dgs.fullyCovered).toBe(true);
       }),
       RUNS,
     );
@@ -262,8 +264,9 @@ describe('the list pipeline (numbers)', () => {
   });
 
   it('computes the DGS split per institution and names the brands sharing the limit', () => {
-    const { rows } = list({ type: 'all', amount: new Decimal('150000'), fullDgs: false, pageSize: 500 });
+    const { items: rows } = list({ type: 'all', amount: new Decimal('150000'), fullDgs: false, pageSize: 500 });
     for (const r of rows) {
+      expect(r.covered.eq(r.dgs.covered)).toBe(true);
       expect(r.dgs.covered.plus(r.dgs.uncovered).eq(150000)).toBe(true);
       expect(r.dgs.covered.eq(r.offer.institution.dgs.verified ? Decimal.min(150000, r.offer.institution.dgs.limit) : 0)).toBe(true);
       expect(r.dgs.sharedWith).toEqual(r.offer.institution.brands.filter((b) => b.id !== r.offer.brand.id).map((b) => b.name));

@@ -30,7 +30,7 @@ export function createCalcService(options: { maxPieces?: number; maxExact?: numb
   const args = (offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode) => {
     const months = periodOf(offer, horizon);
     const mode = calcMode(promotions);
-    return [`${offer.termsKey}|${months}|${mode}`, { amount, months, promotions: mode, terms: offer.terms }] as const;
+    return [`${offer.termsId}:${months}:${mode}`, { amount, months, promotions: mode, terms: offer.terms }] as const;
   };
   return {
     yields: (...a) => calculator.evaluateYields(...args(...a)),

@@ -6,6 +6,7 @@ import type { Promotion, Tier } from '../domain/types.js';
 import { withholdingRateOf } from '../domain/calc.js';
 import type { PromotionJson, TierJson } from '../ingest/rows.js';
 import { fold } from '../domain/text.js';
+import { FACETS } from './pipeline.js';
 import type { Catalog, CatalogBrand, CatalogInstitution, CatalogOffer, CatalogSource } from './types.js';
 
 const dec = (v: { toString(): string }) => new Decimal(v.toString());
@@ -19,6 +20,13 @@ function promotionOf(json: unknown): Promotion | null {
   const p = json as PromotionJson | null;
   return p && { kind: p.kind, rate: dec(p.rate), months: p.months, maxBalance: p.maxBalance === null ? null : dec(p.maxBalance) };
 }
+
+/**
+ * Every distinct set of calculation terms the process has seen, with a short id. Offers with the same
+ * terms share one object and one id, in this catalogue and the next: the calculator recognises a
+ * cached key's terms by identity and hashes a short key, not 200 characters, for each offer.
+ */
+const TERMS = new Map<string, { id: number; terms: CatalogOffer['terms'] }>();
 
 /** The calculation's identity: everything `calculate` reads, nothing else. */
 function termsKeyOf(o: Pick<CatalogOffer, 'terms'>): string {
@@ -110,10 +118,17 @@ export async function loadCatalog(prisma: PrismaClient): Promise<Catalog> {
         withholdingRate: withholdingRateOf(withholding),
       },
       termsKey: '',
+      termsId: 0,
       searchText: fold(`${brand.name}\u0000${row.name}\u0000${institution.name}`),
       sharedWith: institution.brands.filter((b) => b.id !== brand.id).map((b) => b.name),
+      facetValues: [],
     };
+    offer.facetValues = FACETS.map((facet) => facet.value(offer));
     offer.termsKey = termsKeyOf(offer);
+    let interned = TERMS.get(offer.termsKey);
+    if (!interned) TERMS.set(offer.termsKey, (interned = { id: TERMS.size + 1, terms: offer.terms }));
+    offer.terms = interned.terms;
+    offer.termsId = interned.id;
     offers.push(offer);
   }
 

@@ -2,12 +2,12 @@
 // facets, term curve, per-type maxima and market summary over the same request. Pure: the catalogue,
 // the query and the time go in, the list comes out.
 import { dgsSplit } from '../domain/dgs.js';
-import type { Decimal } from '../domain/decimal.js';
+import { ZERO, type Decimal } from '../domain/decimal.js';
 import type { DgsSplit, OfferType } from '../domain/types.js';
 import type { CalcService, CalcSummary, CalcYields } from './calc-service.js';
 import { compileFilters, F } from './filters.js';
 import type { ProductQuery } from './query.js';
-import { betterYield, comparator, type Ranked } from './sort.js';
+import { betterYield, comparator, firstK, type Ranked } from './sort.js';
 import type { Catalog, CatalogOffer } from './types.js';
 
 export type IneligibleReason = 'below_minimum' | 'above_maximum';
@@ -18,9 +18,10 @@ export interface RankedOffer extends Ranked {
   ineligibleReason: IneligibleReason | null;
 }
 
-/** An offer as shown: with its whole calculation. */
+/** An offer as shown: with its whole calculation and DGS split. */
 export interface OfferResult extends RankedOffer {
   calc: CalcSummary;
+  dgs: DgsSplit;
 }
 
 export interface FacetValue {
@@ -62,8 +63,8 @@ export interface MarketSummary {
 }
 
 export interface ProductList {
-  /** Every matching offer in order (the export shows all of them: see `withCalc`). */
-  rows: RankedOffer[];
+  /** Every matching offer in order (the export shows all of them: see `withCalc`); sorted on first use. */
+  readonly rows: RankedOffer[];
   /** The requested page of `rows`, calculated in full. */
   items: OfferResult[];
   total: number;
@@ -78,7 +79,8 @@ export interface ProductList {
 
 type Stage = 'ok' | 'ineligible' | 'dgs';
 
-const FACETS: { name: keyof Facets; bit: number; value: (o: CatalogOffer) => string | null; numeric?: boolean }[] = [
+/** The facets, in the order of CatalogOffer.facetValues. */
+export const FACETS: { name: keyof Facets; bit: number; value: (o: CatalogOffer) => string | null; numeric?: boolean }[] = [
   { name: 'type', bit: F.type, value: (o) => o.type },
   { name: 'channel', bit: F.channel, value: (o) => o.channel },
   { name: 'country', bit: F.country, value: (o) => o.brand.country },
@@ -87,6 +89,7 @@ const FACETS: { name: keyof Facets; bit: number; value: (o: CatalogOffer) => str
   { name: 'term', bit: F.term, value: (o) => (o.type === 'deposit' && o.termMonths !== null ? String(o.termMonths) : null), numeric: true },
   { name: 'withholding', bit: F.withholding, value: (o) => o.withholding.kind },
 ];
+const FACET_BITS = FACETS.map((f) => f.bit);
 
 export function ineligibility(offer: CatalogOffer, amount: Decimal): IneligibleReason | null {
   if (amount.lt(offer.minAmount)) return 'below_minimum';
@@ -108,11 +111,13 @@ export function marketSummary(catalog: Catalog, best: MarketBest): MarketSummary
 /** One offer as shown outside a list (the detail, its same-licence offers): whatever its eligibility. */
 export function offerResult(calc: CalcService, q: Pick<ProductQuery, 'amount' | 'horizon' | 'promotions'>, offer: CatalogOffer): OfferResult {
   const reason = ineligibility(offer, q.amount);
+  const dgs = dgsSplit(q.amount, offer.institution.dgs, offer.sharedWith);
   return {
     offer,
     yields: calc.yields(offer, q.amount, q.horizon, q.promotions),
+    covered: dgs.covered,
     calc: calc.summary(offer, q.amount, q.horizon, q.promotions),
-    dgs: dgsSplit(q.amount, offer.institution.dgs, offer.sharedWith),
+    dgs,
     eligible: reason === null,
     ineligibleReason: reason,
   };
@@ -120,7 +125,7 @@ export function offerResult(calc: CalcService, q: Pick<ProductQuery, 'amount' | 
 
 /** The whole calculation of a ranked offer, for showing it. */
 export function withCalc(calc: CalcService, q: Pick<ProductQuery, 'amount' | 'horizon' | 'promotions'>, r: RankedOffer): OfferResult {
-  return { ...r, calc: calc.summary(r.offer, q.amount, q.horizon, q.promotions) };
+  return { ...r, calc: calc.summary(r.offer, q.amount, q.horizon, q.promotions), dgs: dgsSplit(q.amount, r.offer.institution.dgs, r.offer.sharedWith) };
 }
 
 export interface PipelineContext {
@@ -142,7 +147,7 @@ export function listProducts(ctx: PipelineContext, q: ProductQuery): ProductList
   const masks = new Int32Array(n);
   const stages: Stage[] = new Array(n);
   const reasons: (IneligibleReason | null)[] = new Array(n);
-  const splits: (DgsSplit | undefined)[] = new Array(n);
+  const covered: (Decimal | undefined)[] = new Array(n);
   for (let i = 0; i < n; i++) {
     const offer = offers[i]!;
     masks[i] = failures(offer);
@@ -152,9 +157,11 @@ export function listProducts(ctx: PipelineContext, q: ProductQuery): ProductList
       stages[i] = 'ineligible';
       continue;
     }
-    const dgs = dgsSplit(q.amount, offer.institution.dgs, offer.sharedWith);
-    splits[i] = dgs;
-    stages[i] = q.fullDgs && !dgs.fullyCovered ? 'dgs' : 'ok';
+    // covered = verified ? min(A, limit) : 0 (contract §3); the whole split is made for shown offers only.
+    const dgs = offer.institution.dgs;
+    const full = dgs.verified && q.amount.lte(dgs.limit);
+    covered[i] = !dgs.verified ? ZERO : full ? q.amount : dgs.limit;
+    stages[i] = q.fullDgs && !full ? 'dgs' : 'ok';
   }
 
   // Yields only where some output needs them; the whole calculation only for the page.
@@ -164,7 +171,7 @@ export function listProducts(ctx: PipelineContext, q: ProductQuery): ProductList
     if (!r) {
       const offer = offers[i]!;
       const yields: CalcYields = calc.yields(offer, q.amount, q.horizon, q.promotions);
-      r = { offer, yields, dgs: splits[i]!, eligible: reasons[i] === null, ineligibleReason: reasons[i] ?? null };
+      r = { offer, yields, covered: covered[i]!, eligible: reasons[i] === null, ineligibleReason: reasons[i] ?? null };
       ranked[i] = r;
     }
     return r;
@@ -186,11 +193,14 @@ export function listProducts(ctx: PipelineContext, q: ProductQuery): ProductList
       else rows.push(resultOf(i));
     }
     if (stage !== 'ok') continue;
-    FACETS.forEach((facet, k) => {
-      if ((mask & ~facet.bit) !== 0) return;
-      const value = facet.value(offers[i]!);
-      if (value !== null) facetCounts[k]!.set(value, (facetCounts[k]!.get(value) ?? 0) + 1);
-    });
+    const values = offers[i]!.facetValues;
+    for (let k = 0; k < FACET_BITS.length; k++) {
+      if ((mask & ~FACET_BITS[k]!) !== 0) continue;
+      const value = values[k];
+      if (value === null || value === undefined) continue;
+      const counts = facetCounts[k]!;
+      counts.set(value, (counts.get(value) ?? 0) + 1);
+    }
     if ((mask & ~F.type) === 0) {
       const r = resultOf(i);
       const best = typeMax[r.offer.type];
@@ -204,8 +214,11 @@ export function listProducts(ctx: PipelineContext, q: ProductQuery): ProductList
     }
   }
 
-  rows.sort(comparator(q.sort, q.order));
+  const cmp = comparator(q.sort, q.order);
   const start = (q.page - 1) * q.pageSize;
+  // A page needs only the best start + pageSize offers in order; the whole order waits for `rows`.
+  const page = firstK(rows, cmp, start + q.pageSize).slice(start);
+  let sorted: RankedOffer[] | undefined;
   const facets = Object.fromEntries(
     FACETS.map((facet, k) => {
       const values = [...facetCounts[k]!].map(([value, count]) => ({ value, count }));
@@ -216,8 +229,10 @@ export function listProducts(ctx: PipelineContext, q: ProductQuery): ProductList
   const best = (r: RankedOffer | null): BestRate | null => r && { rate: r.yields.comparableYield, offerId: r.offer.id };
 
   return {
-    rows,
-    items: rows.slice(start, start + q.pageSize).map((r) => withCalc(calc, q, r)),
+    get rows() {
+      return (sorted ??= rows.sort(cmp));
+    },
+    items: page.map((r) => withCalc(calc, q, r)),
     total: rows.length,
     hiddenByDgs,
     hiddenIneligible,

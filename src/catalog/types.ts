@@ -58,10 +58,14 @@ export interface CatalogOffer {
   terms: CalcTerms;
   /** Identifies `terms` by content: offers with identical terms share calculation results. */
   termsKey: string;
+  /** A short id for termsKey, the same for equal terms in every catalogue of this process. */
+  termsId: number;
   /** Brand, offer and institution names folded for the accent- and case-insensitive search. */
   searchText: string;
   /** The other brands of the same institution (the DGS limit is shared), sorted. */
   sharedWith: string[];
+  /** Its value for each facet of the list (pipeline FACETS order), worked out once. */
+  facetValues: (string | null)[];
 }
 
 export interface CatalogSource {
