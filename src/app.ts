@@ -1,7 +1,6 @@
 // Builds the HTTP application without listening: yoga serves GraphQL at /graphql, and the REST facade
 // at /api is a projection of the same schema. Tests call app.fetch(); server.ts listens.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServerAdapter } from '@whatwg-node/server';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
@@ -11,6 +10,7 @@ import { createLRUCache, createYoga, maskError, type Plugin, type YogaServerInst
 import { createCalcService } from './catalog/calc-service.js';
 import { checkHealth } from './catalog/health.js';
 import { createMarketHistory } from './catalog/history.js';
+import { watchDataVersion } from './catalog/reload.js';
 import { createCatalogStore } from './catalog/store.js';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
@@ -18,12 +18,12 @@ import { createContext, type Context, type Services } from './graphql/context.js
 import { costLimit } from './graphql/cost.js';
 import { schema } from './graphql/schema/index.js';
 import { DEFAULT_QUERY, graphiqlAssets, renderLocalGraphiQL } from './http/graphiql.js';
-import { answer, answerStream, finish } from './http/layer.js';
-import { logged } from './http/logging.js';
+import { BodyCache } from './http/body-cache.js';
+import { createHttpHandler } from './http/handler.js';
 import { problemResponse } from './http/problem.js';
-import { currentRequestId, requestIdFrom, requestScope } from './http/request-context.js';
+import { currentRequestId } from './http/request-context.js';
 import type { Logger } from './logger.js';
-import { restFacade, STREAM_ETAG } from './rest/plugin.js';
+import { restFacade } from './rest/plugin.js';
 import { restSpelling } from './rest/spelling.js';
 
 export interface AppDeps {
@@ -40,6 +40,8 @@ export interface App {
   listener(req: IncomingMessage, res: ServerResponse): void;
   services: Services;
   yoga: YogaServerInstance<Record<string, unknown>, Context>;
+  /** Stops watching for new data (the database itself is the caller's). */
+  close(): Promise<void>;
 }
 
 export const LIMITS = { depth: 8, aliases: 15, cost: 100_000 } as const;
@@ -89,6 +91,7 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     config,
     clock,
     health: () => checkHealth(db.prisma, store.current(), clock(), config.maxDataAgeSeconds),
+    caches: () => ({}),
   };
 
   const yoga = createYoga<Record<string, unknown>, Context>({
@@ -124,30 +127,17 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     ],
   });
 
-  // Every answer leaves through the HTTP layer: ETag and 304, Cache-Control, compression, HEAD.
-  const handle = async (request: Request): Promise<Response> => {
-    const pathname = new URL(request.url).pathname;
-    // A CORS preflight gets yoga's answer (browsers need it to send If-None-Match); any other OPTIONS
-    // on the read-only API is a method it does not allow.
-    if (request.method === 'OPTIONS' && pathname.startsWith('/api') && !request.headers.has('access-control-request-method')) {
-      return problemResponse('METHOD_NOT_ALLOWED', 'OPTIONS is not allowed here; the API is read-only (GET, HEAD).', undefined, { allow: 'GET, HEAD' });
-    }
-    const response = await yoga.fetch(request);
-    if ((request.method !== 'GET' && request.method !== 'HEAD') || response.status !== 200) {
-      return request.method === 'HEAD' && response.body ? new Response(null, response) : response;
-    }
-    const streamEtag = response.headers.get(STREAM_ETAG);
-    if (streamEtag) {
-      response.headers.delete(STREAM_ETAG);
-      return answerStream(request, pathname, response, streamEtag);
-    }
-    return answer(request, pathname, await finish(response));
-  };
-  const fetch = (request: Request): Promise<Response> => {
-    const scope = { id: requestIdFrom(request.headers.get('x-request-id')), startedAt: process.hrtime.bigint() };
-    return requestScope.run(scope, async () => logged(logger, scope, request, await handle(request)));
-  };
-  const adapter = createServerAdapter(fetch);
-  const listener = (req: IncomingMessage, res: ServerResponse) => adapter.requestListener(req, res);
-  return { fetch, listener, services, yoga };
+  const bodies = new BodyCache(config.cacheMaxBytes, config.cacheMaxEntries);
+  store.onSwap(() => bodies.clear()); // new data: every cached answer is of the old version
+  const http = createHttpHandler({
+    upstream: async (request) => yoga.fetch(request),
+    cache: bodies,
+    version: () => store.current().version,
+    clock,
+    logger,
+  });
+  const { fetch, listener } = http;
+  services.caches = () => ({ bodies: bodies.stats(), calculator: calc.stats() });
+  const watcher = watchDataVersion(store, { pollMs: config.reloadPollMs, listenUrl: db.kind === 'postgresql' ? db.url : undefined, logger });
+  return { fetch, listener, services, yoga, close: () => watcher.stop() };
 }

@@ -23,6 +23,11 @@ const envSchema = z.object({
   /** Health turns degraded when the newest ingested data is older than this. */
   MAX_DATA_AGE_HOURS: z.coerce.number().positive().default(48),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Finished answers kept for repeats. */
+  CACHE_MAX_MB: z.coerce.number().min(0).max(4096).default(64),
+  CACHE_MAX_ENTRIES: z.coerce.number().int().min(0).max(1_000_000).default(20_000),
+  /** How often to look for new data when the database cannot notify (the embedded one). */
+  RELOAD_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).default(2_000),
 });
 
 export type Config = Readonly<{
@@ -35,6 +40,9 @@ export type Config = Readonly<{
   sampleDays: number;
   maxDataAgeSeconds: number;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+  cacheMaxBytes: number;
+  cacheMaxEntries: number;
+  reloadPollMs: number;
 }>;
 
 export class ConfigError extends Error {
@@ -61,5 +69,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sampleDays: e.SAMPLE_DAYS,
     maxDataAgeSeconds: e.MAX_DATA_AGE_HOURS * 3600,
     logLevel: e.LOG_LEVEL,
+    cacheMaxBytes: Math.round(e.CACHE_MAX_MB * 1024 * 1024),
+    cacheMaxEntries: e.CACHE_MAX_ENTRIES,
+    reloadPollMs: e.RELOAD_POLL_MS,
   });
 }

@@ -41,10 +41,13 @@ async function main() {
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');
     server.close(() => {
-      db.close().then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
+      app
+        .close()
+        .then(() => db.close())
+        .then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
     });
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));

@@ -16,6 +16,8 @@ export interface Services {
   market: MarketHistory;
   config: Config;
   health(): Promise<HealthReport>;
+  /** Sizes and hit counts of the caches, for /api/metrics. */
+  caches(): Record<string, unknown>;
   /** The wall clock, injected so tests can hold it still. */
   clock(): Date;
 }

@@ -57,12 +57,18 @@ export interface FinishedBody {
   encoded: Partial<Record<'br' | 'gzip', Uint8Array>>;
 }
 
+/** What a finished body keeps of the original headers: what describes the content, nothing per request. */
+const CONTENT_HEADERS = new Set(['content-type', 'content-disposition']);
+
 export async function finish(response: Response): Promise<FinishedBody> {
   const body = new Uint8Array(await response.arrayBuffer());
-  return { status: response.status, headers: [...response.headers], body, etag: etagOf(body), encoded: {} };
+  const headers = [...response.headers].filter(([name]) => CONTENT_HEADERS.has(name));
+  return { status: response.status, headers, body, etag: etagOf(body), encoded: {} };
 }
 
-async function encode(finished: FinishedBody, encoding: 'br' | 'gzip'): Promise<Uint8Array> {
+/** The body in the encoding asked for (made once, then kept with it), or the plain body. */
+export async function encodedBody(finished: FinishedBody, encoding: 'br' | 'gzip' | null, onGrow?: (bytes: number) => void): Promise<Uint8Array> {
+  if (!encoding || finished.body.byteLength < MIN_COMPRESS_BYTES) return finished.body;
   let encoded = finished.encoded[encoding];
   if (!encoded) {
     encoded =
@@ -70,6 +76,7 @@ async function encode(finished: FinishedBody, encoding: 'br' | 'gzip'): Promise<
         ? new Uint8Array(await brotli(finished.body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } }))
         : new Uint8Array(await gzip(finished.body, { level: 6 }));
     finished.encoded[encoding] = encoded;
+    onGrow?.(encoded.byteLength);
   }
   return encoded;
 }
@@ -78,24 +85,30 @@ function varyFor(pathname: string): string {
   return pathname === '/graphql' ? 'Accept-Encoding, Accept' : 'Accept-Encoding';
 }
 
+/** What every answer to a GET carries: its validator, how to cache it, and that any web page may read it. */
+export function cacheHeaders(pathname: string, etag: string): Record<string, string> {
+  return {
+    etag,
+    'cache-control': cacheControlFor(pathname),
+    vary: varyFor(pathname),
+    'access-control-allow-origin': '*',
+    'access-control-expose-headers': 'ETag, X-Request-Id',
+  };
+}
+
 /** 304 with a fresh header set: copying the 200's headers would leave Content-Type on it. */
 export function notModified(etag: string, pathname: string): Response {
-  return new Response(null, { status: 304, headers: { etag, 'cache-control': cacheControlFor(pathname), vary: varyFor(pathname) } });
+  return new Response(null, { status: 304, headers: cacheHeaders(pathname, etag) });
 }
 
 /** A finished 200 as the client asked for it: 304, compressed, or plain; no body for HEAD. */
-export async function answer(request: Request, pathname: string, finished: FinishedBody): Promise<Response> {
+export async function answer(request: Request, pathname: string, finished: FinishedBody, onGrow?: (bytes: number) => void): Promise<Response> {
   if (matchesIfNoneMatch(request.headers.get('if-none-match'), finished.etag)) return notModified(finished.etag, pathname);
   const headers = new Headers(finished.headers);
-  headers.set('etag', finished.etag);
-  headers.set('cache-control', cacheControlFor(pathname));
-  headers.set('vary', varyFor(pathname));
-  let body = finished.body;
-  const encoding = finished.body.byteLength >= MIN_COMPRESS_BYTES ? preferredEncoding(request.headers.get('accept-encoding')) : null;
-  if (encoding) {
-    body = await encode(finished, encoding);
-    headers.set('content-encoding', encoding);
-  }
+  for (const [name, value] of Object.entries(cacheHeaders(pathname, finished.etag))) headers.set(name, value);
+  const encoding = preferredEncoding(request.headers.get('accept-encoding'));
+  const body = await encodedBody(finished, encoding, onGrow);
+  if (body !== finished.body) headers.set('content-encoding', encoding!);
   headers.set('content-length', String(body.byteLength));
   return new Response(request.method === 'HEAD' ? null : (body as Uint8Array<ArrayBuffer>), { status: finished.status, headers });
 }
@@ -108,9 +121,7 @@ export async function answer(request: Request, pathname: string, finished: Finis
 export function answerStream(request: Request, pathname: string, response: Response, etag: string): Response {
   if (matchesIfNoneMatch(request.headers.get('if-none-match'), etag)) return notModified(etag, pathname);
   const headers = new Headers(response.headers);
-  headers.set('etag', etag);
-  headers.set('cache-control', cacheControlFor(pathname));
-  headers.set('vary', varyFor(pathname));
+  for (const [name, value] of Object.entries(cacheHeaders(pathname, etag))) headers.set(name, value);
   if (request.method === 'HEAD' || !response.body) {
     void response.body?.cancel();
     return new Response(null, { status: response.status, headers });

@@ -134,6 +134,8 @@ function responsesFor(route: RestRoute, components: Map<string, JsonSchema>, sch
     ok.content = { 'text/csv': { schema: { type: 'string', description: `UTF-8 with BOM, CRLF, \`;\`-separated, decimal comma; columns: ${CSV_COLUMNS.join(';')}` } } };
   } else if (route.kind === 'docs') {
     ok.content = { 'text/html': { schema: { type: 'string' } } };
+  } else if (route.kind === 'metrics') {
+    ok.content = { 'application/json': { schema: { type: 'object', description: 'process memory, data version, cache sizes and hit counts' } } };
   } else if (route.kind === 'openapi') {
     ok.content = { 'application/json': { schema: { type: 'object', description: 'an OpenAPI 3.1 document' } } };
   } else if (route.kind === 'history') {

@@ -9,6 +9,7 @@ import { useSofa } from 'sofa-api';
 import { LIMITS } from '../graphql/args.js';
 import type { Context } from '../graphql/context.js';
 import { statusOf, type ErrorCode, type ParameterProblem } from '../http/errors.js';
+import { STREAM_ETAG } from '../http/handler.js';
 import { problemResponse } from '../http/problem.js';
 import { currentRequestId } from '../http/request-context.js';
 import type { Logger } from '../logger.js';
@@ -18,8 +19,6 @@ import { openApiDocument } from './openapi.js';
 import { parseParams, withDefaults, type ParamSpec } from './params.js';
 import { matchRoute, restRoutes, type RestRoute } from './routes.js';
 
-/** Marks a streamed response for the HTTP layer, with the ETag computed from what determines its body. */
-export const STREAM_ETAG = 'x-stream-etag';
 
 const ALLOW = 'GET, HEAD';
 
@@ -167,6 +166,20 @@ export function restFacade(logger: Logger): Plugin<Context> {
         return history(withDefaults(route.params, parsed.variables), serverContext);
       case 'health':
         return health(serverContext);
+      case 'metrics': {
+        const { contextValue } = await contextFor(serverContext);
+        const memory = process.memoryUsage();
+        const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+        return json(
+          {
+            process: { rssMb: mb(memory.rss), heapUsedMb: mb(memory.heapUsed), heapTotalMb: mb(memory.heapTotal), uptimeSeconds: Math.round(process.uptime()) },
+            data: { version: contextValue.catalog.version, offers: contextValue.catalog.offers.length },
+            caches: contextValue.services.caches(),
+          },
+          200,
+          { 'cache-control': 'no-store' },
+        );
+      }
       case 'openapi':
         return new Response(openApi, { headers: { 'content-type': 'application/json; charset=utf-8' } });
       case 'docs':

@@ -4,7 +4,7 @@
 import { GraphQLEnumType, type GraphQLArgument, type GraphQLSchema } from 'graphql';
 import { paramsOf, type ParamSpec } from './params.js';
 
-export type RouteKind = 'sofa' | 'export' | 'history' | 'health' | 'openapi' | 'docs';
+export type RouteKind = 'sofa' | 'export' | 'history' | 'health' | 'openapi' | 'docs' | 'metrics';
 
 export interface RestRoute {
   /** OpenAPI path template, e.g. /api/products/{id} */
@@ -109,6 +109,13 @@ export function restRoutes(schema: GraphQLSchema): RestRoute[] {
       bodyType: 'Health',
       summary: 'Liveness and readiness',
       description: '200 when ok; 503 when degraded: the database does not answer, or the data is older than the configured maximum age.',
+    },
+    {
+      path: '/api/metrics',
+      kind: 'metrics',
+      params: [],
+      summary: 'Operational metrics',
+      description: 'Not part of the published specification: memory of the process and the size, limits and hit counts of its caches (finished answers, calculations). Never cached.',
     },
     {
       path: '/api/openapi.json',

@@ -21,7 +21,7 @@ export const SAMPLE = { seed: 11, days: 20, end: '2026-11-20', scale: 1 } as con
 export async function createTestApp(options: { days?: number; env?: NodeJS.ProcessEnv } = {}): Promise<TestApp> {
   const db = await createTestDatabase();
   await seedSample(db.prisma, { ...SAMPLE, days: options.days ?? SAMPLE.days });
-  const config = loadConfig({ LOG_LEVEL: 'silent', ...options.env });
+  const config = loadConfig({ LOG_LEVEL: 'silent', RELOAD_POLL_MS: '200', ...options.env });
   const clock = { now: new Date(`${SAMPLE.end}T12:00:00.000Z`) };
   const app = await createApp({ config, db: { prisma: db.prisma, kind: db.kind, url: db.url, close: db.close }, logger: createLogger(process.env.TEST_LOG ?? 'silent'), clock: () => clock.now });
   const get = (path: string, init?: RequestInit) => app.fetch(new Request(`http://test.local${path}`, init));
@@ -41,6 +41,9 @@ export async function createTestApp(options: { days?: number; env?: NodeJS.Proce
       );
       return { status: response.status, body: (await response.json()) as never };
     },
-    close: () => db.close(),
+    async close() {
+      await app.close();
+      await db.close();
+    },
   };
 }

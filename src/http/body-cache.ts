@@ -1,0 +1,107 @@
+// Finished answers (body, ETag, compressed forms) of repeated questions, keyed by the normalised
+// request and the data version, so that a repeat costs what serving bytes costs. Bounded in bytes and
+// entries, least recently used out first; emptied when the data changes.
+import type { FinishedBody } from './layer.js';
+
+export interface BodyCacheStats {
+  entries: number;
+  bytes: number;
+  maxEntries: number;
+  maxBytes: number;
+  hits: number;
+  misses: number;
+  evictions: number;
+}
+
+const sizeOf = (body: FinishedBody) => body.body.byteLength + (body.encoded.br?.byteLength ?? 0) + (body.encoded.gzip?.byteLength ?? 0) + 512;
+
+export class BodyCache {
+  private readonly entries = new Map<string, FinishedBody>();
+  private bytes = 0;
+  private hits = 0;
+  private misses = 0;
+  private evictions = 0;
+
+  constructor(
+    readonly maxBytes: number,
+    readonly maxEntries: number,
+  ) {}
+
+  get(key: string): FinishedBody | undefined {
+    const entry = this.lookup(key);
+    if (!entry) this.misses++;
+    return entry;
+  }
+
+  /** Like get, but a miss is not counted (the caller will ask again through get). */
+  lookup(key: string): FinishedBody | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    this.hits++;
+    this.entries.delete(key); // most recently used goes last
+    this.entries.set(key, entry);
+    return entry;
+  }
+
+  set(key: string, entry: FinishedBody): void {
+    const old = this.entries.get(key);
+    if (old) {
+      this.bytes -= sizeOf(old);
+      this.entries.delete(key);
+    }
+    const size = sizeOf(entry);
+    if (size > this.maxBytes / 4) return; // one huge answer must not push out everything else
+    this.entries.set(key, entry);
+    this.bytes += size;
+    this.evict();
+  }
+
+  /** An entry grew a compressed form after it was stored. */
+  grew(key: string, extraBytes: number): void {
+    if (!this.entries.has(key)) return;
+    this.bytes += extraBytes;
+    this.evict();
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.bytes = 0;
+  }
+
+  stats(): BodyCacheStats {
+    return { entries: this.entries.size, bytes: this.bytes, maxEntries: this.maxEntries, maxBytes: this.maxBytes, hits: this.hits, misses: this.misses, evictions: this.evictions };
+  }
+
+  private evict(): void {
+    while (this.entries.size > 0 && (this.bytes > this.maxBytes || this.entries.size > this.maxEntries)) {
+      const [oldest, entry] = this.entries.entries().next().value!;
+      this.entries.delete(oldest);
+      this.bytes -= sizeOf(entry);
+      this.evictions++;
+    }
+  }
+}
+
+/**
+ * The cache key of a GET, or null for answers that must not be reused: health (it reports the
+ * present), the CSV export (streamed), GraphQL operations asking for health. Parameters are sorted and
+ * empty ones dropped, so equal questions share an entry; answers that depend on the clock (freshness
+ * in the last 24 hours, the meta summary, GraphQL) are reused for at most a minute.
+ */
+export function requestKey(pathAndQuery: string, acceptsHtml: boolean, version: number, now: number): string | null {
+  const q = pathAndQuery.indexOf('?');
+  const path = q < 0 ? pathAndQuery : pathAndQuery.slice(0, q);
+  const graphql = path === '/graphql';
+  if (!graphql && !path.startsWith('/api/')) return null;
+  if (path === '/api/health' || path === '/api/products/export' || path === '/api/metrics') return null;
+  const params: [string, string][] = [];
+  if (q >= 0) {
+    for (const [name, value] of new URLSearchParams(pathAndQuery.slice(q + 1))) if (value !== '') params.push([name, value]);
+    params.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+  }
+  const query = new URLSearchParams(params).toString();
+  if (graphql && /health/i.test(query)) return null;
+  const clockBound = graphql || path === '/api/meta/last-updated' || /(^|&)freshness=24h(&|$)/i.test(query);
+  const minute = clockBound ? `|${Math.floor(now / 60_000)}` : '';
+  return `${version}|${graphql && acceptsHtml ? 'html|' : ''}${path}?${query}${minute}`;
+}

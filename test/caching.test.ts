@@ -1,0 +1,205 @@
+// Correctness under caching: new data means new answers and new ETags, a reload never tears an
+// answer, the caches stay within their limits, and the node fast path answers like the slow one.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BodyCache, requestKey } from '../src/http/body-cache.js';
+import { etagOf, type FinishedBody } from '../src/http/layer.js';
+import { applySnapshot } from '../src/ingest/apply.js';
+import type { Snapshot } from '../src/ingest/snapshot.js';
+import { generateSnapshots } from '../src/sample/generate.js';
+import { createTestApp, SAMPLE, type TestApp } from './support/app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+function lastSampleDay(): Snapshot {
+  let last: Snapshot | undefined;
+  for (const s of generateSnapshots(SAMPLE)) last = s;
+  return last!;
+}
+
+/** Applies the sample's last day again, an hour later, with one offer's rate changed. */
+async function ingestRateChange(offerId: string, headlineRate: string, hoursLater: number): Promise<void> {
+  const snapshot = structuredClone(lastSampleDay());
+  snapshot.observedAt = new Date(Date.parse(snapshot.observedAt) + hoursLater * 3_600_000).toISOString();
+  const offer = snapshot.offers.find((o) => o.id === offerId)!;
+  offer.plan = { ...offer.plan, headlineRate, tiers: [{ from: '0.00', to: null, rate: headlineRate }], tierMode: 'whole', promotion: null };
+  await applySnapshot(t.db.prisma, snapshot);
+}
+
+async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('new data', () => {
+  it('gives the next answer the new rate and a new ETag, within seconds of the ingest', async () => {
+    const offer = t.app.services.store.current().offers.find((o) => o.type === 'flexible')!;
+    const path = `/api/products/${offer.id}`;
+    const before = await t.get(path);
+    const oldEtag = before.headers.get('etag')!;
+    const oldRate = ((await before.json()) as { offer: { headlineRate: string } }).offer.headlineRate;
+    expect((await t.get(path, { headers: { 'if-none-match': oldEtag } })).status).toBe(304); // cached, unchanged
+
+    const newRate = oldRate === '4.44' ? '4.45' : '4.44';
+    await ingestRateChange(offer.id, newRate, 1);
+    const after = await until(
+      async () => {
+        const res = await t.get(path);
+        return { etag: res.headers.get('etag'), body: (await res.json()) as { offer: { headlineRate: string } } };
+      },
+      (r) => r.body.offer.headlineRate === newRate,
+    );
+    expect(after.body.offer.headlineRate).toBe(newRate);
+    expect(after.etag).not.toBe(oldEtag);
+    // The old validator no longer matches: a client holding it gets the new body.
+    const revalidated = await t.get(path, { headers: { 'if-none-match': oldEtag } });
+    expect(revalidated.status).toBe(200);
+    const changes = (await (await t.get('/api/changes?limit=5')).json()) as { items: { offerId: string; to: { headlineRate?: string } | null }[] };
+    expect(changes.items.some((e) => e.offerId === offer.id && e.to?.headlineRate === newRate)).toBe(true);
+  });
+
+  it('never mixes two data versions in one answer while it reloads', async () => {
+    const offer = t.app.services.store.current().offers.find((o) => o.type === 'flexible' && o.id !== t.app.services.store.current().offers[0]!.id)!;
+    const query = `/api/products?type=flexible&brand=${offer.brand.id}&fullDgs=false&pageSize=500`;
+    const read = async () => {
+      const body = (await (await t.get(query, { headers: { 'x-force': String(Math.random()) } })).json()) as { generatedAt: string; items: { id: string; headlineRate: string }[] };
+      return { generatedAt: body.generatedAt, rate: body.items.find((i) => i.id === offer.id)!.headlineRate };
+    };
+    const old = await read();
+    await ingestRateChange(offer.id, '0.07', 2);
+    // Many readers racing the reload: each answer is all old or all new.
+    const answers = await Promise.all(Array.from({ length: 40 }, async (_, i) => {
+      await new Promise((r) => setTimeout(r, i * 15));
+      return read();
+    }));
+    const fresh = await until(read, (r) => r.rate === '0.07');
+    for (const a of [...answers, fresh]) {
+      expect([old.generatedAt, fresh.generatedAt]).toContain(a.generatedAt);
+      expect(a.rate).toBe(a.generatedAt === fresh.generatedAt ? '0.07' : old.rate);
+    }
+    expect(fresh.generatedAt).not.toBe(old.generatedAt);
+  });
+});
+
+describe('the body cache', () => {
+  const entry = (size: number): FinishedBody => {
+    const body = new Uint8Array(size).fill(65);
+    return { status: 200, headers: [['content-type', 'application/json']], body, etag: etagOf(body), encoded: {} };
+  };
+
+  it('evicts the least recently used beyond its entry limit', () => {
+    const cache = new BodyCache(10_000_000, 3);
+    for (const k of ['a', 'b', 'c']) cache.set(k, entry(10));
+    cache.get('a'); // a is now the most recent
+    cache.set('d', entry(10));
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.get('a')).toBeDefined();
+    expect(cache.stats()).toMatchObject({ entries: 3, evictions: 1 });
+  });
+
+  it('evicts beyond its byte limit, counting compressed forms, and refuses answers too big to share it', () => {
+    const cache = new BodyCache(10_000, 100);
+    for (let i = 0; i < 10; i++) cache.set(`k${i}`, entry(1_500));
+    expect(cache.stats().bytes).toBeLessThanOrEqual(10_000);
+    expect(cache.stats().evictions).toBeGreaterThan(0);
+    cache.set('huge', entry(5_000));
+    expect(cache.get('huge')).toBeUndefined();
+    const before = cache.stats().bytes;
+    cache.grew('k9', 900);
+    expect(cache.stats().bytes).toBeLessThanOrEqual(10_000);
+    expect(cache.stats().bytes).toBeGreaterThanOrEqual(Math.min(before + 900, 10_000) - 2_100);
+  });
+
+  it.each([
+    ['/api/products?type=deposit&amount=1000', '/api/products?amount=1000&type=deposit', true],
+    ['/api/products?amount=1000&country=', '/api/products?amount=1000', true],
+    ['/api/products?amount=1000', '/api/products?amount=1001', false],
+  ])('keys %s and %s alike: %s', (a, b, same) => {
+    expect(requestKey(a, false, 7, 0) === requestKey(b, false, 7, 0)).toBe(same);
+  });
+
+  it('keys by data version, keeps what depends on the clock for a minute at most, and skips health and the export', () => {
+    expect(requestKey('/api/products', false, 1, 0)).not.toBe(requestKey('/api/products', false, 2, 0));
+    expect(requestKey('/api/products', false, 1, 0)).toBe(requestKey('/api/products', false, 1, 3_600_000));
+    expect(requestKey('/api/products?freshness=24h', false, 1, 0)).not.toBe(requestKey('/api/products?freshness=24h', false, 1, 60_000));
+    expect(requestKey('/api/meta/last-updated', false, 1, 0)).not.toBe(requestKey('/api/meta/last-updated', false, 1, 60_000));
+    expect(requestKey('/graphql?query={products{total}}', true, 1, 0)).not.toBe(requestKey('/graphql?query={products{total}}', false, 1, 0));
+    for (const path of ['/api/health', '/api/products/export?type=all', '/api/metrics', '/graphql?query={health{status}}', '/nothing']) {
+      expect(requestKey(path, false, 1, 0), path).toBeNull();
+    }
+  });
+
+  it('is emptied when the data changes, and its size is visible in /api/metrics', async () => {
+    await t.get('/api/institutions');
+    const metrics = (await (await t.get('/api/metrics')).json()) as { caches: { bodies: { entries: number; maxBytes: number } }; process: { rssMb: number } };
+    expect(metrics.caches.bodies.entries).toBeGreaterThan(0);
+    expect(metrics.caches.bodies.maxBytes).toBe(t.config.cacheMaxBytes);
+    expect(metrics.process.rssMb).toBeGreaterThan(10);
+  });
+});
+
+describe('the node fast path', () => {
+  let server: http.Server;
+  let base: string;
+  beforeAll(async () => {
+    server = http.createServer(t.app.listener);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const raw = (path: string, headers: Record<string, string> = {}, method = 'GET') =>
+    new Promise<{ status: number; statusText: string; headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+      const req = http.request(`${base}${path}`, { method, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, statusText: res.statusMessage ?? '', headers: res.headers, body: Buffer.concat(chunks) }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  it('answers a repeat from the cache exactly like the first answer', async () => {
+    const path = '/api/products?type=notice&amount=7777';
+    const first = await raw(path);
+    const hitsBefore = t.app.services.caches().bodies as { hits: number };
+    const second = await raw(path);
+    expect(second.status).toBe(200);
+    expect(second.statusText).toBe('OK');
+    expect(second.body.equals(first.body)).toBe(true);
+    for (const name of ['etag', 'content-type', 'cache-control', 'vary', 'access-control-allow-origin']) expect(second.headers[name], name).toBe(first.headers[name]);
+    expect(second.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
+    expect((t.app.services.caches().bodies as { hits: number }).hits).toBeGreaterThan(hitsBefore.hits);
+
+    const notModified = await raw(path, { 'if-none-match': String(first.headers.etag) });
+    expect(notModified.status).toBe(304);
+    expect(notModified.body.length).toBe(0);
+    expect(notModified.headers['content-type']).toBeUndefined();
+    const head = await raw(path, {}, 'HEAD');
+    expect(head.status).toBe(200);
+    expect(head.headers['content-length']).toBe(String(first.body.length));
+    const gz = await raw(path, { 'accept-encoding': 'gzip' });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.body).equals(first.body)).toBe(true);
+  });
+
+  it('puts a reason phrase on the status line of answers built by the application', async () => {
+    const res = await raw('/api/nothing');
+    expect(res.status).toBe(404);
+    expect(res.statusText).toBe('Not Found');
+  });
+});
