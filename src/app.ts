@@ -15,6 +15,7 @@ import { createCatalogStore } from './catalog/store.js';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { createContext, type Context, type Services } from './graphql/context.js';
+import { HistoryCache } from './graphql/loaders.js';
 import { costLimit } from './graphql/cost.js';
 import { schema } from './graphql/schema/index.js';
 import { DEFAULT_QUERY, graphiqlAssets, renderLocalGraphiQL } from './http/graphiql.js';
@@ -92,6 +93,7 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     clock,
     health: () => checkHealth(db.prisma, store.current(), clock(), config.maxDataAgeSeconds),
     caches: () => ({}),
+    history: new HistoryCache(),
   };
 
   const yoga = createYoga<Record<string, unknown>, Context>({
@@ -137,7 +139,7 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     logger,
   });
   const { fetch, listener } = http;
-  services.caches = () => ({ bodies: bodies.stats(), calculator: calc.stats() });
+  services.caches = () => ({ bodies: bodies.stats(), calculator: calc.stats(), history: services.history.stats() });
   const watcher = watchDataVersion(store, { pollMs: config.reloadPollMs, listenUrl: db.kind === 'postgresql' ? db.url : undefined, logger });
   return { fetch, listener, services, yoga, close: () => watcher.stop() };
 }

@@ -33,7 +33,7 @@ describe('docker-compose.yml', () => {
     expect(dockerfile).toMatch(/^FROM node:20/m);
     expect(dockerfile).toMatch(/RUN npm ci/);
     expect(dockerfile).toMatch(/RUN npm run build/);
-    expect(dockerfile).toMatch(/CMD \["node", "dist\/server\.js"\]/);
+    expect(dockerfile).toMatch(/CMD \["node", "dist\/main\.js"\]/);
   });
 });
 

@@ -7,6 +7,7 @@ import { listProducts } from '../src/catalog/pipeline.js';
 import { productQuery } from '../src/catalog/query.js';
 import { Decimal } from '../src/domain/decimal.js';
 import { presentCalc } from '../src/domain/present.js';
+import { HistoryCache } from '../src/graphql/loaders.js';
 import { printedSchema, SCHEMA_FILE } from '../src/graphql/print-schema.js';
 import { createTestApp, type TestApp } from './support/app.js';
 
@@ -249,6 +250,7 @@ describe('database access', () => {
     try {
       const counts: number[] = [];
       for (const n of [1, 5, 50]) {
+        t.app.services.history = new HistoryCache(); // measure the loaders, not the cache below them
         queries = 0;
         const { body } = await t.graphql(query, { ids: ids.slice(0, n) });
         expect(body.errors).toBeUndefined();
@@ -258,6 +260,11 @@ describe('database access', () => {
       expect(counts[0]).toBeGreaterThan(0);
       expect(new Set(counts).size).toBe(1); // 1, 5 or 50 offers: the same few queries
       expect(counts[0]).toBeLessThanOrEqual(3);
+      // Asked again (another amount, same data version): answered from the history cache.
+      queries = 0;
+      const { body } = await t.graphql(query.replace('offers(ids: $ids)', 'offers(ids: $ids, amount: "777")'), { ids: ids.slice(0, 50) });
+      expect(body.errors).toBeUndefined();
+      expect(queries).toBe(0);
     } finally {
       t.app.services.prisma = prisma;
     }

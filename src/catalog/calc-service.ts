@@ -8,8 +8,20 @@ import type { CatalogOffer } from './types.js';
 
 export type { CalcSummary, CalcYields };
 
+/** What ranking needs. For a fixed amount, returnPerYear = amount × comparableYield / 100 orders offers
+ * exactly as comparableYield does, so it is not needed to rank. */
+export interface RankYields {
+  comparableYield: Decimal;
+  effectiveRate: Decimal;
+}
+
 export interface CalcService {
-  /** What ranking needs (yields, return per year), memoised: the cheapest call, made for every offer. */
+  /**
+   * What ranking needs, made for every offer of a list: answered without arithmetic when the offer's
+   * yields are the same for every amount (most are: one tier, no capped promotion, no fee).
+   */
+  rank(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): RankYields;
+  /** Yields and return per year, memoised. */
   yields(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): CalcYields;
   /** Every calc field but the steps, memoised: made for the offers that are shown. */
   summary(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): CalcSummary;
@@ -33,6 +45,15 @@ export function createCalcService(options: { maxPieces?: number; maxExact?: numb
     return [`${offer.termsId}:${months}:${mode}`, { amount, months, promotions: mode, terms: offer.terms }] as const;
   };
   return {
+    rank(offer, amount, horizon, promotions) {
+      const [key, input] = args(offer, amount, horizon, promotions);
+      const known = offer.constantYields?.get(key);
+      if (known) return known;
+      const yields = calculator.evaluateYields(key, input);
+      const constant = calculator.constantYields(key, input);
+      if (constant) (offer.constantYields ??= new Map()).set(key, constant);
+      return yields;
+    },
     yields: (...a) => calculator.evaluateYields(...args(...a)),
     summary: (...a) => calculator.evaluate(...args(...a)),
     full(offer, amount, horizon, promotions) {

@@ -1,13 +1,13 @@
 // Loads the catalogue from the database in a few queries (whatever the number of offers).
 import type { PrismaClient } from '../db/client.js';
 import { compareBrandNames } from '../domain/dgs.js';
-import { Decimal } from '../domain/decimal.js';
+import { Decimal, toFixed2 } from '../domain/decimal.js';
 import type { Promotion, Tier } from '../domain/types.js';
 import { withholdingRateOf } from '../domain/calc.js';
 import type { PromotionJson, TierJson } from '../ingest/rows.js';
 import { fold } from '../domain/text.js';
 import { FACETS } from './pipeline.js';
-import type { Catalog, CatalogBrand, CatalogInstitution, CatalogOffer, CatalogSource } from './types.js';
+import type { Catalog, CatalogBrand, CatalogInstitution, CatalogOffer, CatalogSource, ShownOffer } from './types.js';
 
 const dec = (v: { toString(): string }) => new Decimal(v.toString());
 const decOrNull = (v: { toString(): string } | null) => (v === null ? null : dec(v));
@@ -34,6 +34,21 @@ function termsKeyOf(o: Pick<CatalogOffer, 'terms'>): string {
   const tiers = t.tiers.map((x) => `${x.from.toString()}-${x.to?.toString() ?? ''}:${x.rate.toString()}`).join(',');
   const promo = t.promotion ? `${t.promotion.kind}:${t.promotion.rate.toString()}:${t.promotion.months}:${t.promotion.maxBalance?.toString() ?? ''}` : '';
   return `${t.tierMode}|${tiers}|${promo}|${t.payout}|${t.interestCompounds ? 1 : 0}|${t.annualFee.toString()}|${t.withholdingRate.toString()}`;
+}
+
+const text = (d: Decimal) => toFixed2(d);
+const textOrNull = (d: Decimal | null) => (d === null ? null : toFixed2(d));
+
+function shownOf(o: CatalogOffer): ShownOffer {
+  return {
+    headlineRate: text(o.headlineRate),
+    minAmount: text(o.minAmount),
+    maxAmount: textOrNull(o.maxAmount),
+    annualFee: text(o.annualFee),
+    tiers: o.tiers.map((t) => ({ from: text(t.from), to: textOrNull(t.to), rate: text(t.rate) })),
+    promotion: o.promotion && { kind: o.promotion.kind, rate: text(o.promotion.rate), months: o.promotion.months, maxBalance: textOrNull(o.promotion.maxBalance) },
+    withholding: { kind: o.withholding.kind, rate: textOrNull(o.withholding.rate), reducedRate: textOrNull(o.withholding.reducedRate) },
+  };
 }
 
 export async function loadCatalog(prisma: PrismaClient): Promise<Catalog> {
@@ -122,7 +137,9 @@ export async function loadCatalog(prisma: PrismaClient): Promise<Catalog> {
       searchText: fold(`${brand.name}\u0000${row.name}\u0000${institution.name}`),
       sharedWith: institution.brands.filter((b) => b.id !== brand.id).map((b) => b.name),
       facetValues: [],
+      shown: undefined as unknown as ShownOffer,
     };
+    offer.shown = shownOf(offer);
     offer.facetValues = FACETS.map((facet) => facet.value(offer));
     offer.termsKey = termsKeyOf(offer);
     let interned = TERMS.get(offer.termsKey);

@@ -2,9 +2,9 @@
 // facets, term curve, per-type maxima and market summary over the same request. Pure: the catalogue,
 // the query and the time go in, the list comes out.
 import { dgsSplit } from '../domain/dgs.js';
-import { ZERO, type Decimal } from '../domain/decimal.js';
+import { compareDecimals, ZERO, type Decimal } from '../domain/decimal.js';
 import type { DgsSplit, OfferType } from '../domain/types.js';
-import type { CalcService, CalcSummary, CalcYields } from './calc-service.js';
+import type { CalcService, CalcSummary } from './calc-service.js';
 import { compileFilters, F } from './filters.js';
 import type { ProductQuery } from './query.js';
 import { betterYield, comparator, firstK, type Ranked } from './sort.js';
@@ -92,8 +92,8 @@ export const FACETS: { name: keyof Facets; bit: number; value: (o: CatalogOffer)
 const FACET_BITS = FACETS.map((f) => f.bit);
 
 export function ineligibility(offer: CatalogOffer, amount: Decimal): IneligibleReason | null {
-  if (amount.lt(offer.minAmount)) return 'below_minimum';
-  if (offer.maxAmount !== null && amount.gt(offer.maxAmount)) return 'above_maximum';
+  if (compareDecimals(amount, offer.minAmount) < 0) return 'below_minimum';
+  if (offer.maxAmount !== null && compareDecimals(amount, offer.maxAmount) > 0) return 'above_maximum';
   return null;
 }
 
@@ -159,7 +159,7 @@ export function listProducts(ctx: PipelineContext, q: ProductQuery): ProductList
     }
     // covered = verified ? min(A, limit) : 0 (contract §3); the whole split is made for shown offers only.
     const dgs = offer.institution.dgs;
-    const full = dgs.verified && q.amount.lte(dgs.limit);
+    const full = dgs.verified && compareDecimals(q.amount, dgs.limit) <= 0;
     covered[i] = !dgs.verified ? ZERO : full ? q.amount : dgs.limit;
     stages[i] = q.fullDgs && !full ? 'dgs' : 'ok';
   }
@@ -170,7 +170,7 @@ export function listProducts(ctx: PipelineContext, q: ProductQuery): ProductList
     let r = ranked[i];
     if (!r) {
       const offer = offers[i]!;
-      const yields: CalcYields = calc.yields(offer, q.amount, q.horizon, q.promotions);
+      const yields = calc.rank(offer, q.amount, q.horizon, q.promotions);
       r = { offer, yields, covered: covered[i]!, eligible: reasons[i] === null, ineligibleReason: reasons[i] ?? null };
       ranked[i] = r;
     }

@@ -1,20 +1,20 @@
 // The list's order (contract §4): the chosen key in its direction, then the fixed tie-breakers
 // returnPerYear desc, coveredPercent desc, id asc. Always on unrounded values, so it is a total order.
 import { compareBrandNames } from '../domain/dgs.js';
-import type { Decimal } from '../domain/decimal.js';
-import type { CalcYields } from './calc-service.js';
+import { compareDecimals, type Decimal } from '../domain/decimal.js';
+import type { RankYields } from './calc-service.js';
 import { DEFAULT_ORDER, type Order, type SortKey } from './query.js';
 import type { CatalogOffer } from './types.js';
 
 export interface Ranked {
   offer: CatalogOffer;
-  yields: CalcYields;
+  yields: RankYields;
   /** The part of the amount a verified DGS covers. Within one request the amount is the same for every
    * offer, so ordering by it is ordering by coveredPercent, without a division per offer. */
   covered: Decimal;
 }
 
-const cmpDec = (a: Decimal, b: Decimal) => a.cmp(b);
+const cmpDec = compareDecimals;
 const cmpStr = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const cmpNum = (a: number, b: number) => a - b;
 
@@ -26,7 +26,8 @@ function cmpNullable(a: number | null, b: number | null, sign: number): number {
 
 /** The primary comparison, ascending. */
 const PRIMARY: Record<Exclude<SortKey, 'term'>, (a: Ranked, b: Ranked) => number> = {
-  return: (a, b) => cmpDec(a.yields.returnPerYear, b.yields.returnPerYear),
+  // returnPerYear = amount × comparableYield / 100 with one amount for the whole list: the same order.
+  return: (a, b) => cmpDec(a.yields.comparableYield, b.yields.comparableYield),
   effective: (a, b) => cmpDec(a.yields.effectiveRate, b.yields.effectiveRate),
   headline: (a, b) => cmpDec(a.offer.headlineRate, b.offer.headlineRate),
   bank: (a, b) => compareBrandNames(a.offer.brand.name, b.offer.brand.name),
@@ -35,10 +36,10 @@ const PRIMARY: Record<Exclude<SortKey, 'term'>, (a: Ranked, b: Ranked) => number
   min: (a, b) => cmpDec(a.offer.minAmount, b.offer.minAmount),
 };
 
-/** returnPerYear desc, coveredPercent desc, id asc: what decides between equals. */
+/** returnPerYear desc (as comparableYield: see PRIMARY.return), coveredPercent desc, id asc: what decides between equals. */
 export function tieBreak(a: Ranked, b: Ranked): number {
   return (
-    cmpDec(b.yields.returnPerYear, a.yields.returnPerYear) ||
+    cmpDec(b.yields.comparableYield, a.yields.comparableYield) ||
     cmpDec(b.covered, a.covered) ||
     cmpStr(a.offer.id, b.offer.id)
   );
@@ -56,7 +57,7 @@ export function comparator(sort: SortKey, order: Order | null): (a: Ranked, b: R
 
 /** The better of two offers by comparable yield (termCurve, typeMax); ties as in the list. */
 export function betterYield(a: Ranked, b: Ranked): boolean {
-  const c = a.yields.comparableYield.cmp(b.yields.comparableYield);
+  const c = compareDecimals(a.yields.comparableYield, b.yields.comparableYield);
   return c > 0 || (c === 0 && tieBreak(a, b) < 0);
 }
 

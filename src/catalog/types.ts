@@ -66,6 +66,20 @@ export interface CatalogOffer {
   sharedWith: string[];
   /** Its value for each facet of the list (pipeline FACETS order), worked out once. */
   facetValues: (string | null)[];
+  /** Its decimals as shown (two decimals), formatted once instead of for every answer. */
+  shown: ShownOffer;
+  /** Yields that do not depend on the amount, per calculation key, learnt while ranking. */
+  constantYields?: Map<string, { comparableYield: Decimal; effectiveRate: Decimal }>;
+}
+
+export interface ShownOffer {
+  headlineRate: string;
+  minAmount: string;
+  maxAmount: string | null;
+  annualFee: string;
+  tiers: { from: string; to: string | null; rate: string }[];
+  promotion: { kind: Promotion['kind']; rate: string; months: number; maxBalance: string | null } | null;
+  withholding: { kind: WithholdingKind; rate: string | null; reducedRate: string | null };
 }
 
 export interface CatalogSource {

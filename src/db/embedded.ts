@@ -13,6 +13,12 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 /** pg's pool size for the embedded database; the socket server must accept at least this many. */
 export const EMBEDDED_POOL_SIZE = 8;
 
+/**
+ * PostgreSQL's 128 MB of shared buffers would sit in this process's memory; the service reads the
+ * database rarely (the catalogue is in memory), so 16 MB saves ≈120 MB resident at the same speed.
+ */
+const startParams = () => [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB', '-c', 'work_mem=8MB'];
+
 export interface EmbeddedDatabase {
   /** postgresql:// URL of the socket, for pg and for tools such as psql. */
   url: string;
@@ -73,7 +79,7 @@ export async function serveOnLoopback(db: PGlite): Promise<{ port: number; stop(
 
 /** An in-memory database for tests and the shadow database of `createMigration`. */
 export async function openInMemory(): Promise<EmbeddedDatabase> {
-  const db = await PGlite.create();
+  const db = await PGlite.create({ startParams: startParams() });
   const served = await serveOnLoopback(db);
   return {
     url: socketUrl(served.port),
@@ -122,7 +128,7 @@ export async function openEmbedded(dataDir: string, options: { log?: (msg: strin
       throw err;
     }
     try {
-      const db = await PGlite.create({ dataDir: path.join(dataDir, 'pglite') });
+      const db = await PGlite.create({ dataDir: path.join(dataDir, 'pglite'), startParams: startParams() });
       const served = await serveOnLoopback(db);
       const info: LockInfo = { pid: process.pid, port: served.port, startedAt: new Date().toISOString() };
       await handle.writeFile(JSON.stringify(info));

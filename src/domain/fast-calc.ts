@@ -21,7 +21,7 @@
 //   two computations differ, could decide the cent (present.ts: never for a value that is exactly a
 //   half cent; in practice never at all, the band is 1e-16 wide);
 // - a balance slope s ≤ 0 (only with rates below −100 %): the interval would flip.
-import { Decimal, HUNDRED, ZERO } from './decimal.js';
+import { compareDecimals, Decimal, HUNDRED, ZERO } from './decimal.js';
 import { calculate, creditsInMonth, feesFor } from './calc.js';
 import { centsAmbiguous } from './present.js';
 import { annualGrowth } from './root.js';
@@ -71,6 +71,11 @@ export interface Calculator {
    * list can rank every offer with this and summarise only the page it shows.
    */
   evaluateYields(key: string, input: CalcInput): CalcYields;
+  /**
+   * The comparable yield and effective rate when they are the same for every amount (the key has one
+   * linear piece over all amounts and no fees), else null. Ask after an evaluation of the key.
+   */
+  constantYields(key: string, input: CalcInput): { comparableYield: Decimal; effectiveRate: Decimal } | null;
   stats(): CalculatorStats;
   clear(): void;
 }
@@ -78,6 +83,8 @@ export interface Calculator {
 const ONE = new Decimal(1);
 const TWELVE_HUNDRED = new Decimal(1200);
 const MINUS_ONE = new Decimal(-1);
+/** Amounts have at most two decimals and are positive. */
+const SMALLEST_AMOUNT = new Decimal('0.01');
 /** Relative margin around a boundary computed with rounding (its error is ≈1e-32). */
 const BOUNDARY_MARGIN = new Decimal('1e-20');
 
@@ -417,8 +424,8 @@ type InverseOf = (amount: Decimal) => Decimal;
 /** Whether the amount lies in the part of the piece that needs no reference (see the file comment). */
 function answers(piece: Piece, amount: Decimal): boolean {
   if (piece.unsafe) return false;
-  if (piece.safeLo !== null && amount.lt(piece.safeLo)) return false;
-  return piece.safeHi === null || amount.lt(piece.safeHi);
+  if (piece.safeLo !== null && compareDecimals(amount, piece.safeLo) < 0) return false;
+  return piece.safeHi === null || compareDecimals(amount, piece.safeHi) < 0;
 }
 
 /** The yields from a piece (after `answers`), or null where the reference must answer. */
@@ -520,12 +527,12 @@ function findPiece(pieces: readonly Piece[], amount: Decimal): Piece | undefined
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     const start = pieces[mid]!.lo;
-    if (start === null || start.lte(amount)) lo = mid + 1;
+    if (start === null || compareDecimals(start, amount) <= 0) lo = mid + 1;
     else hi = mid;
   }
   for (let i = lo - 1; i >= 0 && i >= lo - 2; i--) {
     const piece = pieces[i]!;
-    if (piece.hi === null || amount.lt(piece.hi)) return piece;
+    if (piece.hi === null || compareDecimals(amount, piece.hi) < 0) return piece;
   }
   return undefined;
 }
@@ -710,9 +717,22 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
     return { amount, months, comparableYield, effectiveRate, returnPerYear };
   }
 
+  function constantYields(key: string, input: CalcInput): { comparableYield: Decimal; effectiveRate: Decimal } | null {
+    const entry = entryFor(key, input);
+    const piece = entry?.pieces.length === 1 ? entry.pieces[0]! : undefined;
+    // Every amount a client can ask for (≥ 0.01) falls in it: no upper bound, and a lower one (the first
+    // tier's 0, widened by the rounding margin) below the smallest amount.
+    const fromZero = (bound: Decimal | null) => bound === null || bound.lt(SMALLEST_AMOUNT);
+    if (!piece || piece.unsafe || piece.hi !== null || piece.safeHi !== null || !fromZero(piece.lo) || !fromZero(piece.safeLo)) return null;
+    const comparableYield = piece.comparableYield;
+    const effectiveRate = piece.effectiveRate ?? (piece.sameRatio ? comparableYield : null);
+    return comparableYield && effectiveRate ? { comparableYield, effectiveRate } : null;
+  }
+
   return {
     evaluate,
     evaluateYields,
+    constantYields,
     stats: () => ({
       keys: entries.size,
       pieces: pieceCount,

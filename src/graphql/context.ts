@@ -7,7 +7,7 @@ import type { CatalogStore } from '../catalog/store.js';
 import type { Catalog } from '../catalog/types.js';
 import type { Config } from '../config.js';
 import type { PrismaClient } from '../db/client.js';
-import { createLoaders, type Loaders } from './loaders.js';
+import { createLoaders, type HistoryCache, type Loaders } from './loaders.js';
 
 export interface Services {
   prisma: PrismaClient;
@@ -18,6 +18,8 @@ export interface Services {
   health(): Promise<HealthReport>;
   /** Sizes and hit counts of the caches, for /api/metrics. */
   caches(): Record<string, unknown>;
+  /** History, events and sources already read, for the current data version. */
+  history: HistoryCache;
   /** The wall clock, injected so tests can hold it still. */
   clock(): Date;
 }
@@ -32,5 +34,6 @@ export interface Context {
 }
 
 export function createContext(services: Services): Context {
-  return { services, catalog: services.store.current(), now: services.clock(), loaders: createLoaders(services.prisma) };
+  const catalog = services.store.current();
+  return { services, catalog, now: services.clock(), loaders: createLoaders(services.prisma, services.history.at(catalog.version)) };
 }

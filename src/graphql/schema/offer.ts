@@ -47,7 +47,10 @@ export const InstitutionSummaryRef = builder.objectRef<Pick<CatalogInstitution, 
   }),
 });
 
-export const TierRef = builder.objectRef<Tier>('Tier').implement({
+/** Decimals arrive as Decimal (history) or as text already formatted (the catalogue): the scalar takes both. */
+type Shown<T> = { [K in keyof T]: T[K] extends Decimal ? Decimal | string : T[K] extends Decimal | null ? Decimal | string | null : T[K] };
+
+export const TierRef = builder.objectRef<Shown<Tier>>('Tier').implement({
   description: 'A balance band and its rate: from inclusive, to exclusive (null for the last tier).',
   fields: (t) => ({
     from: t.field({ type: 'Decimal', resolve: (tier) => tier.from }),
@@ -56,7 +59,7 @@ export const TierRef = builder.objectRef<Tier>('Tier').implement({
   }),
 });
 
-export const PromotionRef = builder.objectRef<Promotion>('Promotion').implement({
+export const PromotionRef = builder.objectRef<Shown<Promotion>>('Promotion').implement({
   description: 'A promotion for the first `months` months, on the balance up to maxBalance (all of it when null).',
   fields: (t) => ({
     kind: t.field({ type: PromotionKindEnum, resolve: (p) => p.kind }),
@@ -66,7 +69,7 @@ export const PromotionRef = builder.objectRef<Promotion>('Promotion').implement(
   }),
 });
 
-export const WithholdingRef = builder.objectRef<CatalogOffer['withholding']>('Withholding').implement({
+export const WithholdingRef = builder.objectRef<Shown<CatalogOffer['withholding']>>('Withholding').implement({
   fields: (t) => ({
     kind: t.field({ type: WithholdingKindEnum, resolve: (w) => w.kind }),
     rate: t.field({ type: 'Decimal', nullable: true, resolve: (w) => w.rate }),
@@ -132,8 +135,8 @@ export const DgsSplitRef = builder.objectRef<DgsSplit>('DgsSplit').implement({
 });
 
 const attr = <T>(pick: (o: CatalogOffer) => T) => (view: OfferView) => pick(view.offer);
-const decimal = (description: string, pick: (o: CatalogOffer) => Decimal) => ({ type: 'Decimal' as const, description, resolve: attr(pick) });
-const optionalDecimal = (description: string, pick: (o: CatalogOffer) => Decimal | null) => ({
+const decimal = (description: string, pick: (o: CatalogOffer) => Decimal | string) => ({ type: 'Decimal' as const, description, resolve: attr(pick) });
+const optionalDecimal = (description: string, pick: (o: CatalogOffer) => Decimal | string | null) => ({
   type: 'Decimal' as const,
   nullable: true as const,
   description,
@@ -153,19 +156,19 @@ export const OfferRef = builder.objectRef<OfferView>('Offer').implement({
     termMonths: t.int({ nullable: true, description: 'deposits only', resolve: attr((o) => o.termMonths) }),
     noticeDays: t.int({ nullable: true, description: 'notice accounts only', resolve: attr((o) => o.noticeDays) }),
     payout: t.field({ type: PayoutEnum, resolve: attr((o) => o.payout) }),
-    minAmount: t.field(decimal('the smallest amount accepted', (o) => o.minAmount)),
-    maxAmount: t.field(optionalDecimal('the largest amount accepted; null: no maximum', (o) => o.maxAmount)),
+    minAmount: t.field(decimal('the smallest amount accepted', (o) => o.shown.minAmount)),
+    maxAmount: t.field(optionalDecimal('the largest amount accepted; null: no maximum', (o) => o.shown.maxAmount)),
     rateType: t.field({ type: RateTypeEnum, resolve: attr((o) => o.rateType) }),
-    headlineRate: t.field(decimal('the best rate advertised, gross, per year', (o) => o.headlineRate)),
+    headlineRate: t.field(decimal('the best rate advertised, gross, per year', (o) => o.shown.headlineRate)),
     tierMode: t.field({ type: TierModeEnum, resolve: attr((o) => o.tierMode) }),
-    tiers: t.field({ type: [TierRef], resolve: attr((o) => o.tiers) }),
-    promotion: t.field({ type: PromotionRef, nullable: true, resolve: attr((o) => o.promotion) }),
+    tiers: t.field({ type: [TierRef], resolve: attr((o) => o.shown.tiers) }),
+    promotion: t.field({ type: PromotionRef, nullable: true, resolve: attr((o) => o.shown.promotion) }),
     openToNewCustomers: t.boolean({ resolve: attr((o) => o.openToNewCustomers) }),
     currentAccountRequired: t.boolean({ resolve: attr((o) => o.currentAccountRequired) }),
-    annualFee: t.field(decimal('euros per year', (o) => o.annualFee)),
+    annualFee: t.field(decimal('euros per year', (o) => o.shown.annualFee)),
     earlyWithdrawal: t.boolean({ description: 'deposits: can be ended early', resolve: attr((o) => o.earlyWithdrawal) }),
     interestCompounds: t.boolean({ description: 'interest stays on the account (true) or is paid out (false)', resolve: attr((o) => o.interestCompounds) }),
-    withholding: t.field({ type: WithholdingRef, resolve: attr((o) => o.withholding) }),
+    withholding: t.field({ type: WithholdingRef, resolve: attr((o) => o.shown.withholding) }),
     freshness: t.field({ type: FreshnessRef, resolve: attr((o) => o.freshness) }),
     sourceUrl: t.string({ nullable: true, resolve: attr((o) => o.sourceUrl) }),
     eligible: t.boolean({ description: 'whether the amount fits minAmount and maxAmount', resolve: (v) => v.eligible }),
