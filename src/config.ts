@@ -24,7 +24,7 @@ const envSchema = z.object({
   MAX_DATA_AGE_HOURS: z.coerce.number().positive().default(48),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Finished answers kept for repeats. */
-  CACHE_MAX_MB: z.coerce.number().min(0).max(4096).default(64),
+  CACHE_MAX_MB: z.coerce.number().min(0).max(4096).default(32),
   CACHE_MAX_ENTRIES: z.coerce.number().int().min(0).max(1_000_000).default(20_000),
   /** How often to look for new data when the database cannot notify (the embedded one). */
   RELOAD_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).default(2_000),

@@ -2,11 +2,11 @@
 // memoising calculator that makes a new amount cost a few Decimal operations per offer.
 import { calculate } from '../domain/calc.js';
 import type { Decimal } from '../domain/decimal.js';
-import { createCalculator, type CalcSummary, type CalcYields, type CalculatorStats } from '../domain/fast-calc.js';
+import { createCalculator, type CalcSummary, type CalculatorStats } from '../domain/fast-calc.js';
 import type { CalcResult, PromotionsMode } from '../domain/types.js';
 import type { CatalogOffer } from './types.js';
 
-export type { CalcSummary, CalcYields };
+export type { CalcSummary };
 
 /** What ranking needs. For a fixed amount, returnPerYear = amount × comparableYield / 100 orders offers
  * exactly as comparableYield does, so it is not needed to rank. */
@@ -21,13 +21,11 @@ export interface CalcService {
    * yields are the same for every amount (most are: one tier, no capped promotion, no fee).
    */
   rank(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): RankYields;
-  /** Yields and return per year, memoised. */
-  yields(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): CalcYields;
   /** Every calc field but the steps, memoised: made for the offers that are shown. */
   summary(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): CalcSummary;
   /** The detail's calculation with its monthly steps (the reference loop). */
   full(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): CalcResult;
-  stats(): CalculatorStats;
+  stats(): CalculatorStats & { recentRanks: number; recentSummaries: number };
   clear(): void;
 }
 
@@ -37,8 +35,37 @@ export const periodOf = (offer: CatalogOffer, horizon: number): number => (offer
 // `only` is a filter; it calculates like `include`.
 const calcMode = (promotions: PromotionsMode): PromotionsMode => (promotions === 'exclude' ? 'exclude' : 'include');
 
-export function createCalcService(options: { maxPieces?: number; maxExact?: number } = {}): CalcService {
+/** A bounded memo, least recently set out first. */
+class Memo<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly max: number) {}
+  get(key: string): V | undefined {
+    return this.map.get(key);
+  }
+  set(key: string, value: V): void {
+    if (this.map.size >= this.max) this.map.delete(this.map.keys().next().value!);
+    this.map.set(key, value);
+  }
+  get size(): number {
+    return this.map.size;
+  }
+}
+
+export function createCalcService(options: { maxPieces?: number; maxExact?: number; maxRecent?: number } = {}): CalcService {
   const calculator = createCalculator(options);
+  // Popular amounts come back (25,000; 50,000): their results are kept, so a repeat under other filters,
+  // or through GraphQL, costs a lookup. The text of the amount is made once per list, not per offer.
+  const recentRanks = new Memo<RankYields>(options.maxRecent ?? 50_000);
+  const recentSummaries = new Memo<CalcSummary>(options.maxRecent ?? 50_000);
+  let lastAmount: Decimal | undefined;
+  let lastText = '';
+  const textOf = (amount: Decimal) => {
+    if (amount !== lastAmount) {
+      lastAmount = amount;
+      lastText = amount.toString();
+    }
+    return lastText;
+  };
   const args = (offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode) => {
     const months = periodOf(offer, horizon);
     const mode = calcMode(promotions);
@@ -49,17 +76,26 @@ export function createCalcService(options: { maxPieces?: number; maxExact?: numb
       const [key, input] = args(offer, amount, horizon, promotions);
       const known = offer.constantYields?.get(key);
       if (known) return known;
+      const memoKey = `${key}@${textOf(amount)}`;
+      const recent = recentRanks.get(memoKey);
+      if (recent) return recent;
       const yields = calculator.evaluateYields(key, input);
       const constant = calculator.constantYields(key, input);
       if (constant) (offer.constantYields ??= new Map()).set(key, constant);
+      else recentRanks.set(memoKey, yields);
       return yields;
     },
-    yields: (...a) => calculator.evaluateYields(...args(...a)),
-    summary: (...a) => calculator.evaluate(...args(...a)),
+    summary(offer, amount, horizon, promotions) {
+      const [key, input] = args(offer, amount, horizon, promotions);
+      const memoKey = `${key}@${textOf(amount)}`;
+      let summary = recentSummaries.get(memoKey);
+      if (!summary) recentSummaries.set(memoKey, (summary = calculator.evaluate(key, input)));
+      return summary;
+    },
     full(offer, amount, horizon, promotions) {
       return calculate({ amount, months: periodOf(offer, horizon), promotions: calcMode(promotions), terms: offer.terms }, { steps: true });
     },
-    stats: () => calculator.stats(),
+    stats: () => ({ ...calculator.stats(), recentRanks: recentRanks.size, recentSummaries: recentSummaries.size }),
     clear: () => calculator.clear(),
   };
 }

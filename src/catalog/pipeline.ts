@@ -112,11 +112,12 @@ export function marketSummary(catalog: Catalog, best: MarketBest): MarketSummary
 export function offerResult(calc: CalcService, q: Pick<ProductQuery, 'amount' | 'horizon' | 'promotions'>, offer: CatalogOffer): OfferResult {
   const reason = ineligibility(offer, q.amount);
   const dgs = dgsSplit(q.amount, offer.institution.dgs, offer.sharedWith);
+  const summary = calc.summary(offer, q.amount, q.horizon, q.promotions);
   return {
     offer,
-    yields: calc.yields(offer, q.amount, q.horizon, q.promotions),
+    yields: summary, // the summary holds the yields too
     covered: dgs.covered,
-    calc: calc.summary(offer, q.amount, q.horizon, q.promotions),
+    calc: summary,
     dgs,
     eligible: reason === null,
     ineligibleReason: reason,

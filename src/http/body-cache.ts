@@ -89,6 +89,21 @@ export class BodyCache {
  * in the last 24 hours, the meta summary, GraphQL) are reused for at most a minute.
  */
 export function requestKey(pathAndQuery: string, acceptsHtml: boolean, version: number, now: number): string | null {
+  let normal = normalised.get(pathAndQuery);
+  if (normal === undefined) {
+    normal = normalise(pathAndQuery);
+    if (normalised.size >= 10_000) normalised.clear(); // bounded; repeats refill it at once
+    normalised.set(pathAndQuery, normal);
+  }
+  if (normal === null) return null;
+  const minute = normal.clockBound ? `|${Math.floor(now / 60_000)}` : '';
+  return `${version}|${normal.graphql && acceptsHtml ? 'html|' : ''}${normal.key}${minute}`;
+}
+
+/** The normalised form of the URLs seen lately: parsing and sorting them again for every repeat costs. */
+const normalised = new Map<string, { key: string; graphql: boolean; clockBound: boolean } | null>();
+
+function normalise(pathAndQuery: string): { key: string; graphql: boolean; clockBound: boolean } | null {
   const q = pathAndQuery.indexOf('?');
   const path = q < 0 ? pathAndQuery : pathAndQuery.slice(0, q);
   const graphql = path === '/graphql';
@@ -102,6 +117,5 @@ export function requestKey(pathAndQuery: string, acceptsHtml: boolean, version: 
   const query = new URLSearchParams(params).toString();
   if (graphql && /health/i.test(query)) return null;
   const clockBound = graphql || path === '/api/meta/last-updated' || /(^|&)freshness=24h(&|$)/i.test(query);
-  const minute = clockBound ? `|${Math.floor(now / 60_000)}` : '';
-  return `${version}|${graphql && acceptsHtml ? 'html|' : ''}${path}?${query}${minute}`;
+  return { key: `${path}?${query}`, graphql, clockBound };
 }
