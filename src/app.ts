@@ -16,6 +16,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { createContext, type Context, type Services } from './graphql/context.js';
 import { HistoryCache } from './graphql/loaders.js';
+import { DatabaseStatus } from './db/status.js';
 import { costLimit } from './graphql/cost.js';
 import { schema } from './graphql/schema/index.js';
 import { DEFAULT_QUERY, graphiqlAssets, renderLocalGraphiQL } from './http/graphiql.js';
@@ -82,7 +83,7 @@ function isOriginalGraphQLError(error: unknown): boolean {
 
 export async function createApp({ config, db, logger, clock = () => new Date() }: AppDeps): Promise<App> {
   const store = await createCatalogStore(db.prisma);
-  const calc = createCalcService();
+  const calc = createCalcService({ maxPieces: config.calcMaxPieces, maxExact: 2_000, maxRecent: config.calcMaxRecent });
   const market = createMarketHistory(db.prisma);
   const services: Services = {
     prisma: db.prisma,
@@ -91,9 +92,10 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     market,
     config,
     clock,
-    health: () => checkHealth(db.prisma, store.current(), clock(), config.maxDataAgeSeconds),
+    health: () => checkHealth(db.prisma, store.current(), clock(), config.maxDataAgeSeconds, services.database),
     caches: () => ({}),
     history: new HistoryCache(),
+    database: new DatabaseStatus(),
   };
 
   const yoga = createYoga<Record<string, unknown>, Context>({
@@ -134,12 +136,16 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
   const http = createHttpHandler({
     upstream: async (request) => yoga.fetch(request),
     cache: bodies,
+    cacheable: () => services.database.ok(),
     version: () => store.current().version,
     clock,
     logger,
+    rateLimitPerMinute: config.rateLimitPerMinute,
+    trustProxy: config.trustProxy,
+    requestTimeoutMs: config.requestTimeoutMs,
   });
   const { fetch, listener } = http;
   services.caches = () => ({ bodies: bodies.stats(), calculator: calc.stats(), history: services.history.stats() });
-  const watcher = watchDataVersion(store, { pollMs: config.reloadPollMs, listenUrl: db.kind === 'postgresql' ? db.url : undefined, logger });
+  const watcher = watchDataVersion(store, { pollMs: config.reloadPollMs, listenUrl: db.kind === 'postgresql' ? db.url : undefined, logger, database: services.database });
   return { fetch, listener, services, yoga, close: () => watcher.stop() };
 }

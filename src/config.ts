@@ -26,8 +26,18 @@ const envSchema = z.object({
   /** Finished answers kept for repeats. */
   CACHE_MAX_MB: z.coerce.number().min(0).max(4096).default(32),
   CACHE_MAX_ENTRIES: z.coerce.number().int().min(0).max(1_000_000).default(20_000),
+  /** Calculation pieces kept (≈3 KB each): enough for every offer of a 14,000-offer market and its usual amounts. */
+  CALC_MAX_PIECES: z.coerce.number().int().min(100).max(1_000_000).default(30_000),
+  /** Recent (offer, amount) results kept, for amounts that come back. */
+  CALC_MAX_RECENT: z.coerce.number().int().min(0).max(1_000_000).default(5_000),
   /** How often to look for new data when the database cannot notify (the embedded one). */
   RELOAD_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).default(2_000),
+  /** Requests per minute per client; 0 turns the limit off (the default). */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(10_000_000).default(0),
+  /** Behind a reverse proxy: take the client from the first X-Forwarded-For address. */
+  TRUST_PROXY: bool.default(false),
+  /** An answer not started within this many milliseconds is a 503. */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
 });
 
 export type Config = Readonly<{
@@ -42,7 +52,12 @@ export type Config = Readonly<{
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   cacheMaxBytes: number;
   cacheMaxEntries: number;
+  calcMaxPieces: number;
+  calcMaxRecent: number;
   reloadPollMs: number;
+  rateLimitPerMinute: number;
+  trustProxy: boolean;
+  requestTimeoutMs: number;
 }>;
 
 export class ConfigError extends Error {
@@ -71,6 +86,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     cacheMaxBytes: Math.round(e.CACHE_MAX_MB * 1024 * 1024),
     cacheMaxEntries: e.CACHE_MAX_ENTRIES,
+    calcMaxPieces: e.CALC_MAX_PIECES,
+    calcMaxRecent: e.CALC_MAX_RECENT,
     reloadPollMs: e.RELOAD_POLL_MS,
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    trustProxy: e.TRUST_PROXY,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
   });
 }

@@ -1,11 +1,16 @@
 // Starts the service: configuration, database (migrated), sample data on first start, then listen.
+// On SIGTERM or SIGINT it stops accepting, lets requests in flight finish (for a bounded time), closes
+// the database and exits 0.
 import http from 'node:http';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/client.js';
 import { formatSummary } from './ingest/run.js';
-import { createLogger } from './logger.js';
+import { serviceLogger } from './logger.js';
 import { seedSampleIfEmpty } from './sample/seed.js';
+
+/** How long requests in flight may take to finish once a shutdown has begun. */
+const SHUTDOWN_GRACE_MS = Number(process.env.SHUTDOWN_GRACE_MS ?? 10_000);
 
 function configOrExit(): Config {
   try {
@@ -22,7 +27,15 @@ function configOrExit(): Config {
 async function main() {
   const started = Date.now();
   const config = configOrExit();
-  const logger = createLogger(config.logLevel);
+  const { logger, flush } = serviceLogger(config.logLevel);
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
+  process.on('uncaughtException', (err) => {
+    // The process may be in any state now: say so and leave it to the supervisor to start a fresh one.
+    logger.fatal({ err }, 'uncaught exception; exiting');
+    flush();
+    process.exit(1);
+  });
+
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log: (msg) => logger.info(msg) });
   logger.info({ database: db.kind, dataDir: db.kind === 'embedded' ? config.dataDir : undefined }, 'database ready');
 
@@ -33,25 +46,47 @@ async function main() {
   }
 
   const app = await createApp({ config, db, logger });
-  const server = http.createServer(app.listener);
+  const server = http.createServer(
+    {
+      maxHeaderSize: 16 * 1024, // the request line and headers together; beyond it Node answers 431
+      requestTimeout: 60_000, // to receive a whole request
+      headersTimeout: 15_000,
+      keepAliveTimeout: 5_000,
+    },
+    app.listener,
+  );
   server.listen(config.port, config.host, () => {
     logger.info({ port: config.port, host: config.host, startupMs: Date.now() - started }, `listening on http://${config.host}:${config.port}`);
   });
 
-  const shutdown = (signal: string) => {
-    logger.info({ signal }, 'shutting down');
-    server.close(() => {
-      app
-        .close()
-        .then(() => db.close())
-        .then(
-          () => process.exit(0),
-          () => process.exit(1),
-        );
-    });
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal, graceMs: SHUTDOWN_GRACE_MS }, 'shutting down: no new connections; finishing the requests in flight');
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const force = setTimeout(() => {
+      logger.warn('requests still running at the end of the grace period; closing their connections');
+      server.closeAllConnections();
+    }, SHUTDOWN_GRACE_MS);
+    force.unref();
+    await closed;
+    clearTimeout(force);
+    let code = 0;
+    try {
+      await app.close();
+      await db.close();
+    } catch (err) {
+      logger.error({ err }, 'could not close the database cleanly');
+      code = 1;
+    }
+    logger.info({ exitCode: code }, 'stopped');
+    flush();
+    process.exit(code);
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
 }
 
 main().catch((err: Error) => {

@@ -227,14 +227,18 @@ describe('protection', () => {
   });
 
   it('masks unexpected errors: no internal message, a stable code', async () => {
-    const market = t.app.services.market;
-    t.app.services.market = { ...market, best: () => Promise.reject(new Error('connection to 10.0.0.7:5432 refused (secret detail)')) };
+    const calc = t.app.services.calc;
+    t.app.services.calc = { ...calc, rank: () => { throw new Error('pointer 0x7f3a at 10.0.0.7 (secret detail)'); } };
     try {
-      const { body } = await t.graphql(`{ products { total } }`);
+      const { body } = await t.graphql(`{ products(amount: "4321") { total } }`);
       expect(body.errors).toMatchObject([{ message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }]);
-      expect(JSON.stringify(body)).not.toMatch(/secret|10\.0\.0\.7|stack/);
+      expect(JSON.stringify(body)).not.toMatch(/secret|10\.0\.0\.7|stack|0x7f3a/);
+      const rest = await t.get('/api/products?amount=4322');
+      expect(rest.status).toBe(500);
+      expect(rest.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(await rest.text()).not.toMatch(/secret|10\.0\.0\.7|0x7f3a/);
     } finally {
-      t.app.services.market = market;
+      t.app.services.calc = calc;
     }
   });
 });

@@ -10,6 +10,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { arg } from './support.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -18,6 +19,8 @@ const days = Number(arg('days', scale === 1 ? '400' : '30'));
 const duration = Number(arg('duration', '5'));
 const connections = Number(arg('connections', '32'));
 const latencyConnections = Number(arg('latency-connections', '4'));
+/** PostgreSQL instead of the embedded database (the production set-up); seeded once. */
+const databaseUrl = arg('database-url', '');
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -32,6 +35,18 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<v
     const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
     child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} exited ${code}`))));
   });
+}
+
+async function hasData(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query('SELECT count(*)::int AS n FROM "IngestRun"')).rows[0].n > 0;
+  } catch {
+    return false; // not migrated yet
+  } finally {
+    await client.end();
+  }
 }
 
 async function waitFor(url: string, timeoutMs: number): Promise<number> {
@@ -99,9 +114,10 @@ const mean = (xs: number[]) => Math.round((xs.reduce((a, b) => a + b, 0) / xs.le
 async function main() {
   const dataDir = path.join(root, 'bench', `data-s${scale}-d${days}`);
   const today = new Date().toISOString().slice(0, 10);
-  if (!existsSync(path.join(dataDir, 'pglite'))) {
-    console.error(`seeding ${dataDir}: the sample market, ${days} days, scale ${scale} (once; kept for later runs)`);
-    await run('node', ['dist/sample/cli.js', '--ingest', '--scale', String(scale), '--days', String(days), '--end', today], { DATA_DIR: dataDir });
+  const database = databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir };
+  if (databaseUrl ? !(await hasData(databaseUrl)) : !existsSync(path.join(dataDir, 'pglite'))) {
+    console.error(`seeding ${databaseUrl ? 'PostgreSQL' : dataDir}: the sample market, ${days} days, scale ${scale} (once; kept for later runs)`);
+    await run('node', ['dist/sample/cli.js', '--ingest', '--scale', String(scale), '--days', String(days), '--end', today], database);
   }
 
   const port = await freePort();
@@ -109,7 +125,7 @@ async function main() {
   const startedAt = performance.now();
   const service: ChildProcess = spawn('node', ['dist/main.js'], {
     cwd: root,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', SEED_SAMPLE: 'false', LOG_LEVEL: 'info', MAX_DATA_AGE_HOURS: '8760' },
+    env: { ...process.env, ...database, PORT: String(port), HOST: '127.0.0.1', SEED_SAMPLE: 'false', LOG_LEVEL: 'info', MAX_DATA_AGE_HOURS: '8760' },
     stdio: ['ignore', 'ignore', 'inherit'], // a real log line per request, written to /dev/null
   });
   const cleanup = () => service.kill('SIGTERM');
@@ -180,9 +196,9 @@ async function main() {
     }
     bare.kill();
     const metrics = (await (await fetch(`${base}/api/metrics`)).json()) as { process: { rssMb: number }; caches: unknown };
-    const summary = { at: new Date().toISOString(), scale, days, duration, connections, startToFirstAnswerMs, rssMb: { start: rssStart, end: metrics.process.rssMb }, caches: metrics.caches, results };
+    const summary = { at: new Date().toISOString(), scale, days, database: databaseUrl ? 'postgresql' : 'embedded', duration, connections, startToFirstAnswerMs, rssMb: { start: rssStart, end: metrics.process.rssMb }, caches: metrics.caches, results };
     await mkdir(path.join(root, 'bench', 'results'), { recursive: true });
-    const file = path.join(root, 'bench', 'results', `http-s${scale}-${summary.at.replace(/[:.]/g, '-')}.json`);
+    const file = path.join(root, 'bench', 'results', `http-s${scale}-${summary.database}-${summary.at.replace(/[:.]/g, '-')}.json`);
     await writeFile(file, JSON.stringify(summary, null, 2));
     console.error(`start to first answer ${startToFirstAnswerMs} ms; resident memory ${rssStart} MB at start, ${metrics.process.rssMb} MB at the end; written to ${path.relative(root, file)}`);
   } finally {

@@ -1,5 +1,6 @@
 // Liveness and readiness: the database answers, and the newest data is younger than the limit.
 import type { PrismaClient } from '../db/client.js';
+import type { DatabaseStatus } from '../db/status.js';
 import type { Catalog } from './types.js';
 
 export interface HealthReport {
@@ -28,9 +29,11 @@ async function newestSnapshot(prisma: PrismaClient): Promise<Date | null | undef
   }
 }
 
-export async function checkHealth(prisma: PrismaClient, catalog: Catalog, now: Date, maxDataAgeSeconds: number): Promise<HealthReport> {
+export async function checkHealth(prisma: PrismaClient, catalog: Catalog, now: Date, maxDataAgeSeconds: number, status?: DatabaseStatus): Promise<HealthReport> {
   const newest = await newestSnapshot(prisma);
   const database = newest === undefined ? 'unavailable' : 'ok';
+  if (database === 'ok') status?.succeeded();
+  else status?.failed();
   // Without the database, the catalogue still knows how old the data it serves is.
   const observed = newest === undefined ? catalog.lastObservedAt : newest;
   const dataAgeSeconds = observed ? Math.max(0, Math.floor((now.getTime() - observed.getTime()) / 1000)) : null;

@@ -3,6 +3,7 @@
 // deliver notifications across its socket).
 import pg from 'pg';
 import { DATA_VERSION_CHANNEL } from '../ingest/apply.js';
+import type { DatabaseStatus } from '../db/status.js';
 import type { Logger } from '../logger.js';
 import type { CatalogStore } from './store.js';
 
@@ -12,16 +13,18 @@ export interface Watcher {
 
 export interface WatchOptions {
   pollMs: number;
+  /** Told how each look at the database went. */
+  database?: DatabaseStatus;
   /** PostgreSQL to LISTEN on; absent for the embedded database. */
   listenUrl?: string | undefined;
   logger: Logger;
 }
 
-export function watchDataVersion(store: CatalogStore, { pollMs, listenUrl, logger }: WatchOptions): Watcher {
+export function watchDataVersion(store: CatalogStore, { pollMs, listenUrl, logger, database }: WatchOptions): Watcher {
   let stopped = false;
   let failing = false;
   const refresh = (why: string) => {
-    store.refresh().then(
+    (database ? database.track(() => store.refresh()) : store.refresh()).then(
       (swapped) => {
         if (failing) logger.info('the database answers again');
         failing = false;

@@ -24,8 +24,9 @@ export interface OpenOptions {
 }
 
 export function createPrisma(url: string, poolSize: number): PrismaClient {
-  // A short connection timeout: when the database is down, callers learn it in seconds, not minutes.
-  const adapter = new PrismaPg({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000 });
+  // Short timeouts: when the database is down or the network to it is cut, callers learn it in
+  // seconds instead of hanging (the ingest's transactions carry their own, longer limit).
+  const adapter = new PrismaPg({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000, query_timeout: 30_000, idleTimeoutMillis: 30_000 });
   return new PrismaClient({ adapter });
 }
 

@@ -7,6 +7,7 @@ import type { CatalogStore } from '../catalog/store.js';
 import type { Catalog } from '../catalog/types.js';
 import type { Config } from '../config.js';
 import type { PrismaClient } from '../db/client.js';
+import type { DatabaseStatus } from '../db/status.js';
 import { createLoaders, type HistoryCache, type Loaders } from './loaders.js';
 
 export interface Services {
@@ -20,6 +21,8 @@ export interface Services {
   caches(): Record<string, unknown>;
   /** History, events and sources already read, for the current data version. */
   history: HistoryCache;
+  /** Whether the database answered lately. */
+  database: DatabaseStatus;
   /** The wall clock, injected so tests can hold it still. */
   clock(): Date;
 }
@@ -35,5 +38,5 @@ export interface Context {
 
 export function createContext(services: Services): Context {
   const catalog = services.store.current();
-  return { services, catalog, now: services.clock(), loaders: createLoaders(services.prisma, services.history.at(catalog.version)) };
+  return { services, catalog, now: services.clock(), loaders: createLoaders(services.prisma, services.history.at(catalog.version), services.database) };
 }

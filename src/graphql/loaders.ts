@@ -6,6 +6,7 @@ import DataLoader from 'dataloader';
 import { eventsOfOffers, plansOfOffers, sourcesByIds, type EventItem, type PlanItem } from '../catalog/history.js';
 import type { CatalogSource } from '../catalog/types.js';
 import type { PrismaClient } from '../db/client.js';
+import type { DatabaseStatus } from '../db/status.js';
 
 /** The detail shows at most this many plans and events (newest first). */
 export const DETAIL_LIMIT = 100;
@@ -76,13 +77,13 @@ async function through<K, V>(keys: readonly K[], keyOf: (k: K) => string, cache:
   return keys.map((k) => cache.get(keyOf(k)) ?? fallback);
 }
 
-export function createLoaders(prisma: PrismaClient, cache: HistoryCache): Loaders {
+export function createLoaders(prisma: PrismaClient, cache: HistoryCache, database: DatabaseStatus): Loaders {
   return {
-    plans: new DataLoader((ids) => through(ids, (id) => id, cache.plans, (missing) => plansOfOffers(prisma, missing, DETAIL_LIMIT), [])),
+    plans: new DataLoader((ids) => through(ids, (id) => id, cache.plans, (missing) => database.track(() => plansOfOffers(prisma, missing, DETAIL_LIMIT)), [])),
     events: new DataLoader(
-      (offers) => through(offers, (o) => o.id, cache.events, (missing) => eventsOfOffers(prisma, missing, DETAIL_LIMIT), []),
+      (offers) => through(offers, (o) => o.id, cache.events, (missing) => database.track(() => eventsOfOffers(prisma, missing, DETAIL_LIMIT)), []),
       { cacheKeyFn: (offer) => offer.id },
     ),
-    sources: new DataLoader((ids) => through(ids, (id) => id, cache.sources, (missing) => sourcesByIds(prisma, missing), null)),
+    sources: new DataLoader((ids) => through(ids, (id) => id, cache.sources, (missing) => database.track(() => sourcesByIds(prisma, missing)), null)),
   };
 }

@@ -1,13 +1,14 @@
 // Every error a client can see: a stable code, its HTTP status and title. REST answers them as
 // RFC 9457 problem+json, GraphQL as errors with `extensions.code`; both read this table.
 import { GraphQLError } from 'graphql';
+import type { DatabaseStatus } from '../db/status.js';
 
 export const ERRORS = {
   BAD_USER_INPUT: { status: 400, title: 'Invalid request parameters', slug: 'invalid-parameters' },
   QUERY_TOO_COMPLEX: { status: 400, title: 'Query too complex', slug: 'query-too-complex' },
   NOT_FOUND: { status: 404, title: 'Not found', slug: 'not-found' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed', slug: 'method-not-allowed' },
-  REQUEST_TOO_LARGE: { status: 431, title: 'Request too large', slug: 'request-too-large' },
+  URI_TOO_LONG: { status: 414, title: 'URI too long', slug: 'uri-too-long' },
   TOO_MANY_REQUESTS: { status: 429, title: 'Too many requests', slug: 'too-many-requests' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable', slug: 'service-unavailable' },
   INTERNAL_SERVER_ERROR: { status: 500, title: 'Unexpected error', slug: 'unexpected-error' },
@@ -45,6 +46,22 @@ export function clientError(code: ErrorCode, message: string, extra: Record<stri
 }
 
 export const statusOf = (code: unknown): number => (typeof code === 'string' && code in ERRORS ? ERRORS[code as ErrorCode].status : 500);
+
+/** Seconds a client should wait before asking again when the database is away. */
+export const RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Runs a database read for a client: a failure there means the database is unreachable or too slow
+ * (the queries themselves are fixed), which the client sees as 503 with Retry-After, not as a 500.
+ */
+export async function fromDatabase<T>(status: DatabaseStatus, read: () => Promise<T>): Promise<T> {
+  try {
+    return await status.track(read);
+  } catch {
+    // What the driver said (hosts, ports) is not the client's business; the reload watcher logs it.
+    throw clientError('SERVICE_UNAVAILABLE', 'The database is not reachable right now; please retry shortly.', { retryAfter: RETRY_AFTER_SECONDS });
+  }
+}
 
 export function badInput(errors: ParameterProblem[]): GraphQLError {
   const detail = errors.map((e) => `${e.parameter}: ${e.message}`).join('; ');

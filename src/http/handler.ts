@@ -10,7 +10,8 @@ import { BodyCache, requestKey } from './body-cache.js';
 import { answer, answerStream, cacheHeaders, encodedBody, finish, matchesIfNoneMatch, preferredEncoding, type FinishedBody } from './layer.js';
 import { logged, logLine } from './logging.js';
 import { problemResponse } from './problem.js';
-import { requestIdFrom, requestScope } from './request-context.js';
+import { RateLimiter } from './rate-limit.js';
+import { currentRequestId, requestIdFrom, requestScope } from './request-context.js';
 
 /** Marks a streamed response, with the ETag computed from what determines its body. */
 export const STREAM_ETAG = 'x-stream-etag';
@@ -19,24 +20,51 @@ export interface HttpDeps {
   /** The application behind the cache (yoga). */
   upstream(request: Request): Promise<Response>;
   cache: BodyCache;
+  /** Whether new answers may be kept (not while the database fails: they may lack what it holds). */
+  cacheable(): boolean;
   /** The data version the next request will see. */
   version(): number;
   clock(): Date;
   logger: Logger;
+  /** Requests per minute per client, 0: no limit. */
+  rateLimitPerMinute?: number;
+  /** Take the client from X-Forwarded-For (behind a trusted proxy). */
+  trustProxy?: boolean;
+  /** An answer not started within this long is a 503. */
+  requestTimeoutMs?: number;
 }
+
+/** URLs longer than this are refused (414) before anything reads them. */
+export const MAX_URL_LENGTH = 8 * 1024;
 
 export interface HttpHandler {
   fetch(request: Request): Promise<Response>;
   listener(req: IncomingMessage, res: ServerResponse): void;
 }
 
-export function createHttpHandler({ upstream, cache, version, clock, logger }: HttpDeps): HttpHandler {
+export function createHttpHandler({ upstream, cache, cacheable, version, clock, logger, rateLimitPerMinute = 0, trustProxy = false, requestTimeoutMs = 30_000 }: HttpDeps): HttpHandler {
+  const limiter = rateLimitPerMinute > 0 ? new RateLimiter(rateLimitPerMinute) : null;
+
+  /** The upstream's answer, or a 503 when it does not start in time (the work goes on; the client is told). */
+  function withTimeout(request: Request): Promise<Response> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<Response>((resolve) => {
+      timer = setTimeout(() => {
+        logger.warn({ requestId: currentRequestId(), path: new URL(request.url).pathname, timeoutMs: requestTimeoutMs }, 'answer took too long');
+        resolve(problemResponse('SERVICE_UNAVAILABLE', `The answer took longer than ${requestTimeoutMs} ms; please retry.`, undefined, { 'retry-after': '5' }));
+      }, requestTimeoutMs);
+    });
+    return Promise.race([upstream(request), late]).finally(() => clearTimeout(timer));
+  }
   const keyFor = (pathAndQuery: string, accept: string | null | undefined) => requestKey(pathAndQuery, /text\/html/.test(accept ?? ''), version(), clock().getTime());
   const grew = (key: string) => (bytes: number) => cache.grew(key, bytes);
 
   async function handle(request: Request): Promise<Response> {
     const url = new URL(request.url);
     const { pathname } = url;
+    if (url.pathname.length + url.search.length > MAX_URL_LENGTH) {
+      return problemResponse('URI_TOO_LONG', `The URL is longer than ${MAX_URL_LENGTH} characters.`);
+    }
     // A CORS preflight gets yoga's answer (browsers need it to send If-None-Match); any other OPTIONS
     // on the read-only API is a method it does not allow.
     if (request.method === 'OPTIONS' && pathname.startsWith('/api') && !request.headers.has('access-control-request-method')) {
@@ -47,7 +75,14 @@ export function createHttpHandler({ upstream, cache, version, clock, logger }: H
     const cached = key ? cache.get(key) : undefined;
     if (cached) return answer(request, pathname, cached, grew(key!));
 
-    const response = await upstream(request);
+    let response: Response;
+    try {
+      response = await withTimeout(request);
+    } catch (err) {
+      // Whatever escaped the application: logged with the request id, answered without internals.
+      logger.error({ requestId: currentRequestId(), err }, 'unexpected error');
+      return problemResponse('INTERNAL_SERVER_ERROR', 'Unexpected error.');
+    }
     if (!get || response.status !== 200) {
       return request.method === 'HEAD' && response.body ? new Response(null, response) : response;
     }
@@ -57,7 +92,7 @@ export function createHttpHandler({ upstream, cache, version, clock, logger }: H
       return answerStream(request, pathname, response, streamEtag);
     }
     const finished = await finish(response);
-    if (key) cache.set(key, finished);
+    if (key && cacheable()) cache.set(key, finished);
     return answer(request, pathname, finished, key ? grew(key) : undefined);
   }
 
@@ -68,41 +103,74 @@ export function createHttpHandler({ upstream, cache, version, clock, logger }: H
 
   const adapter = createServerAdapter(fetch);
 
-  /** A cache hit written straight to the socket: no Request, no Headers, no yoga. */
-  async function serveCached(req: IncomingMessage, res: ServerResponse, entry: FinishedBody, key: string, startedAt: bigint) {
+  /** A cache hit written straight to the socket: no Request, no Headers, no yoga (and a 304 no promise). */
+  function serveCached(req: IncomingMessage, res: ServerResponse, entry: FinishedBody, key: string, startedAt: bigint): void | Promise<void> {
     const header = req.headers['x-request-id'];
     const id = requestIdFrom(typeof header === 'string' ? header : null);
     const pathAndQuery = req.url ?? '/';
     const pathname = pathAndQuery.split('?', 1)[0]!;
     const headers = cacheHeaders(pathname, entry.etag);
     headers['x-request-id'] = id;
-    let status = 200;
     if (matchesIfNoneMatch(req.headers['if-none-match'] ?? null, entry.etag)) {
-      status = 304;
       res.writeHead(304, headers);
       res.end();
-    } else {
-      for (const [name, value] of entry.headers) headers[name] = value;
-      const encoding = preferredEncoding(req.headers['accept-encoding'] ?? null);
-      const body = await encodedBody(entry, encoding, grew(key));
+      logLine(logger, id, startedAt, req.method ?? 'GET', pathAndQuery, 304);
+      return;
+    }
+    for (const [name, value] of entry.headers) headers[name] = value;
+    const encoding = preferredEncoding(req.headers['accept-encoding'] ?? null);
+    return encodedBody(entry, encoding, grew(key)).then((body) => {
       if (body !== entry.body) headers['content-encoding'] = encoding!;
       headers['content-length'] = String(body.byteLength);
       res.writeHead(200, headers);
       res.end(req.method === 'HEAD' ? undefined : body);
-    }
-    logLine(logger, id, startedAt, req.method ?? 'GET', pathAndQuery, status);
+      logLine(logger, id, startedAt, req.method ?? 'GET', pathAndQuery, 200);
+    });
+  }
+
+  const clientOf = (req: IncomingMessage): string => {
+    const forwarded = trustProxy ? req.headers['x-forwarded-for'] : undefined;
+    const first = typeof forwarded === 'string' ? forwarded.split(',', 1)[0]!.trim() : '';
+    return first || req.socket.remoteAddress || 'unknown';
+  };
+
+  /** A small answer written directly (limits), with the usual request id and log line. */
+  function refuse(req: IncomingMessage, res: ServerResponse, startedAt: bigint, response: Response) {
+    const header = req.headers['x-request-id'];
+    const id = requestIdFrom(typeof header === 'string' ? header : null);
+    void response.text().then((body) => {
+      res.writeHead(response.status, { ...Object.fromEntries(response.headers), 'x-request-id': id });
+      res.end(body);
+      logLine(logger, id, startedAt, req.method ?? 'GET', (req.url ?? '/').slice(0, 200), response.status);
+    });
   }
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     const startedAt = process.hrtime.bigint();
+    if (limiter) {
+      const wait = limiter.take(clientOf(req));
+      if (wait > 0) {
+        refuse(req, res, startedAt, problemResponse('TOO_MANY_REQUESTS', `Too many requests; please wait ${wait} s (the limit is ${rateLimitPerMinute} a minute).`, undefined, { 'retry-after': String(wait) }));
+        return;
+      }
+    }
+    if ((req.url?.length ?? 0) > MAX_URL_LENGTH) {
+      refuse(req, res, startedAt, problemResponse('URI_TOO_LONG', `The URL is longer than ${MAX_URL_LENGTH} characters.`));
+      return;
+    }
     if (req.method === 'GET' || req.method === 'HEAD') {
       const key = keyFor(req.url ?? '/', req.headers.accept);
       const entry = key ? cache.lookup(key) : undefined;
       if (entry) {
-        serveCached(req, res, entry, key!, startedAt).catch((err: Error) => {
+        try {
+          serveCached(req, res, entry, key!, startedAt)?.catch((err: Error) => {
+            logger.error({ err }, 'could not send a cached answer');
+            res.destroy(err);
+          });
+        } catch (err) {
           logger.error({ err }, 'could not send a cached answer');
-          res.destroy(err);
-        });
+          res.destroy(err as Error);
+        }
         return;
       }
     }

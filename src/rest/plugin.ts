@@ -8,7 +8,7 @@ import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import { useSofa } from 'sofa-api';
 import { LIMITS } from '../graphql/args.js';
 import type { Context } from '../graphql/context.js';
-import { statusOf, type ErrorCode, type ParameterProblem } from '../http/errors.js';
+import { RETRY_AFTER_SECONDS, statusOf, type ErrorCode, type ParameterProblem } from '../http/errors.js';
 import { STREAM_ETAG } from '../http/handler.js';
 import { problemResponse } from '../http/problem.js';
 import { currentRequestId } from '../http/request-context.js';
@@ -28,6 +28,10 @@ function graphqlErrorResponse(errors: readonly GraphQLError[], logger: Logger): 
   const error = errors.find((e) => e.extensions?.code && e.extensions.code !== 'INTERNAL_SERVER_ERROR') ?? errors[0];
   const code = (error?.extensions?.code as ErrorCode | undefined) ?? 'INTERNAL_SERVER_ERROR';
   const status = statusOf(code);
+  if (code === 'SERVICE_UNAVAILABLE') {
+    const retryAfter = String(error?.extensions?.retryAfter ?? RETRY_AFTER_SECONDS);
+    return problemResponse('SERVICE_UNAVAILABLE', error?.message ?? 'Service unavailable', undefined, { 'retry-after': retryAfter });
+  }
   if (status >= 500) {
     logger.error({ requestId: currentRequestId(), errors: errors.map((e) => ({ message: e.message, code: e.extensions?.code })) }, 'unexpected error in a REST operation');
     return problemResponse('INTERNAL_SERVER_ERROR', 'Unexpected error.');

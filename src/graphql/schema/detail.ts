@@ -26,23 +26,30 @@ export const OfferDetailRef = builder.objectRef<DetailSource>('OfferDetail').imp
     offer: t.field({ type: OfferRef, description: 'with the monthly steps of the calculation', resolve: (d) => d.view }),
     history: t.field({
       type: [RatePlanRef],
-      description: 'rate plans, newest first (at most 100)',
-      resolve: (d, _args, ctx) => ctx.loaders.plans.load(d.offer.id),
+      nullable: true,
+      description: 'rate plans, newest first (at most 100); null while the database is unreachable (the offer itself is answered from memory)',
+      resolve: (d, _args, ctx) => ctx.loaders.plans.load(d.offer.id).catch(() => null),
     }),
     sources: t.field({
       type: [SourceRef],
       description: 'the sources of the offer and of its rate plans',
       resolve: async (d, _args, ctx) => {
-        const plans = await ctx.loaders.plans.load(d.offer.id);
+        const plans = (await ctx.loaders.plans.load(d.offer.id).catch(() => null)) ?? [];
         const ids = [...new Set([d.offer.sourceId, ...plans.map((p) => p.sourceId)])].sort();
+        // From the database when it answers; else what the catalogue knows of them.
         const sources = await ctx.loaders.sources.loadMany(ids);
-        return sources.filter((s): s is CatalogSource => s !== null && !(s instanceof Error));
+        const known = new Map(ctx.catalog.sources.map((s) => [s.id, s]));
+        return ids.map((id, i) => {
+          const s = sources[i];
+          return s && !(s instanceof Error) ? s : (known.get(id) ?? null);
+        }).filter((s): s is CatalogSource => s !== null);
       },
     }),
     events: t.field({
       type: [ChangeEventRef],
-      description: 'changes of this offer and of its institution, newest first (at most 100)',
-      resolve: (d, _args, ctx) => ctx.loaders.events.load({ id: d.offer.id, institutionId: d.offer.institution.id }),
+      nullable: true,
+      description: 'changes of this offer and of its institution, newest first (at most 100); null while the database is unreachable',
+      resolve: (d, _args, ctx) => ctx.loaders.events.load({ id: d.offer.id, institutionId: d.offer.institution.id }).catch(() => null),
     }),
     sameLicence: t.field({
       type: [OfferRef],

@@ -1,7 +1,7 @@
 // Query.rateHistory and Query.marketHistory (GET /api/rates/history, its plan and market views).
 import { listPlans, plansOfOffers, type PlanItem } from '../../catalog/history.js';
 import type { MarketDay } from '../../catalog/market.js';
-import { clientError } from '../../http/errors.js';
+import { clientError, fromDatabase } from '../../http/errors.js';
 import { DEFAULTS, PARAMS } from '../args.js';
 import { builder } from '../builder.js';
 import { HistoryTypeFilterEnum, RateTypeEnum, TierModeEnum } from '../enums.js';
@@ -66,10 +66,12 @@ builder.queryField('rateHistory', (t) =>
       const offerId = args.offerId ?? null;
       if (offerId !== null) {
         if (!ctx.catalog.byId.has(offerId) && !ctx.catalog.removed.has(offerId)) throw clientError('NOT_FOUND', `no offer with id "${offerId}"`);
-        const plans = (await plansOfOffers(ctx.services.prisma, [offerId], Infinity)).get(offerId) ?? [];
+        const plans = (await fromDatabase(ctx.services.database, () => plansOfOffers(ctx.services.prisma, [offerId], Infinity))).get(offerId) ?? [];
         return { items: plans.slice(0, args.limit), total: plans.length, page: 1, pageSize: args.limit };
       }
-      const page = await listPlans(ctx.services.prisma, { brand: args.brand ?? null, type: args.type, page: args.page, pageSize: args.pageSize });
+      const page = await fromDatabase(ctx.services.database, () =>
+        listPlans(ctx.services.prisma, { brand: args.brand ?? null, type: args.type, page: args.page, pageSize: args.pageSize }),
+      );
       return { ...page, page: args.page, pageSize: args.pageSize };
     },
   }),
@@ -95,6 +97,6 @@ builder.queryField('marketHistory', (t) =>
     type: MarketHistoryRef,
     description: 'GET /api/rates/history?view=market: the best headline rate per day and product type over the last `days` days.',
     args: { days: t.arg.int({ required: true, defaultValue: DEFAULTS.days, description: 'at most 3650', validate: { schema: PARAMS.days } }) },
-    resolve: async (_root, args, ctx) => ({ items: await ctx.services.market.days(ctx.catalog, args.days) }),
+    resolve: async (_root, args, ctx) => ({ items: await fromDatabase(ctx.services.database, () => ctx.services.market.days(ctx.catalog, args.days)) }),
   }),
 );

@@ -97,6 +97,7 @@ export const ProductListRef = builder.objectRef<ProductList>('ProductListResult'
 });
 
 const d = PRODUCT_DEFAULTS;
+const NO_BEST: MarketBest = { flexible: null, notice: null, deposit12: null, deposit60: null };
 
 builder.queryField('products', (t) =>
   t.field({
@@ -163,7 +164,8 @@ builder.queryField('products', (t) =>
         page: args.page,
         pageSize: args.pageSize,
       };
-      const marketBest = await ctx.services.market.best(ctx.catalog);
+      // The list answers from memory even while the database is away: the market's best rates are then unknown.
+      const marketBest = await ctx.services.database.track(() => ctx.services.market.best(ctx.catalog)).catch(() => NO_BEST);
       return listProducts({ catalog: ctx.catalog, calc: ctx.services.calc, marketBest, now: ctx.now }, query);
     },
   }),
