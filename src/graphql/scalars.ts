@@ -1,6 +1,7 @@
 // Money and rates cross the GraphQL boundary as decimal strings ("1234.56"), never as floats.
 import { Kind } from 'graphql';
 import { toFixed2 } from '../domain/decimal.js';
+import { clientError } from '../http/errors.js';
 import { builder } from './builder.js';
 
 const DECIMAL_TEXT = /^-?\d+(\.\d+)?$/;
@@ -11,8 +12,12 @@ function parseDecimal(value: unknown): string {
   if (typeof value === 'string' && DECIMAL_TEXT.test(value.trim())) return value.trim();
   // A JSON number in the variables: its shortest decimal text is what the client wrote.
   if (typeof value === 'number' && Number.isFinite(value) && DECIMAL_TEXT.test(String(value))) return String(value);
-  throw new TypeError(`Decimal must be a decimal number such as "1234.56" (got ${JSON.stringify(value)})`);
+  throw invalid(`Decimal must be a decimal number such as "1234.56" (got ${JSON.stringify(value)?.slice(0, 40)})`);
 }
+
+// A client's mistake, so a client error: graphql-jit passes what parseValue throws on as it is, and
+// anything but a coded GraphQLError would be masked as an unexpected server error.
+const invalid = (message: string) => clientError('BAD_USER_INPUT', message);
 
 export const DecimalScalar = builder.scalarType('Decimal', {
   description: 'An exact decimal as a string: money in euros and rates in percent per year, with two decimals ("1234.56", "2.35").',
@@ -20,7 +25,7 @@ export const DecimalScalar = builder.scalarType('Decimal', {
   parseValue: parseDecimal,
   parseLiteral: (node) => {
     if (node.kind === Kind.STRING || node.kind === Kind.INT || node.kind === Kind.FLOAT) return parseDecimal(node.value);
-    throw new TypeError('Decimal must be a string or a number literal');
+    throw invalid('Decimal must be a string or a number literal');
   },
 });
 
@@ -29,7 +34,7 @@ export const DateTimeScalar = builder.scalarType('DateTime', {
   serialize: (value) => value.toISOString(),
   parseValue: (value) => {
     const date = typeof value === 'string' ? new Date(value) : null;
-    if (!date || Number.isNaN(date.getTime())) throw new TypeError('DateTime must be an ISO 8601 string');
+    if (!date || Number.isNaN(date.getTime())) throw invalid('DateTime must be an ISO 8601 string');
     return date;
   },
 });
@@ -38,7 +43,7 @@ export const DateScalar = builder.scalarType('Date', {
   description: 'A calendar day in ISO 8601 ("2026-11-22").',
   serialize: (value) => value,
   parseValue: (value) => {
-    if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) throw new TypeError('Date must be YYYY-MM-DD');
+    if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) throw invalid('Date must be YYYY-MM-DD');
     return value;
   },
 });

@@ -149,6 +149,9 @@ export function restFacade(logger: Logger): Plugin<Context> {
       return problemResponse('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${found.route.path}; the API is read-only.`, undefined, { allow: ALLOW });
     }
     const { route } = found;
+    if (found.malformed) {
+      return problemResponse('BAD_USER_INPUT', `Invalid parameter: ${found.malformed}.`, [{ parameter: found.malformed, message: 'is not valid percent-encoding' }]);
+    }
     const parsed = parseParams(route.params, url.searchParams, found.path);
     if (!parsed.ok) {
       const list = parsed.errors.map((e) => e.parameter).join(', ');

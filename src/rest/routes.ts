@@ -134,8 +134,11 @@ export function restRoutes(schema: GraphQLSchema): RestRoute[] {
   ];
 }
 
-/** The route a path belongs to, and its path parameters. Exact paths win over /products/{id}. */
-export function matchRoute(routes: readonly RestRoute[], pathname: string): { route: RestRoute; path: Record<string, string> } | null {
+/**
+ * The route a path belongs to, and its path parameters (percent-decoded; `malformed` names one whose
+ * escapes do not decode). Exact paths win over /products/{id}.
+ */
+export function matchRoute(routes: readonly RestRoute[], pathname: string): { route: RestRoute; path: Record<string, string>; malformed?: string } | null {
   const exact = routes.find((r) => r.path === pathname);
   if (exact) return { route: exact, path: {} };
   for (const route of routes) {
@@ -144,11 +147,17 @@ export function matchRoute(routes: readonly RestRoute[], pathname: string): { ro
     const pattern = new RegExp(`^${route.path.replace(/\{(\w+)\}/g, (_m, name: string) => (names.push(name), '([^/]+)'))}$`);
     const m = pattern.exec(pathname);
     if (m) {
-      try {
-        return { route, path: Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)])) };
-      } catch {
-        return { route, path: Object.fromEntries(names.map((n, i) => [n, m[i + 1]!])) }; // malformed %-escape: used as given
-      }
+      const path: Record<string, string> = {};
+      let malformed: string | undefined;
+      names.forEach((name, i) => {
+        try {
+          path[name] = decodeURIComponent(m[i + 1]!);
+        } catch {
+          path[name] = m[i + 1]!;
+          malformed ??= name;
+        }
+      });
+      return malformed ? { route, path, malformed } : { route, path };
     }
   }
   return null;

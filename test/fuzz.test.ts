@@ -1,0 +1,169 @@
+// Bad input, tried at random: every parameter of every REST endpoint and every GraphQL argument gets
+// garbage, huge and tiny numbers, NaN and Infinity, unicode, very long values, SQL and formula payloads,
+// repeated and empty values. The answer is a 200 or a 4xx problem that names a parameter — never a 5xx.
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from './support/app.js';
+
+let t: TestApp;
+let offerId: string;
+beforeAll(async () => {
+  t = await createTestApp({ days: 5 });
+  offerId = t.app.services.store.current().offers[0]!.id;
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const NASTY = [
+  '', ' ', '0', '-0', '-1', '1e309', 'NaN', 'Infinity', '-Infinity', '1e6', '0x10', '1_000', '１２３', '9'.repeat(400), '1.005', '12,5', '50000.0000001',
+  "'; DROP TABLE \"Offer\"; --", '" OR 1=1 --', '=HYPERLINK("http://x")', '+cmd', '@SUM(1)', '%00', '%', '%%', '\u0000', '\uFFFF', '\uD800',
+  '🙂🙂', 'ümlaut', 'Ω'.repeat(200), 'x'.repeat(5000), 'true', 'TRUE', 'null', 'undefined', '[]', '{}', '<script>alert(1)</script>', '../../etc/passwd',
+  'deposit', 'DEPOSIT', 'all', 'monthly', '24h', 'asc', 'market', '12,24,,36', ',,,', 'NL,BE', 'nl', 'ZZ,1',
+];
+
+const valueArb = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...NASTY) },
+  { weight: 2, arbitrary: fc.string({ maxLength: 40 }) },
+  { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 20 }) },
+  { weight: 2, arbitrary: fc.oneof(fc.integer(), fc.double({ noNaN: false })).map(String) },
+  { weight: 1, arbitrary: fc.array(fc.integer({ min: -5, max: 700 }), { maxLength: 150 }).map((a) => a.join(',')) },
+);
+
+const ROUTES: { path: () => string; params: string[] }[] = [
+  { path: () => '/api/products', params: ['amount', 'horizon', 'type', 'terms', 'termMin', 'termMax', 'channel', 'country', 'dgsCountry', 'fullDgs', 'withholding', 'promotions', 'newCustomers', 'payout', 'currentAccount', 'fees', 'earlyWithdrawal', 'noticeMax', 'freshness', 'includeIneligible', 'sort', 'brand', 'zoek', 'order', 'page', 'pageSize'] },
+  { path: () => '/api/products/export', params: ['amount', 'horizon', 'type', 'terms', 'termMin', 'termMax', 'country', 'sort', 'zoek', 'pageSize'] },
+  { path: () => `/api/products/${encodeURIComponent(offerId)}`, params: ['amount', 'horizon'] },
+  { path: () => '/api/rates/history', params: ['offerId', 'limit', 'brand', 'type', 'page', 'pageSize', 'view', 'days'] },
+  { path: () => '/api/changes', params: ['limit'] },
+  { path: () => '/api/institutions', params: ['x'] },
+  { path: () => '/api/meta/last-updated', params: ['x'] },
+];
+
+const queryArb = (params: string[]) =>
+  fc.array(fc.tuple(fc.constantFrom(...params, 'unknownParam'), valueArb, fc.boolean()), { maxLength: 6 }).map((pairs) => {
+    const query = new URLSearchParams();
+    for (const [name, value, repeat] of pairs) {
+      query.append(name, value);
+      if (repeat) query.append(name, value);
+    }
+    return query;
+  });
+
+async function expectSane(res: Response, sent: URLSearchParams | null) {
+  expect(res.status, await res.clone().text().then((b) => b.slice(0, 300))).toBeLessThan(500);
+  if (res.status >= 400) {
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    const problem = (await res.json()) as { status: number; title: string; errors?: { parameter: string }[] };
+    expect(problem.status).toBe(res.status);
+    if (res.status === 400 && sent) {
+      expect(problem.errors?.length).toBeGreaterThan(0);
+      for (const e of problem.errors!) expect([...sent.keys()]).toContain(e.parameter);
+    }
+  } else {
+    await res.arrayBuffer();
+  }
+}
+
+describe('REST fuzzing', () => {
+  it.each(ROUTES.map((r) => [r.path(), r] as const))('%s never answers 5xx', async (_name, route) => {
+    await fc.assert(
+      fc.asyncProperty(queryArb(route.params), async (query) => {
+        const res = await t.get(`${route.path()}?${query.toString()}`);
+        await expectSane(res, query);
+      }),
+      { numRuns: 120 },
+    );
+  });
+
+  it('survives strange paths and ids', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.string({ maxLength: 60 }), fc.constantFrom(...NASTY)), async (id) => {
+        let encoded: string;
+        try {
+          encoded = encodeURIComponent(id);
+        } catch {
+          encoded = id; // a lone surrogate cannot be encoded: send it raw
+        }
+        const res = await t.get(`/api/products/${encoded}?amount=100`);
+        expect([200, 400, 404]).toContain(res.status);
+        await expectSane(res, null);
+      }),
+      { numRuns: 150 },
+    );
+    for (const path of ['/api/products/%E0%A4%A', '/api/%', '/api/products/..%2F..%2Fetc', '/api//products', '/api/products/' + 'a'.repeat(3000)]) {
+      await expectSane(await t.get(path), null);
+    }
+  });
+
+  it('rejects a very long zoek without scanning for it', async () => {
+    const res = await t.get(`/api/products?type=all&zoek=${'ab'.repeat(2_000)}`);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { errors: { parameter: string }[] }).errors[0]!.parameter).toBe('zoek');
+  });
+
+  it('refuses an over-long URL with 414', async () => {
+    const res = await t.get(`/api/products?zoek=${'z'.repeat(9000)}`);
+    expect(res.status).toBe(414);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+});
+
+describe('GraphQL fuzzing', () => {
+  const jsonArb = fc.oneof(
+    valueArb,
+    fc.integer(),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(fc.oneof(valueArb, fc.integer()), { maxLength: 5 }),
+    fc.dictionary(fc.string({ maxLength: 5 }), valueArb, { maxKeys: 3 }),
+  );
+  const FIELDS: [string, string[], string][] = [
+    ['products', ['amount', 'horizon', 'type', 'terms', 'termMin', 'termMax', 'channel', 'country', 'dgsCountry', 'fullDgs', 'withholding', 'promotions', 'newCustomers', 'payout', 'currentAccount', 'fees', 'earlyWithdrawal', 'noticeMax', 'freshness', 'includeIneligible', 'sort', 'brand', 'zoek', 'order', 'page', 'pageSize'], '{ total items { id calc { netInterest } } }'],
+    ['product', ['id', 'amount', 'horizon'], '{ offer { id } }'],
+    ['offers', ['ids', 'amount', 'horizon'], '{ offer { id } }'],
+    ['rateHistory', ['offerId', 'limit', 'brand', 'type', 'page', 'pageSize'], '{ total }'],
+    ['marketHistory', ['days'], '{ items { date } }'],
+    ['changes', ['limit'], '{ items { id } }'],
+  ];
+  const types = (field: string): Record<string, string> => {
+    const args = t.app.yoga.getEnveloped().schema.getQueryType()!.getFields()[field]!.args as readonly { name: string; type: unknown }[];
+    return Object.fromEntries(args.map((a) => [a.name, String(a.type).replace(/!$/, '')]));
+  };
+
+  it.each(FIELDS)('%s never answers with an unexpected error', async (field, args, selection) => {
+    const argTypes = types(field);
+    await fc.assert(
+      fc.asyncProperty(fc.subarray(args, { minLength: 1 }), fc.array(jsonArb, { minLength: args.length, maxLength: args.length }), async (chosen, values) => {
+        const variables = Object.fromEntries(chosen.map((name, i) => [name, values[i]]));
+        const declared = chosen.map((name) => `$${name}: ${argTypes[name]}`).join(', ');
+        const passed = chosen.map((name) => `${name}: $${name}`).join(', ');
+        const { status, body } = await t.graphql(`query(${declared}) { ${field}(${passed}) ${selection} }`, variables);
+        expect(status).toBeLessThan(500);
+        for (const error of body.errors ?? []) {
+          expect(error.extensions?.code, JSON.stringify(error)).not.toBe('INTERNAL_SERVER_ERROR');
+          expect(error.message).not.toMatch(/Unexpected error/);
+        }
+      }),
+      { numRuns: 80 },
+    );
+  });
+
+  it('answers garbage documents and bodies with a 4xx (GraphQL over HTTP)', async () => {
+    for (const body of ['{', '{"query": 1}', '{"query": "{ products { nope } }"}', '{"query": "{{{{"}', '[]', 'null', `{"query": "${'{'.repeat(5000)}"}`]) {
+      const res = await t.app.fetch(
+        new Request('http://test.local/graphql', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' }, body }),
+      );
+      expect(res.status, body.slice(0, 40)).toBeGreaterThanOrEqual(400);
+      expect(res.status, body.slice(0, 40)).toBeLessThan(500);
+    }
+  });
+});
+
+describe('after all that', () => {
+  it('still answers', async () => {
+    expect((await t.get('/api/health')).status).toBe(200);
+    expect((await t.get('/api/products')).status).toBe(200);
+  });
+});
