@@ -65,3 +65,56 @@ describe('openEmbedded', () => {
     }
   });
 });
+
+describe('one PGlite session shared by many connections', () => {
+  it('answers every connection its own query, also when queries queued behind a transaction', async () => {
+    const db = await openInMemory();
+    const pool = new pg.Pool({ connectionString: db.url, max: 8 });
+    const holder = new pg.Client({ connectionString: db.url });
+    try {
+      await holder.connect();
+      await pool.query('CREATE TABLE a (n int); CREATE TABLE b (s text)');
+      await pool.query("INSERT INTO a SELECT g FROM generate_series(1, 50) g; INSERT INTO b SELECT 'b' || g FROM generate_series(1, 50) g");
+      for (let round = 0; round < 3; round++) {
+        // Another connection holds a transaction: every query of the pool waits, then all run at once.
+        await holder.query('BEGIN');
+        await holder.query('INSERT INTO a VALUES (1000)');
+        const answers = Array.from({ length: 40 }, (_, i) =>
+          i % 2 === 0
+            ? pool.query('SELECT n FROM a WHERE n = $1', [i + 1]).then((r) => r.rows)
+            : pool.query('SELECT s, length(s) AS l FROM b WHERE s = $1', [`b${i + 1}`]).then((r) => r.rows),
+        );
+        await new Promise((r) => setTimeout(r, 50));
+        await holder.query('ROLLBACK');
+        const rows = await Promise.all(answers);
+        rows.forEach((r, i) => expect(r).toEqual(i % 2 === 0 ? [{ n: i + 1 }] : [{ s: `b${i + 1}`, l: String(i + 1).length + 1 }]));
+      }
+      expect((await pool.query('SELECT count(*)::int AS c FROM a')).rows).toEqual([{ c: 50 }]);
+    } finally {
+      await holder.end();
+      await pool.end();
+      await db.close();
+    }
+  });
+
+  it('rolls back the transaction of a connection that vanished and keeps serving the others', async () => {
+    const db = await openInMemory();
+    const pool = new pg.Pool({ connectionString: db.url, max: 4 });
+    try {
+      await pool.query('CREATE TABLE t (x int)');
+      const doomed = new pg.Client({ connectionString: db.url });
+      doomed.on('error', () => {});
+      await doomed.connect();
+      await doomed.query('BEGIN');
+      await doomed.query('INSERT INTO t VALUES (1)');
+      const waiting = pool.query('SELECT count(*)::int AS c FROM t');
+      (doomed as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+      expect((await waiting).rows).toEqual([{ c: 0 }]);
+      await pool.query('INSERT INTO t VALUES (2)');
+      expect((await pool.query('SELECT array_agg(x) AS xs FROM t')).rows).toEqual([{ xs: [2] }]);
+    } finally {
+      await pool.end();
+      await db.close();
+    }
+  });
+});

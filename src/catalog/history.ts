@@ -89,10 +89,14 @@ export async function listPlans(
       ...(filter.type === 'all' ? {} : { type: filter.type }),
     },
   };
-  const [rows, total] = await Promise.all([
-    prisma.ratePlan.findMany({ where, select: PLAN_SELECT, orderBy: NEWEST_FIRST, skip: (filter.page - 1) * filter.pageSize, take: filter.pageSize }),
-    prisma.ratePlan.count({ where }),
-  ]);
+  // One snapshot for the page and its total, so that an ingest committing in between cannot make them disagree.
+  const [rows, total] = await prisma.$transaction(
+    [
+      prisma.ratePlan.findMany({ where, select: PLAN_SELECT, orderBy: NEWEST_FIRST, skip: (filter.page - 1) * filter.pageSize, take: filter.pageSize }),
+      prisma.ratePlan.count({ where }),
+    ],
+    { isolationLevel: 'RepeatableRead' },
+  );
   return { items: rows.map(planItem), total };
 }
 
@@ -144,7 +148,7 @@ export async function sourcesByIds(prisma: PrismaClient, ids: readonly string[])
 const DAY_MS = 86_400_000;
 
 async function marketInputs(prisma: PrismaClient, from: Date, to: Date) {
-  const [plans, changes] = await Promise.all([
+  const [plans, changes] = await prisma.$transaction([
     prisma.ratePlan.findMany({
       where: {
         validFrom: { lt: to },
@@ -154,7 +158,7 @@ async function marketInputs(prisma: PrismaClient, from: Date, to: Date) {
       select: { validFrom: true, validTo: true, headlineRate: true, offer: { select: { type: true, termMonths: true, brand: { select: { institutionId: true } } } } },
     }),
     prisma.changeEvent.findMany({ where: { kind: 'dgs_change' }, select: { institutionId: true, at: true, to: true } }),
-  ]);
+  ], { isolationLevel: 'RepeatableRead' });
   const marketPlans: MarketPlan[] = plans.map((p) => ({
     type: p.offer.type,
     termMonths: p.offer.termMonths,

@@ -52,14 +52,19 @@ function shownOf(o: CatalogOffer): ShownOffer {
 }
 
 export async function loadCatalog(prisma: PrismaClient): Promise<Catalog> {
-  const [version, institutionRows, offerRows, removedRows, sourceRows, lastRun] = await Promise.all([
-    prisma.dataVersion.findUnique({ where: { id: 1 } }),
-    prisma.institution.findMany({ include: { brands: true } }),
-    prisma.offer.findMany({ where: { status: 'active' }, include: { plans: { where: { validTo: null } } }, orderBy: { id: 'asc' } }),
-    prisma.offer.findMany({ where: { status: 'removed' }, select: { id: true, removedAt: true } }),
-    prisma.source.findMany({ orderBy: { id: 'asc' } }),
-    prisma.ingestRun.findFirst({ orderBy: { observedAt: 'desc' }, select: { observedAt: true, appliedAt: true } }),
-  ]);
+  // One repeatable-read transaction: separate queries could straddle an ingest's commit and pair one
+  // version's offers with another's plans or brands. Readers must never see a torn state.
+  const [version, institutionRows, offerRows, removedRows, sourceRows, lastRun] = await prisma.$transaction(
+    [
+      prisma.dataVersion.findUnique({ where: { id: 1 } }),
+      prisma.institution.findMany({ include: { brands: true } }),
+      prisma.offer.findMany({ where: { status: 'active' }, include: { plans: { where: { validTo: null } } }, orderBy: { id: 'asc' } }),
+      prisma.offer.findMany({ where: { status: 'removed' }, select: { id: true, removedAt: true } }),
+      prisma.source.findMany({ orderBy: { id: 'asc' } }),
+      prisma.ingestRun.findFirst({ orderBy: { observedAt: 'desc' }, select: { observedAt: true, appliedAt: true } }),
+    ],
+    { isolationLevel: 'RepeatableRead' },
+  );
 
   const brands = new Map<string, CatalogBrand>();
   const institutions = new Map<string, CatalogInstitution>();

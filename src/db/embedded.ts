@@ -9,6 +9,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { installSessionAffinity } from './pglite-session.js';
 
 /** pg's pool size for the embedded database; the socket server must accept at least this many. */
 export const EMBEDDED_POOL_SIZE = 8;
@@ -72,6 +73,7 @@ async function readLock(dataDir: string): Promise<LockInfo | null> {
 /** Serves an already open PGlite on a loopback port (also used for in-memory test databases). */
 export async function serveOnLoopback(db: PGlite): Promise<{ port: number; stop(): Promise<void> }> {
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: EMBEDDED_POOL_SIZE * 2 + 4 });
+  installSessionAffinity(server);
   await server.start();
   const port = Number(server.getServerConn().split(':').pop());
   return { port, stop: () => server.stop() };
