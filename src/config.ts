@@ -38,6 +38,8 @@ const envSchema = z.object({
   TRUST_PROXY: bool.default(false),
   /** An answer not started within this many milliseconds is a 503. */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /** On SIGTERM, how long requests in flight may take to finish before their connections are closed. */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
 });
 
 export type Config = Readonly<{
@@ -58,6 +60,7 @@ export type Config = Readonly<{
   rateLimitPerMinute: number;
   trustProxy: boolean;
   requestTimeoutMs: number;
+  shutdownGraceMs: number;
 }>;
 
 export class ConfigError extends Error {
@@ -92,5 +95,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     trustProxy: e.TRUST_PROXY,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
   });
 }

@@ -9,9 +9,6 @@ import { formatSummary } from './ingest/run.js';
 import { serviceLogger } from './logger.js';
 import { seedSampleIfEmpty } from './sample/seed.js';
 
-/** How long requests in flight may take to finish once a shutdown has begun. */
-const SHUTDOWN_GRACE_MS = Number(process.env.SHUTDOWN_GRACE_MS ?? 10_000);
-
 function configOrExit(): Config {
   try {
     return loadConfig();
@@ -63,16 +60,19 @@ async function main() {
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal, graceMs: SHUTDOWN_GRACE_MS }, 'shutting down: no new connections; finishing the requests in flight');
+    logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: no new connections; finishing the requests in flight');
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
+    // A keep-alive connection whose last request just finished would otherwise wait out the grace period.
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    sweep.unref();
     const force = setTimeout(() => {
       logger.warn('requests still running at the end of the grace period; closing their connections');
       server.closeAllConnections();
-    }, SHUTDOWN_GRACE_MS);
+    }, config.shutdownGraceMs);
     force.unref();
     await closed;
     clearTimeout(force);
+    clearInterval(sweep);
     let code = 0;
     try {
       await app.close();

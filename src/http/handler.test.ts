@@ -1,0 +1,121 @@
+// The HTTP front on its own, in front of an upstream that misbehaves on purpose.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../logger.js';
+import { BodyCache } from './body-cache.js';
+import { problemType } from './errors.js';
+import { createHttpHandler, MAX_URL_LENGTH, type HttpDeps } from './handler.js';
+
+function capturedLog() {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { lines, logger: createLogger('info', stream) };
+}
+
+function handlerWith(upstream: HttpDeps['upstream'], extra: Partial<HttpDeps> = {}) {
+  const log = capturedLog();
+  const handler = createHttpHandler({
+    upstream,
+    cache: new BodyCache(1_000_000, 100),
+    cacheable: () => true,
+    version: () => 1,
+    clock: () => new Date('2026-11-23T12:00:00Z'),
+    logger: log.logger,
+    ...extra,
+  });
+  return { handler, log };
+}
+
+const ok = () => Promise.resolve(new Response('{"ok":true}', { headers: { 'content-type': 'application/json' } }));
+
+describe('an upstream that fails', () => {
+  it('is answered with a masked 500 problem, logged with the request id', async () => {
+    const { handler, log } = handlerWith(() => Promise.reject(new Error('connection string postgres://admin:hunter2@10.1.2.3')));
+    const res = await handler.fetch(new Request('http://x/api/products', { headers: { 'x-request-id': 'req-42' } }));
+    expect(res.status).toBe(500);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(res.headers.get('x-request-id')).toBe('req-42');
+    const body = await res.text();
+    expect(JSON.parse(body)).toMatchObject({ status: 500, type: problemType('INTERNAL_SERVER_ERROR') });
+    expect(body).not.toMatch(/hunter2|10\.1\.2\.3|postgres:/);
+    const logged = log.lines.find((l) => l.msg === 'unexpected error');
+    expect(logged).toMatchObject({ requestId: 'req-42', err: { message: expect.stringContaining('hunter2') } });
+  });
+
+  it('that does not answer in time is answered 503 with Retry-After, and nothing is cached', async () => {
+    let calls = 0;
+    const { handler } = handlerWith(
+      () => {
+        calls += 1;
+        return calls === 1 ? new Promise<Response>(() => {}) : ok();
+      },
+      { requestTimeoutMs: 50 },
+    );
+    const started = Date.now();
+    const late = await handler.fetch(new Request('http://x/api/products'));
+    expect(late.status).toBe(503);
+    expect(Number(late.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await late.json()).toMatchObject({ status: 503, type: problemType('SERVICE_UNAVAILABLE') });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect((await handler.fetch(new Request('http://x/api/products'))).status).toBe(200);
+    expect(calls).toBe(2);
+  });
+});
+
+describe('on a node server', () => {
+  let server: http.Server | undefined;
+  afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+
+  async function serve(handler: ReturnType<typeof handlerWith>['handler']): Promise<string> {
+    server = http.createServer(handler.listener);
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  it('limits each client to its rate when asked to, answering 429 with Retry-After', async () => {
+    const { handler } = handlerWith(ok, { rateLimitPerMinute: 3 });
+    const base = await serve(handler);
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await fetch(`${base}/api/meta?i=${i}`)).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const refused = await fetch(`${base}/api/meta`);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(20);
+    expect(await refused.json()).toMatchObject({ status: 429, type: problemType('TOO_MANY_REQUESTS') });
+    // A forwarded-for header is a client's claim, not an identity, unless the proxy is trusted.
+    expect((await fetch(`${base}/api/meta`, { headers: { 'x-forwarded-for': '203.0.113.9' } })).status).toBe(429);
+  });
+
+  it('tells clients apart by X-Forwarded-For behind a trusted proxy', async () => {
+    const { handler } = handlerWith(ok, { rateLimitPerMinute: 1, trustProxy: true });
+    const base = await serve(handler);
+    const as = (ip: string) => fetch(`${base}/api/meta`, { headers: { 'x-forwarded-for': `${ip}, 10.0.0.1` } }).then((r) => r.status);
+    expect([await as('203.0.113.1'), await as('203.0.113.2'), await as('203.0.113.1')]).toEqual([200, 200, 429]);
+  });
+
+  it('has no limit by default', async () => {
+    const { handler } = handlerWith(ok);
+    const base = await serve(handler);
+    const statuses = await Promise.all(Array.from({ length: 50 }, (_, i) => fetch(`${base}/api/meta?i=${i}`).then((r) => r.status)));
+    expect(new Set(statuses)).toEqual(new Set([200]));
+  });
+
+  it('refuses an over-long URL with 414 before the application sees it', async () => {
+    let reached = 0;
+    const { handler } = handlerWith(() => ((reached += 1), ok()));
+    const base = await serve(handler);
+    const res = await fetch(`${base}/api/products?zoek=${'a'.repeat(MAX_URL_LENGTH)}`);
+    expect(res.status).toBe(414);
+    expect(await res.json()).toMatchObject({ status: 414, type: problemType('URI_TOO_LONG') });
+    expect(reached).toBe(0);
+  });
+});
