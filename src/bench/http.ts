@@ -3,17 +3,13 @@
 // server (B) answers every request with the very bytes and headers the service gave for that URL.
 // Each scenario runs A B A B (loopback only, bounded in time); per scenario: req/s, p50 and p99 of
 // both, and the ratio. Writes bench/results/http-<time>.json so runs can be compared.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import { freePort, root, startService } from './service.js';
 import { arg } from './support.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const scale = Number(arg('scale', '1'));
 const days = Number(arg('days', scale === 1 ? '400' : '30'));
 const duration = Number(arg('duration', '5'));
@@ -21,47 +17,6 @@ const connections = Number(arg('connections', '32'));
 const latencyConnections = Number(arg('latency-connections', '4'));
 /** PostgreSQL instead of the embedded database (the production set-up); seeded once. */
 const databaseUrl = arg('database-url', '');
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-
-function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} exited ${code}`))));
-  });
-}
-
-async function hasData(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query('SELECT count(*)::int AS n FROM "IngestRun"')).rows[0].n > 0;
-  } catch {
-    return false; // not migrated yet
-  } finally {
-    await client.end();
-  }
-}
-
-async function waitFor(url: string, timeoutMs: number): Promise<number> {
-  const started = performance.now();
-  for (;;) {
-    try {
-      const res = await fetch(url);
-      if (res.ok) return performance.now() - started;
-    } catch {
-      /* not listening yet */
-    }
-    if (performance.now() - started > timeoutMs) throw new Error(`${url} did not answer in ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 interface Scenario {
   name: string;
@@ -112,27 +67,9 @@ async function cannon(base: string, s: Scenario): Promise<Measured> {
 const mean = (xs: number[]) => Math.round((xs.reduce((a, b) => a + b, 0) / xs.length) * 100) / 100;
 
 async function main() {
-  const dataDir = path.join(root, 'bench', `data-s${scale}-d${days}`);
-  const today = new Date().toISOString().slice(0, 10);
-  const database = databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir };
-  if (databaseUrl ? !(await hasData(databaseUrl)) : !existsSync(path.join(dataDir, 'pglite'))) {
-    console.error(`seeding ${databaseUrl ? 'PostgreSQL' : dataDir}: the sample market, ${days} days, scale ${scale} (once; kept for later runs)`);
-    await run('node', ['dist/sample/cli.js', '--ingest', '--scale', String(scale), '--days', String(days), '--end', today], database);
-  }
-
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const startedAt = performance.now();
-  const service: ChildProcess = spawn('node', ['dist/main.js'], {
-    cwd: root,
-    env: { ...process.env, ...database, PORT: String(port), HOST: '127.0.0.1', SEED_SAMPLE: 'false', LOG_LEVEL: 'info', MAX_DATA_AGE_HOURS: '8760' },
-    stdio: ['ignore', 'ignore', 'inherit'], // a real log line per request, written to /dev/null
-  });
-  const cleanup = () => service.kill('SIGTERM');
-  process.on('exit', cleanup);
+  const running = await startService({ scale, days, ...(databaseUrl ? { databaseUrl } : {}) });
+  const { base, startToFirstAnswerMs } = running;
   try {
-    await waitFor(`${base}/api/health`, 120_000);
-    const startToFirstAnswerMs = Math.round(performance.now() - startedAt);
     const rssStart = ((await (await fetch(`${base}/api/metrics`)).json()) as { process: { rssMb: number } }).process.rssMb;
 
     const detailIds = ((await (await fetch(`${base}/api/products?type=all&pageSize=500`)).json()) as { items: { id: string }[] }).items.map((i) => i.id);
@@ -196,13 +133,13 @@ async function main() {
     }
     bare.kill();
     const metrics = (await (await fetch(`${base}/api/metrics`)).json()) as { process: { rssMb: number }; caches: unknown };
-    const summary = { at: new Date().toISOString(), scale, days, database: databaseUrl ? 'postgresql' : 'embedded', duration, connections, startToFirstAnswerMs, rssMb: { start: rssStart, end: metrics.process.rssMb }, caches: metrics.caches, results };
+    const summary = { at: new Date().toISOString(), scale, days, database: running.database, duration, connections, startToFirstAnswerMs, rssMb: { start: rssStart, end: metrics.process.rssMb }, caches: metrics.caches, results };
     await mkdir(path.join(root, 'bench', 'results'), { recursive: true });
     const file = path.join(root, 'bench', 'results', `http-s${scale}-${summary.database}-${summary.at.replace(/[:.]/g, '-')}.json`);
     await writeFile(file, JSON.stringify(summary, null, 2));
     console.error(`start to first answer ${startToFirstAnswerMs} ms; resident memory ${rssStart} MB at start, ${metrics.process.rssMb} MB at the end; written to ${path.relative(root, file)}`);
   } finally {
-    cleanup();
+    await running.stop();
   }
 }
 

@@ -1,5 +1,5 @@
 // Query.changes: the most recent change events (GET /api/changes).
-import { recentChanges, type EventItem } from '../../catalog/history.js';
+import type { EventItem } from '../../catalog/history.js';
 import { fromDatabase } from '../../http/errors.js';
 import { DEFAULTS, PARAMS } from '../args.js';
 import { builder } from '../builder.js';
@@ -29,6 +29,6 @@ builder.queryField('changes', (t) =>
     type: ChangeListRef,
     description: 'GET /api/changes: the most recent change events, newest first.',
     args: { limit: t.arg.int({ required: true, defaultValue: DEFAULTS.changesLimit, description: 'at most 500', validate: { schema: PARAMS.limit } }) },
-    resolve: async (_root, args, ctx) => ({ items: await fromDatabase(ctx.services.database, () => recentChanges(ctx.services.prisma, args.limit)) }),
+    resolve: async (_root, args, ctx) => ({ items: await fromDatabase(ctx.services.database, () => ctx.loaders.changes(args.limit)) }),
   }),
 );

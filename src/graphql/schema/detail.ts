@@ -1,5 +1,6 @@
 // Query.product (GET /api/products/{id}) and Query.offers (a batch of details): an offer with its
 // monthly steps, rate history, sources, events and the other offers under the same licence.
+import { DETAIL_LIMIT } from '../loaders.js';
 import { offerResult, type OfferResult } from '../../catalog/pipeline.js';
 import type { CatalogOffer, CatalogSource } from '../../catalog/types.js';
 import { Decimal } from '../../domain/decimal.js';
@@ -28,7 +29,7 @@ export const OfferDetailRef = builder.objectRef<DetailSource>('OfferDetail').imp
       type: [RatePlanRef],
       nullable: true,
       description: 'rate plans, newest first (at most 100); null while the database is unreachable (the offer itself is answered from memory)',
-      resolve: (d, _args, ctx) => ctx.loaders.plans.load(d.offer.id).catch(() => null),
+      resolve: (d, _args, ctx) => ctx.loaders.plans.load(d.offer.id).then((plans) => plans.slice(0, DETAIL_LIMIT), () => null),
     }),
     sources: t.field({
       type: [SourceRef],

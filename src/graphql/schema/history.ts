@@ -1,5 +1,5 @@
 // Query.rateHistory and Query.marketHistory (GET /api/rates/history, its plan and market views).
-import { listPlans, plansOfOffers, type PlanItem } from '../../catalog/history.js';
+import type { PlanItem } from '../../catalog/history.js';
 import type { MarketDay } from '../../catalog/market.js';
 import { clientError, fromDatabase } from '../../http/errors.js';
 import { DEFAULTS, PARAMS } from '../args.js';
@@ -66,12 +66,10 @@ builder.queryField('rateHistory', (t) =>
       const offerId = args.offerId ?? null;
       if (offerId !== null) {
         if (!ctx.catalog.byId.has(offerId) && !ctx.catalog.removed.has(offerId)) throw clientError('NOT_FOUND', `no offer with id "${offerId}"`);
-        const plans = (await fromDatabase(ctx.services.database, () => plansOfOffers(ctx.services.prisma, [offerId], Infinity))).get(offerId) ?? [];
+        const plans = await fromDatabase(ctx.services.database, () => ctx.loaders.plans.load(offerId));
         return { items: plans.slice(0, args.limit), total: plans.length, page: 1, pageSize: args.limit };
       }
-      const page = await fromDatabase(ctx.services.database, () =>
-        listPlans(ctx.services.prisma, { brand: args.brand ?? null, type: args.type, page: args.page, pageSize: args.pageSize }),
-      );
+      const page = await fromDatabase(ctx.services.database, () => ctx.loaders.planPage({ brand: args.brand ?? null, type: args.type, page: args.page, pageSize: args.pageSize }));
       return { ...page, page: args.page, pageSize: args.pageSize };
     },
   }),

@@ -1,0 +1,112 @@
+// The compiled service as a child process on loopback, over a seeded sample market, for the
+// benchmark and the soak (both run `node dist/main.js`, exactly what `npm start` runs).
+import { spawn } from 'node:child_process';
+import { existsSync, openSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+export const root = fileURLToPath(new URL('../../', import.meta.url));
+
+export const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} exited ${code}`))));
+  });
+}
+
+async function hasData(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query('SELECT count(*)::int AS n FROM "IngestRun"')).rows[0].n > 0;
+  } catch {
+    return false; // not migrated yet
+  } finally {
+    await client.end();
+  }
+}
+
+async function waitFor(url: string, timeoutMs: number): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    try {
+      const res = await fetch(url);
+      if (res.ok) return performance.now() - started;
+    } catch {
+      /* not listening yet */
+    }
+    if (performance.now() - started > timeoutMs) throw new Error(`${url} did not answer in ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Resident memory of a process in MB, from the kernel (not from the process's own account). */
+export async function rssMbOf(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+  return Math.round(kb / 102.4) / 10;
+}
+
+export interface RunningService {
+  base: string;
+  pid: number;
+  database: 'embedded' | 'postgresql';
+  startToFirstAnswerMs: number;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+export interface ServiceOptions {
+  scale: number;
+  days: number;
+  /** PostgreSQL (the production set-up) instead of the embedded database in bench/data-…; seeded once. */
+  databaseUrl?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Keep the service's log (a line per request, with its duration) in this file instead of discarding it. */
+  logFile?: string;
+}
+
+export async function startService({ scale, days, databaseUrl, env = {}, logFile }: ServiceOptions): Promise<RunningService> {
+  const dataDir = path.join(root, 'bench', `data-s${scale}-d${days}`);
+  const today = new Date().toISOString().slice(0, 10);
+  const database = databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir };
+  if (databaseUrl ? !(await hasData(databaseUrl)) : !existsSync(path.join(dataDir, 'pglite'))) {
+    console.error(`seeding ${databaseUrl ? 'PostgreSQL' : dataDir}: the sample market, ${days} days, scale ${scale} (once; kept for later runs)`);
+    await run('node', ['dist/sample/cli.js', '--ingest', '--scale', String(scale), '--days', String(days), '--end', today], database);
+  }
+
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const startedAt = performance.now();
+  const child = spawn('node', ['dist/main.js'], {
+    cwd: root,
+    env: { ...process.env, ...database, PORT: String(port), HOST: '127.0.0.1', SEED_SAMPLE: 'false', LOG_LEVEL: 'info', MAX_DATA_AGE_HOURS: '8760', ...env },
+    // a real log line per request, written to /dev/null unless kept
+    stdio: ['ignore', logFile ? openSync(logFile, 'w') : 'ignore', 'inherit'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const kill = () => child.kill('SIGTERM');
+  process.on('exit', kill);
+  await waitFor(`${base}/api/health`, 120_000);
+  return {
+    base,
+    pid: child.pid!,
+    database: databaseUrl ? 'postgresql' : 'embedded',
+    startToFirstAnswerMs: Math.round(performance.now() - startedAt),
+    async stop() {
+      if (child.exitCode === null) kill();
+      return exited;
+    },
+  };
+}
