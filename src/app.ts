@@ -8,7 +8,7 @@ import { createInMemoryAPQStore, useAPQ } from '@graphql-yoga/plugin-apq';
 import { GraphQLError, type ValidationContext } from 'graphql';
 import { createLRUCache, createYoga, maskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { createCalcService } from './catalog/calc-service.js';
-import { checkHealth } from './catalog/health.js';
+import { HealthCheck } from './catalog/health.js';
 import { createMarketHistory } from './catalog/history.js';
 import { watchDataVersion } from './catalog/reload.js';
 import { createCatalogStore } from './catalog/store.js';
@@ -85,6 +85,8 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
   const store = await createCatalogStore(db.prisma);
   const calc = createCalcService({ maxPieces: config.calcMaxPieces, maxExact: 2_000, maxRecent: config.calcMaxRecent });
   const market = createMarketHistory(db.prisma);
+  const database = new DatabaseStatus();
+  const healthCheck = new HealthCheck(db.prisma, database);
   const services: Services = {
     prisma: db.prisma,
     store,
@@ -92,10 +94,10 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     market,
     config,
     clock,
-    health: () => checkHealth(db.prisma, store.current(), clock(), config.maxDataAgeSeconds, services.database),
+    health: () => healthCheck.report(store.current(), clock(), config.maxDataAgeSeconds),
     caches: () => ({}),
     history: new HistoryCache(),
-    database: new DatabaseStatus(),
+    database,
   };
 
   const yoga = createYoga<Record<string, unknown>, Context>({

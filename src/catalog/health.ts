@@ -11,17 +11,21 @@ export interface HealthReport {
 }
 
 const DB_TIMEOUT_MS = 2_000;
+/** Probes asked for within this time of the last one share its answer. */
+const PROBE_REUSE_MS = 1_000;
 
-/** The newest snapshot's time, or undefined when the database does not answer in time. */
-async function newestSnapshot(prisma: PrismaClient): Promise<Date | null | undefined> {
+/** The newest snapshot's time (null: no data), or 'timeout' / 'error' when the database did not answer. */
+type Probe = Date | null | 'timeout' | 'error';
+
+async function newestSnapshot(prisma: PrismaClient): Promise<Probe> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), DB_TIMEOUT_MS);
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), DB_TIMEOUT_MS);
   });
   const query = prisma.ingestRun
     .findFirst({ orderBy: { observedAt: 'desc' }, select: { observedAt: true } })
     .then((row) => row?.observedAt ?? null)
-    .catch(() => undefined);
+    .catch(() => 'error' as const);
   try {
     return await Promise.race([query, timeout]);
   } finally {
@@ -29,14 +33,40 @@ async function newestSnapshot(prisma: PrismaClient): Promise<Date | null | undef
   }
 }
 
-export async function checkHealth(prisma: PrismaClient, catalog: Catalog, now: Date, maxDataAgeSeconds: number, status?: DatabaseStatus): Promise<HealthReport> {
-  const newest = await newestSnapshot(prisma);
-  const database = newest === undefined ? 'unavailable' : 'ok';
-  if (database === 'ok') status?.succeeded();
-  else status?.failed();
-  // Without the database, the catalogue still knows how old the data it serves is.
-  const observed = newest === undefined ? catalog.lastObservedAt : newest;
-  const dataAgeSeconds = observed ? Math.max(0, Math.floor((now.getTime() - observed.getTime()) / 1000)) : null;
-  const data = dataAgeSeconds === null ? 'empty' : dataAgeSeconds > maxDataAgeSeconds ? 'stale' : 'ok';
-  return { status: database === 'ok' && data === 'ok' ? 'ok' : 'degraded', checks: { database, data }, dataAgeSeconds };
+/**
+ * Health is polled by load balancers, often many at once: one probe at a time goes to the database and
+ * its answer serves every caller of the next second, so a busy service is not made busier by being asked
+ * how it is.
+ */
+export class HealthCheck {
+  private last: { at: number; probe: Promise<Probe> } | null = null;
+
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly status?: DatabaseStatus,
+  ) {}
+
+  private probe(): Promise<Probe> {
+    const now = performance.now();
+    if (this.last && now - this.last.at < PROBE_REUSE_MS) return this.last.probe;
+    const probe = newestSnapshot(this.prisma).then((result) => {
+      // Only a failed query marks the database down; a slow answer under load says degraded here but does
+      // not switch off caching for everyone (the reads that really fail do that themselves).
+      if (result === 'error') this.status?.failed();
+      else if (result !== 'timeout') this.status?.succeeded();
+      return result;
+    });
+    this.last = { at: now, probe };
+    return probe;
+  }
+
+  async report(catalog: Catalog, now: Date, maxDataAgeSeconds: number): Promise<HealthReport> {
+    const newest = await this.probe();
+    const database = newest === 'timeout' || newest === 'error' ? 'unavailable' : 'ok';
+    // Without the database, the catalogue still knows how old the data it serves is.
+    const observed = database === 'ok' ? (newest as Date | null) : catalog.lastObservedAt;
+    const dataAgeSeconds = observed ? Math.max(0, Math.floor((now.getTime() - observed.getTime()) / 1000)) : null;
+    const data = dataAgeSeconds === null ? 'empty' : dataAgeSeconds > maxDataAgeSeconds ? 'stale' : 'ok';
+    return { status: database === 'ok' && data === 'ok' ? 'ok' : 'degraded', checks: { database, data }, dataAgeSeconds };
+  }
 }

@@ -79,6 +79,12 @@ export function createHttpHandler({ upstream, cache, cacheable, version, clock, 
     try {
       response = await withTimeout(request);
     } catch (err) {
+      // A client that hung up aborts its request's work; nobody is left to answer, and nothing is wrong
+      // with the service (499 is the log's convention for it).
+      if (request.signal.aborted) {
+        logger.info({ requestId: currentRequestId() }, 'client closed the connection before the answer');
+        return new Response(null, { status: 499 });
+      }
       // Whatever escaped the application: logged with the request id, answered without internals.
       logger.error({ requestId: currentRequestId(), err }, 'unexpected error');
       return problemResponse('INTERNAL_SERVER_ERROR', 'Unexpected error.');
