@@ -1,7 +1,7 @@
 // Builds the HTTP application without listening: yoga serves GraphQL at /graphql, and the REST facade
 // at /api is a projection of the same schema. Tests call app.fetch(); server.ts listens.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { useGraphQlJit } from '@envelop/graphql-jit';
+import { useGraphQlJit, type JITCache } from '@envelop/graphql-jit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { createInMemoryAPQStore, useAPQ } from '@graphql-yoga/plugin-apq';
@@ -87,6 +87,9 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
   const market = createMarketHistory(db.prisma);
   const database = new DatabaseStatus();
   const healthCheck = new HealthCheck(db.prisma, database);
+  // A compiled query of the product list is several hundred KB of generated code: the REST routes use a
+  // handful of fixed documents; the rest of this room is for the distinct documents GraphQL clients send.
+  const compiledQueries = createLRUCache<NonNullable<ReturnType<JITCache['get']>>>({ max: 100 });
   const services: Services = {
     prisma: db.prisma,
     store,
@@ -129,7 +132,7 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
       maxDepthPlugin({ n: LIMITS.depth, ...tooComplex }),
       maxAliasesPlugin({ n: LIMITS.aliases, ...tooComplex }),
       costLimit(LIMITS.cost),
-      useGraphQlJit({}, { cache: createLRUCache({ max: 500 }) }),
+      useGraphQlJit({}, { cache: compiledQueries }),
     ],
   });
 
@@ -147,7 +150,7 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     requestTimeoutMs: config.requestTimeoutMs,
   });
   const { fetch, listener } = http;
-  services.caches = () => ({ bodies: bodies.stats(), calculator: calc.stats(), history: services.history.stats() });
+  services.caches = () => ({ bodies: bodies.stats(), calculator: calc.stats(), history: services.history.stats(), compiledQueries: { entries: compiledQueries.size, max: compiledQueries.max } });
   const watcher = watchDataVersion(store, { pollMs: config.reloadPollMs, listenUrl: db.kind === 'postgresql' ? db.url : undefined, logger, database: services.database });
   return { fetch, listener, services, yoga, close: () => watcher.stop() };
 }

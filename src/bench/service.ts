@@ -89,7 +89,9 @@ export async function startService({ scale, days, databaseUrl, env = {}, logFile
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const startedAt = performance.now();
-  const child = spawn('node', ['dist/main.js'], {
+  // SERVICE_NODE_ARGS: flags for the service's node only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to see what bounds a run.
+  const nodeArgs = (process.env.SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn('node', [...nodeArgs, 'dist/main.js'], {
     cwd: root,
     env: { ...process.env, ...database, PORT: String(port), HOST: '127.0.0.1', SEED_SAMPLE: 'false', LOG_LEVEL: 'info', MAX_DATA_AGE_HOURS: '8760', ...env },
     // a real log line per request, written to /dev/null unless kept

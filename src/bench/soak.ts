@@ -1,9 +1,11 @@
-// npm run soak [-- --duration 60 --connections 64 --scale 1 --database-url URL --seed 1 --log FILE]
+// npm run soak [-- --duration 60 --warm-up 45 --connections 64 --scale 1 --database-url URL --seed 1 --log FILE]
 // Mixed traffic against the compiled service on loopback for a fixed time, then it stops by itself:
 // lists with random filters and amounts, details, exports, GraphQL, conditional requests and the
 // database-backed endpoints, all valid, so every answer must be 200 or 304. Reports requests, errors,
-// latency percentiles and the service's resident memory (from /proc) at start, after warm-up and at
-// the end; then stops the service with SIGTERM, which must exit 0. Exits 1 when any check fails.
+// latency percentiles and the service's resident memory (from /proc). The same traffic first runs for
+// a warm-up (its caches fill up to their bounds: calculation pieces, bodies, history), reported on its
+// own; then the measured phase, whose memory at start and end is compared. Then SIGTERM, which must
+// exit 0. Exits 1 when any check fails (an error in either phase, memory growth > 10 %).
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -18,8 +20,7 @@ const days = Number(arg('days', scale === 1 ? '400' : '30'));
 const databaseUrl = arg('database-url', '');
 const seed = Number(arg('seed', '1'));
 const logFile = arg('log', '');
-/** Memory is compared from this point on: caches fill during the first seconds by design. */
-const warmUpSeconds = Math.min(15, Math.floor(duration / 4));
+const warmUpSeconds = Number(arg('warm-up', '45'));
 
 interface Market {
   offerIds: string[];
@@ -211,6 +212,59 @@ function nextRequest(
   }
 }
 
+interface Phase {
+  seconds: number;
+  requests: number;
+  requestsPerSecond: number;
+  errors: number;
+  statuses: Record<string, number>;
+  mix: Record<string, number>;
+  latencyMs: { p50: number; p90: number; p99: number; max: number };
+}
+
+/** One stretch of the mixed traffic; every answer but 200/304, every socket error or timeout is an error. */
+async function traffic(base: string, market: Market, rng: Rng, seconds: number): Promise<Phase> {
+  const statuses = new Map<number, number>();
+  const kinds = new Map<Kind, number>();
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: base,
+        connections,
+        duration: seconds,
+        timeout: 30,
+        requests: [
+          {
+            setupRequest: (req: autocannon.Request) => {
+              const next = nextRequest(rng, market);
+              kinds.set(next.kind, (kinds.get(next.kind) ?? 0) + 1);
+              return { ...req, method: next.method, path: next.path, headers: next.headers ?? {}, body: next.body ?? '' } as autocannon.Request;
+            },
+          },
+        ],
+      },
+      (err, res) => (err ? reject(err) : resolve(res)),
+    );
+    instance.on('response', (_client: unknown, status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1));
+  });
+  const unexpected = [...statuses].filter(([status]) => status !== 200 && status !== 304).reduce((n, [, count]) => n + count, 0);
+  return {
+    seconds,
+    requests: result.requests.total,
+    requestsPerSecond: Math.round(result.requests.average),
+    errors: unexpected + result.errors + result.timeouts,
+    statuses: Object.fromEntries([...statuses].sort(([a], [b]) => a - b)),
+    mix: Object.fromEntries(kinds),
+    latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
+  };
+}
+
+const describe = (name: string, p: Phase) =>
+  [
+    `  ${name}: ${p.seconds} s, ${p.requests} requests (${p.requestsPerSecond}/s), errors ${p.errors}; statuses ${JSON.stringify(p.statuses)}`,
+    `    latency p50 ${p.latencyMs.p50} ms, p90 ${p.latencyMs.p90} ms, p99 ${p.latencyMs.p99} ms, max ${p.latencyMs.max} ms`,
+  ].join('\n');
+
 async function main() {
   const service = await startService({
     scale,
@@ -223,106 +277,68 @@ async function main() {
   let exitCode: number | null = null;
   try {
     const market = await survey(base);
-    const rssAtStart = await rssMbOf(pid);
-    const rss: { t: number; mb: number }[] = [];
+    const rssBeforeTraffic = await rssMbOf(pid);
     const started = Date.now();
-    const sampler = setInterval(
+    const rss: { t: number; mb: number }[] = [];
+    const sampler = setInterval(() => void rssMbOf(pid).then((mb) => rss.push({ t: (Date.now() - started) / 1000, mb }), () => {}), 1000);
+    // What the service says about itself every 5 s: where memory goes (heap vs caches) if it grows.
+    const metrics: { t: number; heapUsedMb: number; heapTotalMb: number; caches: unknown }[] = [];
+    const metricsSampler = setInterval(
       () =>
-        void rssMbOf(pid).then(
-          (mb) => rss.push({ t: (Date.now() - started) / 1000, mb }),
-          () => {},
-        ),
-      1000,
+        void fetch(`${base}/api/metrics`)
+          .then((r) => r.json() as Promise<{ process: { heapUsedMb: number; heapTotalMb: number }; caches: unknown }>)
+          .then(
+            (m) => metrics.push({ t: (Date.now() - started) / 1000, heapUsedMb: m.process.heapUsedMb, heapTotalMb: m.process.heapTotalMb, caches: m.caches }),
+            () => {},
+          ),
+      5000,
     );
 
     const rng = new Rng(seed);
-    const statuses = new Map<number, number>();
-    const kinds = new Map<Kind, number>();
-    let instance!: autocannon.Instance;
-    const result = await new Promise<autocannon.Result>((resolve, reject) => {
-      instance = autocannon(
-        {
-          url: base,
-          connections,
-          duration,
-          timeout: 30,
-          requests: [
-            {
-              setupRequest: (req: autocannon.Request) => {
-                const next = nextRequest(rng, market);
-                kinds.set(next.kind, (kinds.get(next.kind) ?? 0) + 1);
-                return {
-                  ...req,
-                  method: next.method,
-                  path: next.path,
-                  headers: next.headers ?? {},
-                  body: next.body ?? '',
-                } as autocannon.Request;
-              },
-            },
-          ],
-        },
-        (err, res) => (err ? reject(err) : resolve(res)),
-      );
-      instance.on('response', (_client: unknown, status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1));
-    });
-    clearInterval(sampler);
+    const warmUp = warmUpSeconds > 0 ? await traffic(base, market, rng, warmUpSeconds) : null;
+    const rssAtStart = await rssMbOf(pid);
+    const measured = await traffic(base, market, rng, duration);
     const rssAtEnd = await rssMbOf(pid);
-
-    const afterWarmUp = rss.find((s) => s.t >= warmUpSeconds)?.mb ?? rssAtStart;
-    const peak = Math.max(...rss.map((s) => s.mb), rssAtEnd);
-    const growth = Math.round(((rssAtEnd - afterWarmUp) / afterWarmUp) * 1000) / 10;
-    const unexpected = [...statuses].filter(([status]) => status !== 200 && status !== 304).reduce((n, [, count]) => n + count, 0);
-    const errors = unexpected + result.errors + result.timeouts;
+    clearInterval(sampler);
+    clearInterval(metricsSampler);
+    const lastMetrics = await json<{ caches: unknown }>(`${base}/api/metrics`).catch(() => null);
     exitCode = await service.stop();
 
+    const peak = Math.max(...rss.map((s) => s.mb), rssAtEnd);
+    const growth = Math.round(((rssAtEnd - rssAtStart) / rssAtStart) * 1000) / 10;
+    const errors = measured.errors + (warmUp?.errors ?? 0);
     const summary = {
       at: new Date().toISOString(),
       database: service.database,
       scale,
       days,
       seed,
-      durationSeconds: duration,
       connections,
-      requests: result.requests.total,
-      requestsPerSecond: Math.round(result.requests.average),
+      warmUp,
+      measured,
       errors,
-      statuses: Object.fromEntries([...statuses].sort(([a], [b]) => a - b)),
-      connectionErrors: result.errors,
-      timeouts: result.timeouts,
-      mix: Object.fromEntries(kinds),
-      latencyMs: {
-        p50: result.latency.p50,
-        p90: result.latency.p90,
-        p99: result.latency.p99,
-        max: result.latency.max,
-      },
-      rssMb: {
-        beforeTraffic: rssAtStart,
-        afterWarmUp,
-        end: rssAtEnd,
-        peak,
-        growthAfterWarmUpPercent: growth,
-        warmUpSeconds,
-      },
+      rssMb: { beforeTraffic: rssBeforeTraffic, measuredStart: rssAtStart, measuredEnd: rssAtEnd, peak, growthPercent: growth },
+      caches: lastMetrics?.caches ?? null,
       shutdownExitCode: exitCode,
       rssSeries: rss,
+      metricsSeries: metrics,
     };
     await mkdir(path.join(root, 'bench', 'results'), { recursive: true });
     const file = path.join(root, 'bench', 'results', `soak-${summary.database}-${summary.at.replace(/[:.]/g, '-')}.json`);
     await writeFile(file, JSON.stringify(summary, null, 2));
     console.log(
       [
-        `soak: ${duration} s, ${connections} connections, ${service.database} database, scale ${scale}`,
-        `  requests ${summary.requests} (${summary.requestsPerSecond}/s), errors ${errors}; statuses ${JSON.stringify(summary.statuses)}`,
-        `  mix ${JSON.stringify(summary.mix)}`,
-        `  latency p50 ${summary.latencyMs.p50} ms, p90 ${summary.latencyMs.p90} ms, p99 ${summary.latencyMs.p99} ms, max ${summary.latencyMs.max} ms`,
-        `  resident memory ${rssAtStart} MB before traffic, ${afterWarmUp} MB after ${warmUpSeconds} s warm-up, ${rssAtEnd} MB at the end (${growth >= 0 ? '+' : ''}${growth} %), peak ${peak} MB`,
+        `soak: ${connections} connections, ${service.database} database, scale ${scale}`,
+        ...(warmUp ? [describe('warm-up', warmUp)] : []),
+        describe('measured', measured),
+        `    mix ${JSON.stringify(measured.mix)}`,
+        `  resident memory ${rssBeforeTraffic} MB before traffic, ${rssAtStart} MB at the start of the measured run, ${rssAtEnd} MB at its end (${growth >= 0 ? '+' : ''}${growth} %), peak ${peak} MB`,
+        `  caches at the end ${JSON.stringify(summary.caches)}`,
         `  SIGTERM: exit ${exitCode}`,
         `  written to ${path.relative(root, file)}`,
       ].join('\n'),
     );
-    const failed = [errors > 0 && `${errors} errors`, growth > 10 && `memory grew ${growth} % after warm-up`, exitCode !== 0 && `exit code ${exitCode} on SIGTERM`].filter(Boolean);
+    const failed = [errors > 0 && `${errors} errors`, growth > 10 && `memory grew ${growth} % during the measured run`, exitCode !== 0 && `exit code ${exitCode} on SIGTERM`].filter(Boolean);
     if (failed.length > 0) {
       console.error(`soak FAILED: ${failed.join('; ')}`);
       process.exitCode = 1;

@@ -13,6 +13,8 @@ export interface HealthReport {
 const DB_TIMEOUT_MS = 2_000;
 /** Probes asked for within this time of the last one share its answer. */
 const PROBE_REUSE_MS = 1_000;
+/** A probe stuck behind other queries still counts as a working database if a read succeeded this recently. */
+const BUSY_NOT_DOWN_MS = 10_000;
 
 /** The newest snapshot's time (null: no data), or 'timeout' / 'error' when the database did not answer. */
 type Probe = Date | null | 'timeout' | 'error';
@@ -62,9 +64,12 @@ export class HealthCheck {
 
   async report(catalog: Catalog, now: Date, maxDataAgeSeconds: number): Promise<HealthReport> {
     const newest = await this.probe();
-    const database = newest === 'timeout' || newest === 'error' ? 'unavailable' : 'ok';
+    // A slow probe under load waits in the connection queue behind the traffic; the reads ahead of it
+    // are what tells a busy database from a gone one.
+    const busy = newest === 'timeout' && this.status?.answeredWithin(BUSY_NOT_DOWN_MS) === true;
+    const database = (newest === 'timeout' && !busy) || newest === 'error' ? 'unavailable' : 'ok';
     // Without the database, the catalogue still knows how old the data it serves is.
-    const observed = database === 'ok' ? (newest as Date | null) : catalog.lastObservedAt;
+    const observed = newest instanceof Date || newest === null ? newest : catalog.lastObservedAt;
     const dataAgeSeconds = observed ? Math.max(0, Math.floor((now.getTime() - observed.getTime()) / 1000)) : null;
     const data = dataAgeSeconds === null ? 'empty' : dataAgeSeconds > maxDataAgeSeconds ? 'stale' : 'ok';
     return { status: database === 'ok' && data === 'ok' ? 'ok' : 'degraded', checks: { database, data }, dataAgeSeconds };

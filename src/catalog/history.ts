@@ -1,6 +1,6 @@
 // What lives in the database rather than in the catalogue: rate-plan history, change events, the
 // market view's inputs. Every function takes ids in bulk, so per-request loaders batch them.
-import type { Prisma, PrismaClient } from '../db/client.js';
+import { SNAPSHOT_READ, type Prisma, type PrismaClient } from '../db/client.js';
 import { Decimal } from '../domain/decimal.js';
 import type { OfferType, Promotion, Tier } from '../domain/types.js';
 import type { PromotionJson, TierJson } from '../ingest/rows.js';
@@ -95,7 +95,7 @@ export async function listPlans(
       prisma.ratePlan.findMany({ where, select: PLAN_SELECT, orderBy: NEWEST_FIRST, skip: (filter.page - 1) * filter.pageSize, take: filter.pageSize }),
       prisma.ratePlan.count({ where }),
     ],
-    { isolationLevel: 'RepeatableRead' },
+    SNAPSHOT_READ,
   );
   return { items: rows.map(planItem), total };
 }
@@ -158,7 +158,7 @@ async function marketInputs(prisma: PrismaClient, from: Date, to: Date) {
       select: { validFrom: true, validTo: true, headlineRate: true, offer: { select: { type: true, termMonths: true, brand: { select: { institutionId: true } } } } },
     }),
     prisma.changeEvent.findMany({ where: { kind: 'dgs_change' }, select: { institutionId: true, at: true, to: true } }),
-  ], { isolationLevel: 'RepeatableRead' });
+  ], SNAPSHOT_READ);
   const marketPlans: MarketPlan[] = plans.map((p) => ({
     type: p.offer.type,
     termMonths: p.offer.termMonths,

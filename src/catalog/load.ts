@@ -1,5 +1,5 @@
 // Loads the catalogue from the database in a few queries (whatever the number of offers).
-import type { PrismaClient } from '../db/client.js';
+import { SNAPSHOT_READ, type PrismaClient } from '../db/client.js';
 import { compareBrandNames } from '../domain/dgs.js';
 import { Decimal, toFixed2 } from '../domain/decimal.js';
 import type { Promotion, Tier } from '../domain/types.js';
@@ -63,7 +63,7 @@ export async function loadCatalog(prisma: PrismaClient): Promise<Catalog> {
       prisma.source.findMany({ orderBy: { id: 'asc' } }),
       prisma.ingestRun.findFirst({ orderBy: { observedAt: 'desc' }, select: { observedAt: true, appliedAt: true } }),
     ],
-    { isolationLevel: 'RepeatableRead' },
+    SNAPSHOT_READ,
   );
 
   const brands = new Map<string, CatalogBrand>();

@@ -30,6 +30,13 @@ export function createPrisma(url: string, poolSize: number): PrismaClient {
   return new PrismaClient({ adapter });
 }
 
+/**
+ * Options for reads that must see one committed version (several queries that have to agree). Prisma
+ * would give up after 2 s waiting for a connection; under load that wait is queueing, not an outage
+ * (the pool's own connection timeout still catches a database that is gone).
+ */
+export const SNAPSHOT_READ = { isolationLevel: 'RepeatableRead', maxWait: 10_000, timeout: 30_000 } as const;
+
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   const log = options.log ?? (() => {});
   let embedded: EmbeddedDatabase | undefined;

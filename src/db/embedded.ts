@@ -7,18 +7,12 @@
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import { installSessionAffinity } from './pglite-session.js';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { WorkerInput, WorkerMessage } from './pglite-worker.js';
 
 /** pg's pool size for the embedded database; the socket server must accept at least this many. */
 export const EMBEDDED_POOL_SIZE = 8;
-
-/**
- * PostgreSQL's 128 MB of shared buffers would sit in this process's memory; the service reads the
- * database rarely (the catalogue is in memory), so 16 MB saves ≈120 MB resident at the same speed.
- */
-const startParams = () => [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB', '-c', 'work_mem=8MB'];
 
 export interface EmbeddedDatabase {
   /** postgresql:// URL of the socket, for pg and for tools such as psql. */
@@ -70,27 +64,53 @@ async function readLock(dataDir: string): Promise<LockInfo | null> {
   }
 }
 
-/** Serves an already open PGlite on a loopback port (also used for in-memory test databases). */
-export async function serveOnLoopback(db: PGlite): Promise<{ port: number; stop(): Promise<void> }> {
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: EMBEDDED_POOL_SIZE * 2 + 4 });
-  installSessionAffinity(server);
-  await server.start();
-  const port = Number(server.getServerConn().split(':').pop());
-  return { port, stop: () => server.stop() };
+// Under tsx or vitest this module is TypeScript, and so is its worker, which then needs tsx's loader.
+const workerFile = new URL(import.meta.url.endsWith('.ts') ? './pglite-worker.ts' : './pglite-worker.js', import.meta.url);
+
+let wasm: Promise<{ pgliteWasmModule: WebAssembly.Module; initdbWasmModule: WebAssembly.Module }> | undefined;
+const compile = (file: string) =>
+  readFile(path.join(path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), file)).then((bytes) => WebAssembly.compile(bytes));
+const compiledWasm = () => (wasm ??= Promise.all([compile('pglite.wasm'), compile('initdb.wasm')]).then(([pgliteWasmModule, initdbWasmModule]) => ({ pgliteWasmModule, initdbWasmModule })));
+
+/**
+ * Starts PGlite (a data folder, or null for memory) on its own thread, served on a loopback port.
+ * Should the thread fail later, `onFailure` hears of it; the service then sees a database that does not
+ * answer (503 where it is needed), as with a PostgreSQL server that went away.
+ */
+export async function startPglite(dataDir: string | null, onFailure: (msg: string) => void = () => {}): Promise<{ port: number; stop(): Promise<void> }> {
+  const input: WorkerInput = { dataDir, maxConnections: EMBEDDED_POOL_SIZE * 2 + 4, ...(await compiledWasm()) };
+  const worker = workerFile.pathname.endsWith('.ts')
+    ? new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(workerFile.href)}); })`, { eval: true, workerData: input })
+    : new Worker(workerFile, { workerData: input });
+  let closed: () => void = () => {};
+  return new Promise((resolve, reject) => {
+    let ready = false;
+    worker.on('error', (err) => (ready ? onFailure(`the embedded database thread failed: ${err.stack ?? err.message}`) : reject(err)));
+    worker.on('exit', (code) => {
+      closed();
+      if (!ready) reject(new Error(`the embedded database thread stopped (exit code ${code}) before it was ready`));
+    });
+    worker.on('message', (message: WorkerMessage) => {
+      if (message === 'closed') return closed();
+      if ('error' in message) return reject(new Error(`the embedded database did not open: ${message.error}`));
+      ready = true;
+      resolve({
+        port: message.port,
+        async stop() {
+          const done = new Promise<void>((r) => (closed = r));
+          worker.postMessage('close');
+          await done; // the database is closed and flushed; the thread may now go
+          await worker.terminate();
+        },
+      });
+    });
+  });
 }
 
 /** An in-memory database for tests and the shadow database of `createMigration`. */
 export async function openInMemory(): Promise<EmbeddedDatabase> {
-  const db = await PGlite.create({ startParams: startParams() });
-  const served = await serveOnLoopback(db);
-  return {
-    url: socketUrl(served.port),
-    owner: true,
-    async close() {
-      await served.stop();
-      await db.close();
-    },
-  };
+  const served = await startPglite(null);
+  return { url: socketUrl(served.port), owner: true, close: () => served.stop() };
 }
 
 /**
@@ -130,8 +150,7 @@ export async function openEmbedded(dataDir: string, options: { log?: (msg: strin
       throw err;
     }
     try {
-      const db = await PGlite.create({ dataDir: path.join(dataDir, 'pglite'), startParams: startParams() });
-      const served = await serveOnLoopback(db);
+      const served = await startPglite(path.join(dataDir, 'pglite'), log);
       const info: LockInfo = { pid: process.pid, port: served.port, startedAt: new Date().toISOString() };
       await handle.writeFile(JSON.stringify(info));
       await handle.close();
@@ -140,7 +159,6 @@ export async function openEmbedded(dataDir: string, options: { log?: (msg: strin
         owner: true,
         async close() {
           await served.stop();
-          await db.close();
           await rm(lockPath(dataDir), { force: true });
         },
       };

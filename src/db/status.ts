@@ -2,6 +2,7 @@
 // succeeds clears it. While it fails, answers are not cached (they may be missing what the database holds).
 export class DatabaseStatus {
   private failingSince: number | null = null;
+  private lastSuccess = -Infinity;
 
   ok(): boolean {
     return this.failingSince === null;
@@ -13,6 +14,12 @@ export class DatabaseStatus {
 
   succeeded(): void {
     this.failingSince = null;
+    this.lastSuccess = performance.now();
+  }
+
+  /** Whether a read succeeded within the last `ms` and none failed since. */
+  answeredWithin(ms: number): boolean {
+    return this.failingSince === null && performance.now() - this.lastSuccess <= ms;
   }
 
   /** Runs a read and records how it went. */
