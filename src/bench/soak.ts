@@ -1,10 +1,11 @@
-// npm run soak [-- --duration 60 --warm-up 45 --connections 64 --scale 1 --database-url URL --seed 1 --log FILE]
+// npm run soak [-- --duration 60 --max-warm-up 300 --connections 64 --scale 1 --database-url URL --seed 1 --log FILE]
 // Mixed traffic against the compiled service on loopback for a fixed time, then it stops by itself:
 // lists with random filters and amounts, details, exports, GraphQL, conditional requests and the
 // database-backed endpoints, all valid, so every answer must be 200 or 304. Reports requests, errors,
-// latency percentiles and the service's resident memory (from /proc). The same traffic first runs for
-// a warm-up (its caches fill up to their bounds: calculation pieces, bodies, history), reported on its
-// own; then the measured phase, whose memory at start and end is compared. Then SIGTERM, which must
+// latency percentiles and the service's resident memory (from /proc). The same traffic first runs as a
+// warm-up, in 15 s rounds, until the service's bounded caches are full (the calculator and the body
+// cache have both started evicting, per /api/metrics): before that, memory grows by design. Then the
+// measured phase, whose memory at start and end is compared. Then SIGTERM, which must
 // exit 0. Exits 1 when any check fails (an error in either phase, memory growth > 10 %).
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -20,7 +21,8 @@ const days = Number(arg('days', scale === 1 ? '400' : '30'));
 const databaseUrl = arg('database-url', '');
 const seed = Number(arg('seed', '1'));
 const logFile = arg('log', '');
-const warmUpSeconds = Number(arg('warm-up', '45'));
+const maxWarmUpSeconds = Number(arg('max-warm-up', '300'));
+const WARM_UP_ROUND_SECONDS = 15;
 
 interface Market {
   offerIds: string[];
@@ -259,6 +261,27 @@ async function traffic(base: string, market: Market, rng: Rng, seconds: number):
   };
 }
 
+/** Warm-up rounds as one phase: counts added up, percentiles the worst round's (an upper bound). */
+function combine(rounds: Phase[]): Phase {
+  const add = (pick: (p: Phase) => Record<string, number>) =>
+    rounds.reduce<Record<string, number>>((sum, p) => {
+      for (const [k, v] of Object.entries(pick(p))) sum[k] = (sum[k] ?? 0) + v;
+      return sum;
+    }, {});
+  const seconds = rounds.reduce((n, p) => n + p.seconds, 0);
+  const requests = rounds.reduce((n, p) => n + p.requests, 0);
+  const worst = (k: keyof Phase['latencyMs']) => Math.max(...rounds.map((p) => p.latencyMs[k]));
+  return {
+    seconds,
+    requests,
+    requestsPerSecond: Math.round(requests / seconds),
+    errors: rounds.reduce((n, p) => n + p.errors, 0),
+    statuses: add((p) => p.statuses),
+    mix: add((p) => p.mix),
+    latencyMs: { p50: worst('p50'), p90: worst('p90'), p99: worst('p99'), max: worst('max') },
+  };
+}
+
 const describe = (name: string, p: Phase) =>
   [
     `  ${name}: ${p.seconds} s, ${p.requests} requests (${p.requestsPerSecond}/s), errors ${p.errors}; statuses ${JSON.stringify(p.statuses)}`,
@@ -295,7 +318,16 @@ async function main() {
     );
 
     const rng = new Rng(seed);
-    const warmUp = warmUpSeconds > 0 ? await traffic(base, market, rng, warmUpSeconds) : null;
+    const cachesFull = async () => {
+      const m = await json<{ caches: { calculator: { evictions: number }; bodies: { evictions: number } } }>(`${base}/api/metrics`);
+      return m.caches.calculator.evictions > 0 && m.caches.bodies.evictions > 0;
+    };
+    const rounds: Phase[] = [];
+    while (rounds.length * WARM_UP_ROUND_SECONDS < maxWarmUpSeconds && !(await cachesFull())) {
+      rounds.push(await traffic(base, market, rng, WARM_UP_ROUND_SECONDS));
+    }
+    const warmUp = rounds.length > 0 ? combine(rounds) : null;
+    const warmedUp = await cachesFull();
     const rssAtStart = await rssMbOf(pid);
     const measured = await traffic(base, market, rng, duration);
     const rssAtEnd = await rssMbOf(pid);
@@ -315,6 +347,7 @@ async function main() {
       seed,
       connections,
       warmUp,
+      cachesFullAfterWarmUp: warmedUp,
       measured,
       errors,
       rssMb: { beforeTraffic: rssBeforeTraffic, measuredStart: rssAtStart, measuredEnd: rssAtEnd, peak, growthPercent: growth },
@@ -329,7 +362,7 @@ async function main() {
     console.log(
       [
         `soak: ${connections} connections, ${service.database} database, scale ${scale}`,
-        ...(warmUp ? [describe('warm-up', warmUp)] : []),
+        ...(warmUp ? [describe(`warm-up (until the caches were ${warmedUp ? 'full' : 'NOT full, max-warm-up reached'}; worst round's percentiles)`, warmUp)] : []),
         describe('measured', measured),
         `    mix ${JSON.stringify(measured.mix)}`,
         `  resident memory ${rssBeforeTraffic} MB before traffic, ${rssAtStart} MB at the start of the measured run, ${rssAtEnd} MB at its end (${growth >= 0 ? '+' : ''}${growth} %), peak ${peak} MB`,
