@@ -11,9 +11,10 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 
 /**
  * The service's log: standard output, written in batches rather than one write per line (a line per
- * request would otherwise cost a system call per request). Flush it before exiting.
+ * request would otherwise cost a system call per request), and at least every second, so that a quiet
+ * service's lines ("listening on …") are not held back until 4 KB have gathered. Flush it before exiting.
  */
 export function serviceLogger(level: string): { logger: Logger; flush(): void } {
-  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 1000 });
   return { logger: createLogger(level, destination), flush: () => destination.flushSync() };
 }

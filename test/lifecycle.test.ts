@@ -61,6 +61,12 @@ afterAll(() => {
 });
 
 describe('the service process', () => {
+  it('says where it listens within seconds, though its log is written in batches', async () => {
+    const deadline = Date.now() + 5_000;
+    while (!output.includes('"msg":"listening on http://127.0.0.1:') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(output).toContain(`"msg":"listening on http://127.0.0.1:${port}"`);
+  });
+
   it('answers 431 to headers beyond 16 KB and stays up', async () => {
     const res = await fetch(`http://127.0.0.1:${port}/api/meta/last-updated`, { headers: { 'x-padding': 'x'.repeat(20_000) } });
     expect(res.status).toBe(431);
