@@ -21,6 +21,7 @@
 //   two computations differ, could decide the cent (present.ts: never for a value that is exactly a
 //   half cent; in practice never at all, the band is 1e-16 wide);
 // - a balance slope s ≤ 0 (only with rates below −100 %): the interval would flip.
+import { LRUCache } from 'lru-cache';
 import { compareDecimals, Decimal, HUNDRED, ZERO } from './decimal.js';
 import { calculate, creditsInMonth, feesFor } from './calc.js';
 import { centsAmbiguous } from './present.js';
@@ -558,7 +559,7 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
   let pieceCount = 0;
   // Exact results by key and amount. Each remembers what it was computed from: a key whose entry
   // is gone (evicted, or never pieceable) may come back with other terms.
-  const exact = new Map<string, ExactResult>();
+  const exact = new LRUCache<string, ExactResult>({ max: Math.max(1, maxExact) });
   let hits = 0;
   let misses = 0;
   let evictions = 0;
@@ -649,8 +650,6 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
       exact.delete(id);
       return undefined;
     }
-    exact.delete(id); // re-insert: Map order is the least recently used first
-    exact.set(id, cached);
     return cached.summary;
   }
 
@@ -665,7 +664,6 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
     const { steps: _steps, ...summary } = calculate(input);
     if (maxExact > 0) {
       exact.set(id, { terms: input.terms, months: input.months, mode: input.promotions, summary });
-      if (exact.size > maxExact) exact.delete(exact.keys().next().value as string);
     }
     return summary;
   }

@@ -5,6 +5,7 @@
 // promises, so requests that miss the same entry at the same time share one query; a failed query is
 // not kept.
 import DataLoader from 'dataloader';
+import { LRUCache } from 'lru-cache';
 import { eventsOfOffers, listPlans, plansOfOffers, recentChanges, sourcesByIds, type EventItem, type PlanItem } from '../catalog/history.js';
 import type { CatalogSource } from '../catalog/types.js';
 import type { PrismaClient } from '../db/client.js';
@@ -33,37 +34,16 @@ export interface PlanFilter {
   pageSize: number;
 }
 
-/** Least recently used entries out first, beyond `max`. */
-class Lru<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly max: number) {}
-  get(key: string): V | undefined {
-    const value = this.map.get(key);
-    if (value !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, value);
-    }
-    return value;
-  }
-  set(key: string, value: V): void {
-    this.map.delete(key);
-    this.map.set(key, value);
-    while (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
-  }
-  /** Removes the entry only if it still is `value` (a newer load may have replaced it). */
-  drop(key: string, value: V): void {
-    if (this.map.get(key) === value) this.map.delete(key);
-  }
-  get size(): number {
-    return this.map.size;
-  }
-}
-
 /** Loads kept per key: concurrent callers share one load; a load that fails is forgotten. */
 class Memo<V> {
-  private readonly lru: Lru<Promise<V>>;
+  private readonly lru: LRUCache<string, Promise<V>>;
   constructor(max: number) {
-    this.lru = new Lru(max);
+    this.lru = new LRUCache({ max });
+  }
+
+  /** Forgets a failed load, unless a newer load has replaced it meanwhile. */
+  private drop(key: string, entry: Promise<V>): void {
+    if (this.lru.peek(key) === entry) this.lru.delete(key);
   }
 
   get(key: string, load: () => Promise<V>): Promise<V> {
@@ -72,7 +52,7 @@ class Memo<V> {
       const loading = load();
       entry = loading;
       this.lru.set(key, loading);
-      loading.catch(() => this.lru.drop(key, loading));
+      loading.catch(() => this.drop(key, loading));
     }
     return entry;
   }
@@ -87,7 +67,7 @@ class Memo<V> {
     for (const k of missing) {
       const entry = fromBatch(k);
       this.lru.set(keyOf(k), entry);
-      entry.catch(() => this.lru.drop(keyOf(k), entry));
+      entry.catch(() => this.drop(keyOf(k), entry));
     }
     // Read from the batch, not the LRU: a batch larger than the LRU would evict its own keys.
     return Promise.all(keys.map((k, i) => kept[i] ?? fromBatch(k)));

@@ -1,6 +1,7 @@
 // Finished answers (body, ETag, compressed forms) of repeated questions, keyed by the normalised
 // request and the data version, so that a repeat costs what serving bytes costs. Bounded in bytes and
 // entries, least recently used out first; emptied when the data changes.
+import { LRUCache } from 'lru-cache';
 import type { FinishedBody } from './layer.js';
 
 export interface BodyCacheStats {
@@ -16,8 +17,7 @@ export interface BodyCacheStats {
 const sizeOf = (body: FinishedBody) => body.body.byteLength + (body.encoded.br?.byteLength ?? 0) + (body.encoded.gzip?.byteLength ?? 0) + 512;
 
 export class BodyCache {
-  private readonly entries = new Map<string, FinishedBody>();
-  private bytes = 0;
+  private readonly entries: LRUCache<string, FinishedBody>;
   private hits = 0;
   private misses = 0;
   private evictions = 0;
@@ -25,7 +25,18 @@ export class BodyCache {
   constructor(
     readonly maxBytes: number,
     readonly maxEntries: number,
-  ) {}
+  ) {
+    this.entries = new LRUCache<string, FinishedBody>({
+      max: maxEntries,
+      maxSize: maxBytes,
+      // one huge answer must not push out everything else
+      maxEntrySize: Math.floor(maxBytes / 4),
+      sizeCalculation: sizeOf,
+      dispose: (_entry, _key, reason) => {
+        if (reason === 'evict') this.evictions++;
+      },
+    });
+  }
 
   get(key: string): FinishedBody | undefined {
     const entry = this.lookup(key);
@@ -36,49 +47,28 @@ export class BodyCache {
   /** Like get, but a miss is not counted (the caller will ask again through get). */
   lookup(key: string): FinishedBody | undefined {
     const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    this.hits++;
-    this.entries.delete(key); // most recently used goes last
-    this.entries.set(key, entry);
+    if (entry) this.hits++;
     return entry;
   }
 
   set(key: string, entry: FinishedBody): void {
-    const old = this.entries.get(key);
-    if (old) {
-      this.bytes -= sizeOf(old);
-      this.entries.delete(key);
-    }
-    const size = sizeOf(entry);
-    if (size > this.maxBytes / 4) return; // one huge answer must not push out everything else
     this.entries.set(key, entry);
-    this.bytes += size;
-    this.evict();
   }
 
-  /** An entry grew a compressed form after it was stored. */
-  grew(key: string, extraBytes: number): void {
-    if (!this.entries.has(key)) return;
-    this.bytes += extraBytes;
-    this.evict();
+  /** An entry grew a compressed form after it was stored: measured again (which may evict others). */
+  grew(key: string): void {
+    const entry = this.entries.peek(key);
+    if (!entry) return;
+    this.entries.delete(key); // set() of the very same value keeps its old size
+    this.entries.set(key, entry);
   }
 
   clear(): void {
     this.entries.clear();
-    this.bytes = 0;
   }
 
   stats(): BodyCacheStats {
-    return { entries: this.entries.size, bytes: this.bytes, maxEntries: this.maxEntries, maxBytes: this.maxBytes, hits: this.hits, misses: this.misses, evictions: this.evictions };
-  }
-
-  private evict(): void {
-    while (this.entries.size > 0 && (this.bytes > this.maxBytes || this.entries.size > this.maxEntries)) {
-      const [oldest, entry] = this.entries.entries().next().value!;
-      this.entries.delete(oldest);
-      this.bytes -= sizeOf(entry);
-      this.evictions++;
-    }
+    return { entries: this.entries.size, bytes: this.entries.calculatedSize, maxEntries: this.maxEntries, maxBytes: this.maxBytes, hits: this.hits, misses: this.misses, evictions: this.evictions };
   }
 }
 

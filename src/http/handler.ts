@@ -57,7 +57,7 @@ export function createHttpHandler({ upstream, cache, cacheable, version, clock, 
     return Promise.race([upstream(request), late]).finally(() => clearTimeout(timer));
   }
   const keyFor = (pathAndQuery: string, accept: string | null | undefined) => requestKey(pathAndQuery, /text\/html/.test(accept ?? ''), version(), clock().getTime());
-  const grew = (key: string) => (bytes: number) => cache.grew(key, bytes);
+  const grew = (key: string) => () => cache.grew(key);
 
   async function handle(request: Request): Promise<Response> {
     const url = new URL(request.url);

@@ -67,7 +67,7 @@ export async function finish(response: Response): Promise<FinishedBody> {
 }
 
 /** The body in the encoding asked for (made once, then kept with it), or the plain body. */
-export async function encodedBody(finished: FinishedBody, encoding: 'br' | 'gzip' | null, onGrow?: (bytes: number) => void): Promise<Uint8Array> {
+export async function encodedBody(finished: FinishedBody, encoding: 'br' | 'gzip' | null, onGrow?: () => void): Promise<Uint8Array> {
   if (!encoding || finished.body.byteLength < MIN_COMPRESS_BYTES) return finished.body;
   let encoded = finished.encoded[encoding];
   if (!encoded) {
@@ -76,7 +76,7 @@ export async function encodedBody(finished: FinishedBody, encoding: 'br' | 'gzip
         ? new Uint8Array(await brotli(finished.body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } }))
         : new Uint8Array(await gzip(finished.body, { level: 6 }));
     finished.encoded[encoding] = encoded;
-    onGrow?.(encoded.byteLength);
+    onGrow?.();
   }
   return encoded;
 }
@@ -102,7 +102,7 @@ export function notModified(etag: string, pathname: string): Response {
 }
 
 /** A finished 200 as the client asked for it: 304, compressed, or plain; no body for HEAD. */
-export async function answer(request: Request, pathname: string, finished: FinishedBody, onGrow?: (bytes: number) => void): Promise<Response> {
+export async function answer(request: Request, pathname: string, finished: FinishedBody, onGrow?: () => void): Promise<Response> {
   if (matchesIfNoneMatch(request.headers.get('if-none-match'), finished.etag)) return notModified(finished.etag, pathname);
   const headers = new Headers(finished.headers);
   for (const [name, value] of Object.entries(cacheHeaders(pathname, finished.etag))) headers.set(name, value);
