@@ -1,5 +1,6 @@
 // What lives in the database rather than in the catalogue: rate-plan history, change events, the
 // market view's inputs. Every function takes ids in bulk, so per-request loaders batch them.
+import { LRUCache } from 'lru-cache';
 import { SNAPSHOT_READ, type Prisma, type PrismaClient } from '../db/client.js';
 import { Decimal } from '../domain/decimal.js';
 import type { OfferType, Promotion, Tier } from '../domain/types.js';
@@ -184,16 +185,12 @@ export interface MarketHistory {
 
 /** The market view, computed once per (data version, days) and kept for a few windows. */
 export function createMarketHistory(prisma: PrismaClient, maxEntries = 16): MarketHistory {
-  const cache = new Map<string, Promise<MarketDay[]>>();
+  const cache = new LRUCache<string, Promise<MarketDay[]>>({ max: maxEntries });
   const days = (catalog: Catalog, n: number): Promise<MarketDay[]> => {
     if (catalog.version === 0) return Promise.resolve([]);
     const key = `${catalog.version}:${n}`;
     let entry = cache.get(key);
-    if (entry) {
-      cache.delete(key);
-      cache.set(key, entry); // most recently used last
-      return entry;
-    }
+    if (entry) return entry;
     const end = marketEndDay(catalog);
     const to = new Date(Date.parse(`${end}T00:00:00.000Z`) + DAY_MS);
     const from = new Date(to.getTime() - n * DAY_MS);
@@ -201,10 +198,10 @@ export function createMarketHistory(prisma: PrismaClient, maxEntries = 16): Mark
     entry = marketInputs(prisma, from, to).then(({ marketPlans, verifiedChanges }) =>
       marketDays(marketPlans, { currentlyVerified: (id) => institutions.get(id) ?? false, changes: verifiedChanges }, end, n),
     );
-    entry.catch(() => cache.delete(key)); // a failed query is not remembered
-    cache.set(key, entry);
-    while (cache.size > maxEntries) cache.delete(cache.keys().next().value!);
-    return entry;
+    const loading = entry;
+    loading.catch(() => cache.peek(key) === loading && cache.delete(key)); // a failed query is not remembered
+    cache.set(key, loading);
+    return loading;
   };
   return {
     days,
