@@ -36,14 +36,71 @@ export const periodOf = (offer: CatalogOffer, horizon: number): number => (offer
 // `only` is a filter; it calculates like `include`.
 const calcMode = (promotions: PromotionsMode): PromotionsMode => (promotions === 'exclude' ? 'exclude' : 'include');
 
+/**
+ * Results for recent amounts, grouped by amount: a list asks about every offer for one amount, so a
+ * new amount costs one lookup, not a cache operation per offer (those were a sixth of a scale-20
+ * list). At most `max` results in all; the least recently asked amount goes first, and an amount that
+ * alone reaches the bound keeps what it has.
+ */
+export class RecentByAmount<V> {
+  private readonly byAmount: LRUCache<string, Map<string, V>>;
+  private count = 0;
+  // The amount asked last and its results: a list asks for the same amount thousands of times in a row.
+  private lastAmount: string | undefined;
+  private lastResults: Map<string, V> | undefined;
+
+  constructor(private readonly max: number) {
+    this.byAmount = new LRUCache<string, Map<string, V>>({
+      max: Math.max(1, max),
+      dispose: (results) => {
+        this.count -= results.size;
+        if (results === this.lastResults) this.lastAmount = this.lastResults = undefined;
+      },
+    });
+  }
+
+  get(amount: string, key: string): V | undefined {
+    return this.resultsOf(amount)?.get(key);
+  }
+
+  set(amount: string, key: string, value: V): void {
+    let results = this.resultsOf(amount);
+    if (!results) {
+      results = new Map();
+      this.byAmount.set(amount, results);
+      this.lastAmount = amount;
+      this.lastResults = results;
+    }
+    if (results.has(key)) {
+      results.set(key, value);
+      return;
+    }
+    // The amount just asked is the most recent, so older amounts go first; it never evicts itself.
+    while (this.count >= this.max && this.byAmount.size > 1) this.byAmount.pop();
+    if (this.count >= this.max) return;
+    results.set(key, value);
+    this.count++;
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  private resultsOf(amount: string): Map<string, V> | undefined {
+    if (amount === this.lastAmount) return this.lastResults;
+    const results = this.byAmount.get(amount); // now the most recently used
+    this.lastAmount = results && amount;
+    this.lastResults = results;
+    return results;
+  }
+}
+
 export function createCalcService(options: { maxPieces?: number; maxExact?: number; maxRecent?: number } = {}): CalcService {
   const calculator = createCalculator(options);
   // Popular amounts come back (25,000; 50,000): their results are kept, so a repeat under other filters,
   // or through GraphQL, costs a lookup. The text of the amount is made once per list, not per offer.
-  // (lru-cache: evicting the first key of a full Map costs a walk over every key deleted before it,
-  // which made these memos half of a list's time at scale 20.)
-  const recentRanks = new LRUCache<string, RankYields>({ max: options.maxRecent ?? 50_000 });
-  const recentSummaries = new LRUCache<string, CalcSummary>({ max: options.maxRecent ?? 50_000 });
+  const recentRanks = new RecentByAmount<RankYields>(options.maxRecent ?? 50_000);
+  const recentSummaries = new RecentByAmount<CalcSummary>(options.maxRecent ?? 50_000);
   let lastAmount: Decimal | undefined;
   let lastText = '';
   const textOf = (amount: Decimal) => {
@@ -63,20 +120,20 @@ export function createCalcService(options: { maxPieces?: number; maxExact?: numb
       const [key, input] = args(offer, amount, horizon, promotions);
       const known = offer.constantYields?.get(key);
       if (known) return known;
-      const memoKey = `${key}@${textOf(amount)}`;
-      const recent = recentRanks.get(memoKey);
+      const text = textOf(amount);
+      const recent = recentRanks.get(text, key);
       if (recent) return recent;
       const yields = calculator.evaluateYields(key, input);
       const constant = calculator.constantYields(key, input);
       if (constant) (offer.constantYields ??= new Map()).set(key, constant);
-      else recentRanks.set(memoKey, yields);
+      else recentRanks.set(text, key, yields);
       return yields;
     },
     summary(offer, amount, horizon, promotions) {
       const [key, input] = args(offer, amount, horizon, promotions);
-      const memoKey = `${key}@${textOf(amount)}`;
-      let summary = recentSummaries.get(memoKey);
-      if (!summary) recentSummaries.set(memoKey, (summary = calculator.evaluate(key, input)));
+      const text = textOf(amount);
+      let summary = recentSummaries.get(text, key);
+      if (!summary) recentSummaries.set(text, key, (summary = calculator.evaluate(key, input)));
       return summary;
     },
     full(offer, amount, horizon, promotions) {

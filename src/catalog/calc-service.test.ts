@@ -1,0 +1,62 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { RecentByAmount } from './calc-service.js';
+
+describe('RecentByAmount', () => {
+  it('keeps at most max results, the least recently asked amount out first', () => {
+    const recent = new RecentByAmount<number>(4);
+    recent.set('100', 'k1', 1);
+    recent.set('100', 'k2', 2);
+    recent.set('200', 'k1', 3);
+    recent.set('200', 'k2', 4);
+    expect(recent.size).toBe(4);
+    expect(recent.get('100', 'k1')).toBe(1); // 100 is now the most recent amount
+    recent.set('300', 'k1', 5);
+    expect(recent.get('200', 'k1')).toBeUndefined();
+    expect(recent.get('200', 'k2')).toBeUndefined();
+    expect([recent.get('100', 'k1'), recent.get('100', 'k2'), recent.get('300', 'k1')]).toEqual([1, 2, 5]);
+    expect(recent.size).toBe(3);
+  });
+
+  it('lets an amount that alone fills the bound keep what it has', () => {
+    const recent = new RecentByAmount<number>(3);
+    for (let k = 1; k <= 5; k++) recent.set('50000', `k${k}`, k);
+    expect(recent.size).toBe(3);
+    expect([1, 2, 3, 4, 5].map((k) => recent.get('50000', `k${k}`))).toEqual([1, 2, 3, undefined, undefined]);
+    recent.set('50000', 'k2', 20); // a known key is updated in place
+    expect(recent.get('50000', 'k2')).toBe(20);
+    recent.set('60000', 'k1', 6); // a new amount pushes the full one out
+    expect(recent.get('50000', 'k1')).toBeUndefined();
+    expect(recent.size).toBe(1);
+  });
+
+  it('never holds more than max, counts exactly what it holds, and answers the last value set', () => {
+    const op = fc.tuple(fc.constantFrom('1', '2', '3', '4', '5'), fc.constantFrom('a', 'b', 'c', 'd'), fc.integer(), fc.boolean());
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 8 }), fc.array(op, { maxLength: 60 }), (max, ops) => {
+        const recent = new RecentByAmount<number>(max);
+        const last = new Map<string, number>();
+        for (const [amount, key, value, isGet] of ops) {
+          if (isGet) {
+            const got = recent.get(amount, key);
+            if (got !== undefined) expect(got).toBe(last.get(`${amount}|${key}`));
+          } else {
+            recent.set(amount, key, value);
+            last.set(`${amount}|${key}`, value);
+          }
+          expect(recent.size).toBeLessThanOrEqual(max);
+        }
+        let held = 0;
+        for (const [pair, value] of last) {
+          const [amount, key] = pair.split('|') as [string, string];
+          const got = recent.get(amount, key);
+          if (got !== undefined) {
+            held++;
+            expect(got).toBe(value);
+          }
+        }
+        expect(held).toBe(recent.size);
+      }),
+    );
+  });
+});
