@@ -1,7 +1,7 @@
 // The calculation of a catalogue offer for a request: which period, which promotion mode, and the
 // memoising calculator that makes a new amount cost a few Decimal operations per offer.
-import { calculate } from '../domain/calc.js';
 import { LRUCache } from 'lru-cache';
+import { calculate } from '../domain/calc.js';
 import type { Decimal } from '../domain/decimal.js';
 import { createCalculator, type CalcSummary, type CalculatorStats } from '../domain/fast-calc.js';
 import type { CalcResult, PromotionsMode } from '../domain/types.js';

@@ -1,10 +1,10 @@
 // What lives in the database rather than in the catalogue: rate-plan history, change events, the
 // market view's inputs. Every function takes ids in bulk, so per-request loaders batch them.
-import { LRUCache } from 'lru-cache';
 import { SNAPSHOT_READ, type Prisma, type PrismaClient } from '../db/client.js';
 import { Decimal } from '../domain/decimal.js';
 import type { OfferType, Promotion, Tier } from '../domain/types.js';
 import type { PromotionJson, TierJson } from '../ingest/rows.js';
+import { LoadMemo } from './load-memo.js';
 import { marketDays, type MarketDay, type MarketPlan, type VerifiedChange } from './market.js';
 import type { MarketBest } from './pipeline.js';
 import type { Catalog, CatalogSource } from './types.js';
@@ -185,23 +185,18 @@ export interface MarketHistory {
 
 /** The market view, computed once per (data version, days) and kept for a few windows. */
 export function createMarketHistory(prisma: PrismaClient, maxEntries = 16): MarketHistory {
-  const cache = new LRUCache<string, Promise<MarketDay[]>>({ max: maxEntries });
+  const cache = new LoadMemo<MarketDay[]>(maxEntries);
   const days = (catalog: Catalog, n: number): Promise<MarketDay[]> => {
     if (catalog.version === 0) return Promise.resolve([]);
-    const key = `${catalog.version}:${n}`;
-    let entry = cache.get(key);
-    if (entry) return entry;
-    const end = marketEndDay(catalog);
-    const to = new Date(Date.parse(`${end}T00:00:00.000Z`) + DAY_MS);
-    const from = new Date(to.getTime() - n * DAY_MS);
-    const institutions = new Map(catalog.institutions.map((i) => [i.id, i.dgs.verified]));
-    entry = marketInputs(prisma, from, to).then(({ marketPlans, verifiedChanges }) =>
-      marketDays(marketPlans, { currentlyVerified: (id) => institutions.get(id) ?? false, changes: verifiedChanges }, end, n),
-    );
-    const loading = entry;
-    loading.catch(() => cache.peek(key) === loading && cache.delete(key)); // a failed query is not remembered
-    cache.set(key, loading);
-    return loading;
+    return cache.get(`${catalog.version}:${n}`, () => {
+      const end = marketEndDay(catalog);
+      const to = new Date(Date.parse(`${end}T00:00:00.000Z`) + DAY_MS);
+      const from = new Date(to.getTime() - n * DAY_MS);
+      const institutions = new Map(catalog.institutions.map((i) => [i.id, i.dgs.verified]));
+      return marketInputs(prisma, from, to).then(({ marketPlans, verifiedChanges }) =>
+        marketDays(marketPlans, { currentlyVerified: (id) => institutions.get(id) ?? false, changes: verifiedChanges }, end, n),
+      );
+    });
   };
   return {
     days,

@@ -5,8 +5,8 @@
 // promises, so requests that miss the same entry at the same time share one query; a failed query is
 // not kept.
 import DataLoader from 'dataloader';
-import { LRUCache } from 'lru-cache';
 import { eventsOfOffers, listPlans, plansOfOffers, recentChanges, sourcesByIds, type EventItem, type PlanItem } from '../catalog/history.js';
+import { LoadMemo } from '../catalog/load-memo.js';
 import type { CatalogSource } from '../catalog/types.js';
 import type { PrismaClient } from '../db/client.js';
 import type { DatabaseStatus } from '../db/status.js';
@@ -34,58 +34,14 @@ export interface PlanFilter {
   pageSize: number;
 }
 
-/** Loads kept per key: concurrent callers share one load; a load that fails is forgotten. */
-class Memo<V> {
-  private readonly lru: LRUCache<string, Promise<V>>;
-  constructor(max: number) {
-    this.lru = new LRUCache({ max });
-  }
-
-  /** Forgets a failed load, unless a newer load has replaced it meanwhile. */
-  private drop(key: string, entry: Promise<V>): void {
-    if (this.lru.peek(key) === entry) this.lru.delete(key);
-  }
-
-  get(key: string, load: () => Promise<V>): Promise<V> {
-    let entry = this.lru.get(key);
-    if (!entry) {
-      const loading = load();
-      entry = loading;
-      this.lru.set(key, loading);
-      loading.catch(() => this.drop(key, loading));
-    }
-    return entry;
-  }
-
-  /** For a batch: one load for every key not kept yet, each key then read from its result. */
-  many<K>(keys: readonly K[], keyOf: (k: K) => string, load: (missing: K[]) => Promise<Map<string, V>>, fallback: V): Promise<V[]> {
-    const kept = keys.map((k) => this.lru.get(keyOf(k)));
-    const missing = keys.filter((_, i) => kept[i] === undefined);
-    if (missing.length === 0) return Promise.all(kept as Promise<V>[]);
-    const batch = load(missing);
-    const fromBatch = (k: K) => batch.then((found) => found.get(keyOf(k)) ?? fallback);
-    for (const k of missing) {
-      const entry = fromBatch(k);
-      this.lru.set(keyOf(k), entry);
-      entry.catch(() => this.drop(keyOf(k), entry));
-    }
-    // Read from the batch, not the LRU: a batch larger than the LRU would evict its own keys.
-    return Promise.all(keys.map((k, i) => kept[i] ?? fromBatch(k)));
-  }
-
-  get size(): number {
-    return this.lru.size;
-  }
-}
-
 /** What the database said, per data version; a new version starts empty. */
 export class HistoryCache {
   private version = -1;
-  plans!: Memo<PlanItem[]>;
-  events!: Memo<EventItem[]>;
-  sources!: Memo<CatalogSource | null>;
-  changes!: Memo<EventItem[]>;
-  planPages!: Memo<{ items: PlanItem[]; total: number }>;
+  plans!: LoadMemo<PlanItem[]>;
+  events!: LoadMemo<EventItem[]>;
+  sources!: LoadMemo<CatalogSource | null>;
+  changes!: LoadMemo<EventItem[]>;
+  planPages!: LoadMemo<{ items: PlanItem[]; total: number }>;
 
   /** maxOffers: offers whose plans and events are kept (a few KB each). */
   constructor(private readonly maxOffers = 5_000) {
@@ -103,11 +59,11 @@ export class HistoryCache {
 
   private reset(version: number) {
     this.version = version;
-    this.plans = new Memo(this.maxOffers);
-    this.events = new Memo(this.maxOffers);
-    this.sources = new Memo(this.maxOffers);
-    this.changes = new Memo(1);
-    this.planPages = new Memo(500);
+    this.plans = new LoadMemo(this.maxOffers);
+    this.events = new LoadMemo(this.maxOffers);
+    this.sources = new LoadMemo(this.maxOffers);
+    this.changes = new LoadMemo(1);
+    this.planPages = new LoadMemo(500);
   }
 }
 
