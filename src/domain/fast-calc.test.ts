@@ -5,6 +5,7 @@ import { Decimal } from './decimal.js';
 import { createCalculator, type CalcSummary, type CalcYields } from './fast-calc.js';
 import { presentCalc } from './present.js';
 import type { CalcInput, CalcResult, CalcTerms, Promotion, Tier } from './types.js';
+import { annualisedPercent } from './root.js';
 import { arbitraryCase, arbitraryOffer, arbitraryTerms, edgeAmounts } from './__tests__/arbitraries.js';
 
 const FIELDS = ['nominalRate', 'grossInterest', 'withholdingTax', 'fees', 'netInterest', 'endBalance', 'comparableYield', 'effectiveRate', 'returnPerYear'] as const;
@@ -281,5 +282,59 @@ describe('createCalculator: pieces', () => {
     { amount: '100', months: 0 },
   ])('rejects amount $amount over $months months like calculate', ({ amount, months }) => {
     expect(() => createCalculator().evaluate('offer', input(amount, months, terms()))).toThrow(RangeError);
+  });
+});
+
+describe('createCalculator: pieceAt, the closed form of a piece', () => {
+  /** (ratio^(12/n) − 1) × 100, or −100 for a ratio ≤ 0: the annualisation of contract §2. */
+  const annualised = (ratio: Decimal, months: number) => annualisedPercent(ratio, months);
+
+  it('property: the piece holds the amount and its closed form gives the evaluated yields', () => {
+    const calc = createCalculator();
+    let offer = 0;
+    fc.assert(
+      fc.property(arbitraryOffer(), ({ terms: t, months, promotions, amounts }) => {
+        const key = `offer-${offer++}`;
+        for (const amount of amounts) {
+          const c = { amount, months, promotions, terms: t };
+          const shape = calc.pieceAt(key, c);
+          if (shape === null) continue; // a month not affine in B: the reference answers
+          if (shape.lo !== null) expect(amount.gte(shape.lo)).toBe(true);
+          if (shape.hi !== null) expect(amount.lt(shape.hi)).toBe(true);
+          expect(shape.months).toBe(months);
+          const ref = calculate(c);
+          const comparable = annualised(shape.comparableS.plus(shape.comparableT.div(amount)), months);
+          const net = annualised(shape.netS.plus(shape.netT.div(amount)), months);
+          expect(comparable.minus(ref.comparableYield).abs().lte('1e-20')).toBe(true);
+          expect(net.minus(ref.effectiveRate).abs().lte('1e-20')).toBe(true);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('is null where a month is not affine (marginal tiers, replace above its cap) and a piece below it', () => {
+    const t = terms({ tierMode: 'marginal', promotion: promo('replace', '4.00', 6, '30000') });
+    const calc = createCalculator();
+    expect(calc.pieceAt('offer', input('40000', 12, t))).toBeNull();
+    const below = calc.pieceAt('offer', input('20000', 12, t));
+    expect(below).not.toBeNull();
+    expect(below!.hi!.lte(30000)).toBe(true);
+  });
+
+  it('gives one unbounded linear piece for a single tier without a capped promotion', () => {
+    const shape = createCalculator().pieceAt('offer', input('1234.56', 24, terms({ tiers: tiers(['0', null, '2.40']) })));
+    expect(shape).toMatchObject({ hi: null, months: 24 });
+    // the first tier's 0 (or nothing): below every amount
+    expect(shape!.lo === null || shape!.lo.lte(0)).toBe(true);
+    expect(shape!.comparableT.isZero()).toBe(true);
+  });
+
+  it('reports the exact tier bound for a balance that stays put (interest paid out)', () => {
+    const t = terms({ payout: 'ANNUALLY', interestCompounds: false });
+    const shape = createCalculator().pieceAt('offer', input('10000', 12, t));
+    // paid out: B stays A, so the tier's bound 25,000 is the piece's bound, exactly
+    expect(shape!.hi!.toString()).toBe('25000');
+    expect(shape!.hiExact).toBe(true);
   });
 });

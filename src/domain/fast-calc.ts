@@ -34,6 +34,28 @@ export type CalcSummary = Omit<CalcResult, 'steps'>;
 /** What ranking an offer needs (sort keys, term curve, type maxima): cheaper than a summary. */
 export type CalcYields = Pick<CalcSummary, 'amount' | 'months' | 'comparableYield' | 'effectiveRate' | 'returnPerYear'>;
 
+/**
+ * The closed form of the calculation over one piece: every amount A in [lo, hi) shares its regimes month
+ * by month, so (A + G*)/A = comparableS + comparableT/A and (A + N*)/A = netS + netT/A exactly (G*, N*
+ * the comparable run's gross and net interest, contract §2). The savings plan reads the shape of an
+ * offer's return over the amounts from these (linear when the T is 0, affine over 12 months, curved
+ * otherwise).
+ */
+export interface PieceShape {
+  /** Inclusive lower bound of the amounts; null: unbounded. */
+  lo: Decimal | null;
+  /** Exclusive upper bound; null: unbounded. */
+  hi: Decimal | null;
+  /** A bound computed with rounding: an amount within 1e-20 (relative) of it may belong to the neighbour. */
+  loExact: boolean;
+  hiExact: boolean;
+  months: number;
+  comparableS: Decimal;
+  comparableT: Decimal;
+  netS: Decimal;
+  netT: Decimal;
+}
+
 export interface CalculatorOptions {
   /** Pieces kept over all keys; the least recently used is evicted beyond this. Default 50,000. */
   maxPieces?: number;
@@ -77,6 +99,12 @@ export interface Calculator {
    * linear piece over all amounts and no fees), else null. Ask after an evaluation of the key.
    */
   constantYields(key: string, input: CalcInput): { comparableYield: Decimal; effectiveRate: Decimal } | null;
+  /**
+   * The piece that holds the amount (built when missing), or null when the amount has none: a month
+   * whose interest is not affine in the balance (see the file comment). The values at any amount still
+   * come from `evaluate`, which knows where a piece cannot be trusted to the last digit.
+   */
+  pieceAt(key: string, input: CalcInput): PieceShape | null;
   stats(): CalculatorStats;
   clear(): void;
 }
@@ -296,6 +324,8 @@ interface Piece {
   entry: Entry;
   lo: Decimal | null;
   hi: Decimal | null;
+  loExact: boolean;
+  hiExact: boolean;
   /** The part of [lo, hi) that keeps the margin from boundaries computed with rounding. */
   safeLo: Decimal | null;
   safeHi: Decimal | null;
@@ -393,6 +423,8 @@ function makePiece(entry: Entry, bounds: Bounds, actual: AffineRun, comparable: 
     entry,
     lo: bounds.lo,
     hi: bounds.hi,
+    loExact: bounds.loExact,
+    hiExact: bounds.hiExact,
     safeLo: bounds.lo === null || bounds.loExact ? bounds.lo : widen(bounds.lo, true),
     safeHi: bounds.hi === null || bounds.hiExact ? bounds.hi : widen(bounds.hi, false),
     used: 0,
@@ -669,10 +701,14 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
   }
 
   /** The piece that holds the amount (built when missing), or the reference's answer. */
-  function resolve(key: string, input: CalcInput): Piece | CalcSummary {
-    const { amount, months } = input;
+  function checkInput({ amount, months }: CalcInput): void {
     if (!Number.isInteger(months) || months < 1) throw new RangeError(`months must be a positive integer, got ${months}`);
     if (!amount.isPositive() || amount.isZero()) throw new RangeError('amount must be > 0');
+  }
+
+  function resolve(key: string, input: CalcInput): Piece | CalcSummary {
+    const { amount } = input;
+    checkInput(input);
     let entry = entryFor(key, input);
     const found = entry === undefined ? undefined : findPiece(entry.pieces, amount);
     if (found !== undefined) {
@@ -695,6 +731,36 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
       return answers(built, input.amount) ? built : guard(key, input);
     }
     return answers(found, input.amount) ? found : guard(key, input);
+  }
+
+  function pieceAt(key: string, input: CalcInput): PieceShape | null {
+    checkInput(input);
+    let entry = entryFor(key, input);
+    let piece = entry === undefined ? undefined : findPiece(entry.pieces, input.amount);
+    if (piece === undefined) {
+      if (entry === undefined) {
+        entry = { key, compiled: compile(input.terms, input.months, input.promotions), pieces: [] };
+        entries.set(key, entry);
+      }
+      const built = build(entry, input.amount);
+      if (built === null) {
+        if (entry.pieces.length === 0) entries.delete(key);
+        return null;
+      }
+      piece = built;
+    }
+    piece.used = ++clock;
+    return {
+      lo: piece.lo,
+      hi: piece.hi,
+      loExact: piece.loExact,
+      hiExact: piece.hiExact,
+      months: piece.entry.compiled.months,
+      comparableS: piece.comparableS,
+      comparableT: piece.comparableT,
+      netS: piece.netS,
+      netT: piece.netT,
+    };
   }
 
   function guard(key: string, input: CalcInput): CalcSummary {
@@ -731,6 +797,7 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
     evaluate,
     evaluateYields,
     constantYields,
+    pieceAt,
     stats: () => ({
       keys: entries.size,
       pieces: pieceCount,
