@@ -541,5 +541,9 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
   }
 
   search(0);
-  return { parts: bestParts, placed: bestPlaced, value: bestValue, stats };
+  if (problem.placementOnly) return { parts: bestParts, placed: bestPlaced, value: ZERO, stats };
+  // An exact segment's line and the offer's own number differ at most in the last of 34 digits: the
+  // plan reports the offer's numbers.
+  const parts = bestParts.map((part) => ({ ...part, value: problem.candidates[part.candidate]!.value(part.units) }));
+  return { parts, placed: bestPlaced, value: parts.reduce((sum, part) => sum.plus(part.value), ZERO), stats };
 }
