@@ -3,7 +3,7 @@
 import { LRUCache } from 'lru-cache';
 import { calculate } from '../domain/calc.js';
 import type { Decimal } from '../domain/decimal.js';
-import { createCalculator, type CalcSummary, type CalculatorStats } from '../domain/fast-calc.js';
+import { createCalculator, type CalcSummary, type CalcYields, type CalculatorStats, type PieceShape } from '../domain/fast-calc.js';
 import type { CalcResult, PromotionsMode } from '../domain/types.js';
 import type { CatalogOffer } from './types.js';
 
@@ -24,6 +24,13 @@ export interface CalcService {
   rank(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): RankYields;
   /** Every calc field but the steps, memoised: made for the offers that are shown. */
   summary(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): CalcSummary;
+  /**
+   * The yields at any amount, like `summary`'s, without keeping the amount among the recent ones: the
+   * savings plan asks about many amounts once each, which would push the list's popular amounts out.
+   */
+  yieldsAt(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): CalcYields;
+  /** The closed form of the offer's calculation around an amount (null: none), from the same pieces. */
+  piece(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): PieceShape | null;
   /** The detail's calculation with its monthly steps (the reference loop). */
   full(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): CalcResult;
   stats(): CalculatorStats & { recentRanks: number; recentSummaries: number };
@@ -34,7 +41,7 @@ export interface CalcService {
 export const periodOf = (offer: CatalogOffer, horizon: number): number => (offer.type === 'deposit' && offer.termMonths ? offer.termMonths : horizon);
 
 // `only` is a filter; it calculates like `include`.
-const calcMode = (promotions: PromotionsMode): PromotionsMode => (promotions === 'exclude' ? 'exclude' : 'include');
+export const calcMode = (promotions: PromotionsMode): PromotionsMode => (promotions === 'exclude' ? 'exclude' : 'include');
 
 /**
  * Results for recent amounts, grouped by amount: a list asks about every offer for one amount, so a
@@ -135,6 +142,14 @@ export function createCalcService(options: { maxPieces?: number; maxExact?: numb
       let summary = recentSummaries.get(text, key);
       if (!summary) recentSummaries.set(text, key, (summary = calculator.evaluate(key, input)));
       return summary;
+    },
+    yieldsAt(offer, amount, horizon, promotions) {
+      const [key, input] = args(offer, amount, horizon, promotions);
+      return calculator.evaluateYields(key, input);
+    },
+    piece(offer, amount, horizon, promotions) {
+      const [key, input] = args(offer, amount, horizon, promotions);
+      return calculator.pieceAt(key, input);
     },
     full(offer, amount, horizon, promotions) {
       return calculate({ amount, months: periodOf(offer, horizon), promotions: calcMode(promotions), terms: offer.terms }, { steps: true });
