@@ -104,15 +104,18 @@ interface Cand {
   flexible: boolean;
   lo: number;
   hi: number;
+  /** Its segments within [lo, hi]: made for the candidates the search keeps (see `segmentsOf`). */
   segs: Seg[];
-  /** The same, the one with the most value at its top first: the order the search tries them in. */
-  tryOrder: Seg[];
   /** Upper bound of value(k)/k over every k the candidate accepts (margin included). */
   yieldHi: number;
   /** Lower bound of value(k)/k (margin included); −Infinity unless every segment is exact. */
   yieldLo: number;
   /** Every segment exact, through the origin and with the same slope: value(k) = slope·k. */
   constantSlope: Decimal | null;
+  /** It accepts every amount up to what its institution, the amount and its kind's cap allow. */
+  reachesCap: boolean;
+  /** Upper concave envelope steps of its bound (see `envelope`). */
+  steps: Item[];
 }
 
 interface Chosen {
@@ -130,52 +133,82 @@ function yieldRange(s: Seg): [number, number] {
 const up = (v: number) => v + Math.abs(v) * FLOAT_MARGIN + 1e-300;
 const down = (v: number) => v - Math.abs(v) * FLOAT_MARGIN - 1e-300;
 
+/** What a candidate's segments say whatever the request: kept per segment list (offer models are cached). */
+interface SegmentFacts {
+  segs: Seg[];
+  yieldHi: number;
+  yieldLo: number;
+  constantSlope: Decimal | null;
+}
+
+const FACTS = new WeakMap<readonly PlanSegment[], SegmentFacts>();
+
+function factsOf(segments: readonly PlanSegment[]): SegmentFacts {
+  let facts = FACTS.get(segments);
+  if (facts) return facts;
+  const segs: Seg[] = [];
+  let yieldHi = -Infinity;
+  let yieldLo = Infinity;
+  let constantSlope: Decimal | null = segments[0]?.slope ?? null;
+  for (const s of segments) {
+    const lo = Math.max(1, s.lo);
+    if (lo > s.hi) continue;
+    const seg = { src: s, lo, hi: s.hi, slope: s.slope.toNumber(), intercept: s.intercept.toNumber() };
+    segs.push(seg);
+    const [a, b] = yieldRange(seg);
+    yieldHi = Math.max(yieldHi, b);
+    yieldLo = Math.min(yieldLo, a);
+    if (constantSlope !== null && (!s.exact || !s.intercept.isZero() || !s.slope.eq(constantSlope))) constantSlope = null;
+  }
+  const exact = segments.every((s) => s.exact);
+  facts = { segs, yieldHi: up(yieldHi), yieldLo: exact ? down(yieldLo) : -Infinity, constantSlope };
+  FACTS.set(segments, facts);
+  return facts;
+}
+
+/**
+ * The candidates with some amount within their caps (institution, amount, non-flexible limit). Their
+ * bounds of value(k)/k are those of all their segments: still bounds on the part within the caps.
+ */
 function prepare(problem: PlanProblem): Cand[] {
   const out: Cand[] = [];
   problem.candidates.forEach((src, index) => {
+    const facts = factsOf(src.segments);
+    if (facts.segs.length === 0) return;
     const limit = problem.groupLimits[src.group] ?? 0;
     const cap = Math.min(limit, problem.total, src.flexible ? Infinity : problem.maxNonFlexible);
-    const segs: Seg[] = [];
-    for (const s of src.segments) {
-      if (s.lo > cap) break;
-      const lo = Math.max(1, s.lo);
-      const hi = Math.min(s.hi, cap);
-      if (lo > hi) continue;
-      segs.push({ src: s, lo, hi, slope: s.slope.toNumber(), intercept: s.intercept.toNumber() });
-    }
-    if (segs.length === 0) return;
-    let yieldHi = -Infinity;
-    let yieldLo = Infinity;
-    const exact = src.segments.every((s) => s.exact);
-    let constantSlope: Decimal | null = src.segments[0]!.slope;
-    for (const s of segs) {
-      const [lo, hi] = yieldRange(s);
-      yieldHi = Math.max(yieldHi, hi);
-      yieldLo = Math.min(yieldLo, lo);
-      if (constantSlope !== null && (!s.src.exact || !s.src.intercept.isZero() || !s.src.slope.eq(constantSlope))) constantSlope = null;
-    }
-    if (problem.placementOnly) {
-      // Only the units count: one exact segment of value 0 over everything the offer accepts.
-      const whole: PlanSegment = { lo: segs[0]!.lo, hi: segs[segs.length - 1]!.hi, slope: ZERO, intercept: ZERO, exact: true };
-      segs.splice(0, segs.length, { src: whole, lo: whole.lo, hi: whole.hi, slope: 0, intercept: 0 });
-      yieldHi = yieldLo = 0;
-      constantSlope = ZERO;
-    }
+    const lo = facts.segs[0]!.lo;
+    const top = facts.segs[facts.segs.length - 1]!.hi;
+    if (lo > cap) return;
+    const only = problem.placementOnly === true;
     out.push({
       index,
       src,
       group: src.group,
       flexible: src.flexible,
-      lo: segs[0]!.lo,
-      hi: segs[segs.length - 1]!.hi,
-      segs,
-      tryOrder: [...segs].sort((a, b) => b.slope * b.hi + b.intercept - (a.slope * a.hi + a.intercept)),
-      yieldHi: up(yieldHi),
-      yieldLo: exact || problem.placementOnly ? down(yieldLo) : -Infinity,
-      constantSlope,
+      lo,
+      hi: Math.min(top, cap),
+      segs: [],
+      yieldHi: only ? 0 : facts.yieldHi,
+      yieldLo: only ? 0 : facts.yieldLo,
+      constantSlope: only ? ZERO : facts.constantSlope,
+      reachesCap: top >= cap,
+      steps: [],
     });
   });
   return out;
+}
+
+/** The candidate's segments within [lo, hi] (placementOnly: one of value 0), and their envelope. */
+function segmentsOf(c: Cand, placementOnly: boolean): void {
+  if (placementOnly) {
+    const whole: PlanSegment = { lo: c.lo, hi: c.hi, slope: ZERO, intercept: ZERO, exact: true };
+    c.segs = [{ src: whole, lo: c.lo, hi: c.hi, slope: 0, intercept: 0 }];
+  } else {
+    const all = factsOf(c.src.segments).segs;
+    c.segs = all[all.length - 1]!.hi <= c.hi ? all : all.filter((s) => s.lo <= c.hi).map((s) => (s.hi <= c.hi ? s : { ...s, hi: c.hi }));
+  }
+  c.steps = envelope(c);
 }
 
 /**
@@ -185,15 +218,25 @@ function prepare(problem: PlanProblem): Cand[] {
  */
 function dominates(j: Cand, i: Cand): boolean {
   if (j.lo > i.lo || j.hi < i.hi) return false;
-  if (j.yieldLo >= i.yieldHi) return true;
+  // strictly: no two candidates dominate each other (equal ones are ordered below)
+  if (j.yieldLo > i.yieldHi) return true;
   if (j.constantSlope === null || i.constantSlope === null) return false;
   const c = compareDecimals(j.constantSlope, i.constantSlope);
   return c > 0 || (c === 0 && j.index < i.index);
 }
 
 /**
- * Removes every candidate that at least maxParts others dominate: a plan has at most maxParts parts, so
- * one of those others is unused and takes the dominated part's amount at no loss.
+ * Whether j can take i's part in any plan, even while j holds a part of its own: j earns one yield on
+ * every amount up to its institution's cap, so j's part and i's merged earn at least what the two did,
+ * within every limit, with one part fewer.
+ */
+function absorbs(j: Cand, i: Cand): boolean {
+  return j.constantSlope !== null && j.reachesCap && dominates(j, i);
+}
+
+/**
+ * Removes every candidate that one offer absorbs, or that at least maxParts others dominate: a plan has
+ * at most maxParts parts, so one of those others is unused and takes the dominated part at no loss.
  */
 function removeDominated(cands: Cand[], maxParts: number): Cand[] {
   const byClass = new Map<string, Cand[]>();
@@ -214,12 +257,83 @@ function removeDominated(cands: Cand[], maxParts: number): Cand[] {
       let count = 0;
       for (const j of byLow) {
         if (j.yieldLo < threshold) break;
-        if (j !== i && dominates(j, i) && ++count >= maxParts) break;
+        if (j === i || !dominates(j, i)) continue;
+        if (absorbs(j, i)) {
+          count = maxParts;
+          break;
+        }
+        if (++count >= maxParts) break;
       }
       if (count < maxParts) kept.push(i);
     }
   }
   return kept;
+}
+
+/** A stretch of amounts and the most each of its units could earn, for the bounds. */
+interface Item {
+  slope: number;
+  width: number;
+  group: number;
+  flexible: boolean;
+  /** A stretch of a part already chosen (else of candidates still open, which new parts must hold). */
+  chosen?: boolean;
+}
+
+const NO_ITEMS: readonly Item[] = [];
+
+/**
+ * The upper concave envelope of a candidate's bound through (0, 0): its lines' ends are the points, the
+ * envelope's steps (slope per unit, width) are the items. Any part of the candidate earns at most the
+ * envelope at its amount; parts of several candidates together at most the merged steps (the max-plus
+ * convolution of concave functions), whatever their number.
+ */
+function envelope(c: Cand): Item[] {
+  const xs: number[] = [0];
+  const ys: number[] = [0];
+  for (const s of c.segs) {
+    for (const x of s.lo === s.hi ? [s.lo] : [s.lo, s.hi]) {
+      const y = s.slope * x + s.intercept;
+      // upper hull, left to right: drop the last point while it lies below the chord to the new one
+      while (xs.length >= 2) {
+        const k = xs.length - 1;
+        if ((ys[k]! - ys[k - 1]!) * (x - xs[k - 1]!) > (y - ys[k - 1]!) * (xs[k]! - xs[k - 1]!)) break;
+        xs.pop();
+        ys.pop();
+      }
+      xs.push(x);
+      ys.push(y);
+    }
+  }
+  const items: Item[] = [];
+  for (let k = 1; k < xs.length; k++) {
+    const width = xs[k]! - xs[k - 1]!;
+    items.push({ slope: up((ys[k]! - ys[k - 1]!) / width), width, group: c.group, flexible: c.flexible });
+  }
+  return items;
+}
+
+/** Steps of one institution's candidates (each kind steepest first), each kind cut at its limit, merged. */
+function cutAndMerge(fixed: readonly Item[], flexible: readonly Item[], limit: number): Item[] {
+  const out: Item[] = [];
+  for (const steps of [fixed, flexible]) {
+    let left = limit;
+    for (const step of steps) {
+      if (left <= 0) break;
+      out.push(step.width <= left ? step : { ...step, width: left });
+      left -= step.width;
+    }
+  }
+  return out.sort((a, b) => b.slope - a.slope);
+}
+
+/** Inserts steps into a list kept steepest first. */
+function insertSteps(list: Item[], steps: readonly Item[]): void {
+  for (const step of steps) {
+    let k = list.length;
+    while (k > 0 && list[k - 1]!.slope < step.slope) k--;
+    list.splice(k, 0, step);
+  }
 }
 
 const better = (placed: number, value: Decimal, bestPlaced: number, bestValue: Decimal) =>
@@ -238,6 +352,7 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
 
   const cands = removeDominated(all, maxParts);
   stats.kept = cands.length;
+  for (const c of cands) segmentsOf(c, problem.placementOnly === true);
 
   // Institutions in order of the best yield they could offer, and within one its offers likewise: the
   // search meets good plans first, and good plans make the bounds cut early.
@@ -249,51 +364,38 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
   const n = cands.length;
   const G = groupLimits.length;
 
-  // Per position i: the best yield and the largest amount still to come in i's institution, per kind.
-  const remYield = new Float64Array(2 * n).fill(-Infinity);
-  const remHi = new Float64Array(2 * n);
-  for (let i = n - 1; i >= 0; i--) {
-    const c = cands[i]!;
-    const same = i + 1 < n && cands[i + 1]!.group === c.group;
-    for (let k = 0; k < 2; k++) {
-      remYield[2 * i + k] = same ? remYield[2 * (i + 1) + k]! : -Infinity;
-      remHi[2 * i + k] = same ? remHi[2 * (i + 1) + k]! : 0;
-    }
-    const k = c.flexible ? 1 : 0;
-    remYield[2 * i + k] = Math.max(remYield[2 * i + k]!, c.yieldHi);
-    remHi[2 * i + k] = Math.max(remHi[2 * i + k]!, c.hi);
-  }
-  // Per institution rank r: the institutions after it, one item per kind, steepest first.
-  interface Later {
-    slope: Float64Array;
-    hi: Float64Array;
-    group: Int32Array;
-    flexible: Uint8Array;
-  }
-  const later: Later[] = [];
+  // What the candidates not yet decided could add, for the bounds: per institution, the merged upper
+  // concave envelopes of its candidates (envelope()), cut at its limit. Per position i: those of i's
+  // institution from i on; per institution rank r: those of the institutions after it, steepest first.
+  const suffixItems: Item[][] = new Array(n);
+  const whole: Item[][] = [];
   {
-    const groupItems = groups.map((g) => {
-      const items: { slope: number; hi: number; group: number; flexible: number }[] = [];
-      for (const flexible of [0, 1]) {
-        let slope = -Infinity;
-        let hi = 0;
-        for (const c of cands) {
-          if (c.group !== g || Number(c.flexible) !== flexible) continue;
-          slope = Math.max(slope, c.yieldHi);
-          hi = Math.max(hi, c.hi);
-        }
-        if (hi > 0) items.push({ slope, hi, group: g, flexible });
+    let fixed: Item[] = [];
+    let flexible: Item[] = [];
+    for (let i = n - 1; i >= 0; i--) {
+      const c = cands[i]!;
+      if (i === n - 1 || cands[i + 1]!.group !== c.group) {
+        fixed = [];
+        flexible = [];
       }
-      return items;
-    });
-    for (let r = 0; r <= groups.length; r++) {
-      const items = groupItems.slice(r).flat().sort((a, b) => b.slope - a.slope);
-      later.push({
-        slope: Float64Array.from(items, (x) => x.slope),
-        hi: Float64Array.from(items, (x) => x.hi),
-        group: Int32Array.from(items, (x) => x.group),
-        flexible: Uint8Array.from(items, (x) => x.flexible),
-      });
+      insertSteps(c.flexible ? flexible : fixed, c.steps);
+      suffixItems[i] = cutAndMerge(fixed, flexible, groupLimits[c.group]!);
+      if (i === 0 || cands[i - 1]!.group !== c.group) whole[rank.get(c.group)!] = suffixItems[i]!;
+    }
+  }
+  const later: Item[][] = [];
+  /** Per rank r, what the institutions after it could place: within their limits, per kind. */
+  const laterCaps: { group: number; flexible: number; fixed: number }[] = [];
+  {
+    for (let r = 0; r <= groups.length; r++) later.push(whole.slice(r).flat().sort((a, b) => b.slope - a.slope));
+    const caps = { group: 0, flexible: 0, fixed: 0 };
+    laterCaps[groups.length] = { ...caps };
+    for (let r = groups.length - 1; r >= 0; r--) {
+      const items = whole[r]!;
+      const width = items.reduce((sum, it) => sum + it.width, 0);
+      caps.group += Math.min(groupLimits[groups[r]!]!, width);
+      for (const it of items) (it.flexible ? (caps.flexible += it.width) : (caps.fixed += it.width));
+      laterCaps[r] = { ...caps };
     }
   }
   // Per position i: Σ of the m largest amounts among candidates i.., for m = 0..maxParts.
@@ -324,129 +426,156 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
   const stamp = new Int32Array(G);
   const scratchRoom = new Float64Array(G);
   const scratchCap = new Float64Array(G);
+  const scratchExtra = new Float64Array(G);
   let stampNow = 0;
-  const extraSlope: number[] = [];
-  const extraCap: number[] = [];
-  const extraGroup: number[] = [];
-  const extraFlexible: number[] = [];
-  const extraOrder: number[] = [];
+  const touched: number[] = [];
 
-  /** Whether no completion of the current choice (candidates from position i on) can beat the best plan. */
-  function cannotBeat(i: number): boolean {
-    stats.nodes++;
-    const m = maxParts - chosen.length;
-    stampNow++;
-    extraSlope.length = extraCap.length = extraGroup.length = extraFlexible.length = 0;
-    let forced = 0;
-    let forcedAbs = 0;
-    let chosenExtra = 0;
-    for (const { seg, cand } of chosen) {
-      const v = seg.slope * seg.lo + seg.intercept;
-      forced += v;
-      forcedAbs += Math.abs(v);
-      extraSlope.push(seg.slope);
-      extraCap.push(seg.hi - seg.lo);
-      extraGroup.push(cand.group);
-      extraFlexible.push(cand.flexible ? 1 : 0);
-      chosenExtra += seg.hi - seg.lo;
-    }
-    let laterItems: Later | null = null;
-    if (m > 0 && i < n) {
-      const g = cands[i]!.group;
-      for (let k = 0; k < 2; k++) {
-        if (remHi[2 * i + k]! > 0) {
-          extraSlope.push(remYield[2 * i + k]!);
-          extraCap.push(Math.min(m * remHi[2 * i + k]!, groupLimits[g]!));
-          extraGroup.push(g);
-          extraFlexible.push(k);
-        }
-      }
-      laterItems = later[rank.get(g)! + 1]!;
-    }
-    // How much more could be placed: within every institution's room, within m new parts, within the
-    // non-flexible limit, within the amount.
-    const room = (g: number) => {
-      if (stamp[g] !== stampNow) {
-        stamp[g] = stampNow;
-        scratchRoom[g] = groupLimits[g]! - groupLo[g]!;
-        scratchCap[g] = 0;
-      }
-    };
-    let flexCap = 0;
-    let fixedCap = 0;
-    const addCap = (g: number, cap: number, flexible: number) => {
-      room(g);
-      scratchCap[g] = scratchCap[g]! + cap;
-      if (flexible) flexCap += cap;
-      else fixedCap += cap;
-    };
-    for (let e = 0; e < extraCap.length; e++) addCap(extraGroup[e]!, extraCap[e]!, extraFlexible[e]!);
-    if (laterItems) for (let e = 0; e < laterItems.hi.length; e++) addCap(laterItems.group[e]!, Math.min(m * laterItems.hi[e]!, groupLimits[laterItems.group[e]!]!), laterItems.flexible[e]!);
-    let groupCap = 0;
-    const seen = stampNow;
-    for (let e = 0; e < extraCap.length; e++) {
-      const g = extraGroup[e]!;
-      if (stamp[g] === seen) {
-        groupCap += Math.min(scratchRoom[g]!, scratchCap[g]!);
-        stamp[g] = -1;
-      }
-    }
-    if (laterItems) {
-      for (let e = 0; e < laterItems.hi.length; e++) {
-        const g = laterItems.group[e]!;
-        if (stamp[g] === seen) {
-          groupCap += Math.min(scratchRoom[g]!, scratchCap[g]!);
-          stamp[g] = -1;
-        }
-      }
-    }
-    const partsCap = chosenExtra + (m > 0 && i < n ? topSum[i * (K + 1) + Math.min(m, K)]! : 0);
-    const classCap = flexCap + Math.min(maxNonFlexible - sumLoFixed, fixedCap);
-    const placedBound = sumLo + Math.max(0, Math.min(total - sumLo, groupCap, partsCap, classCap));
-    if (placedBound < bestPlaced) return true;
-    if (placedBound > bestPlaced) return false;
-    if (problem.placementOnly) return true;
+  /** A bound of every completion of the current choice: the most it places, and the most it earns doing so. */
+  interface Bound {
+    placed: number;
+    value: number;
+    /** Above the floating-point error of `value`. */
+    margin: number;
+  }
 
-    // The same placement at best: bound the value of placing exactly bestPlaced, steepest first within
-    // each institution's room (the non-flexible limit and the part count relaxed).
+  /** Whether no completion with this bound can beat the best plan (more placed, or as much and more earned). */
+  const prunable = (b: Bound) =>
+    b.placed < bestPlaced || (b.placed === bestPlaced && (problem.placementOnly === true || b.value + b.margin < bestValueFloat));
+
+  const chosenItems: Item[] = [];
+  const openItems: Item[] = [];
+
+  /**
+   * Steepest first within each institution's room: the most Σ slope·take placing exactly `need` more, the
+   * open candidates' slopes lowered by mu (a Lagrange multiplier of "new parts hold at most newCap").
+   * Institutions inside the total are nested limits, so this greedy order is optimal for them.
+   */
+  function greedy(need: number, rest: readonly Item[], mu: number, newCap: number): { value: number; abs: number; lastOpen: number; openUsed: number } {
     stampNow++;
-    let need = bestPlaced - sumLo;
-    let value = forced;
-    let absSum = forcedAbs;
-    extraOrder.length = 0;
-    for (let e = 0; e < extraSlope.length; e++) extraOrder.push(e);
-    extraOrder.sort((a, b) => extraSlope[b]! - extraSlope[a]!);
+    let value = 0;
+    let abs = 0;
+    let lastOpen = -Infinity;
+    let openUsed = 0;
     let a = 0;
-    let b = 0;
-    const laterCount = laterItems ? laterItems.slope.length : 0;
-    while (need > 0 && (a < extraOrder.length || b < laterCount)) {
+    let o = 0;
+    let r = 0;
+    while (need > 0 && (a < chosenItems.length || o < openItems.length || r < rest.length)) {
+      // the steepest of the three lists' heads; open ones (current institution and later) lowered by mu
+      let it: Item;
       let slope: number;
-      let cap: number;
-      let g: number;
-      if (b >= laterCount || (a < extraOrder.length && extraSlope[extraOrder[a]!]! >= laterItems!.slope[b]!)) {
-        const e = extraOrder[a++]!;
-        slope = extraSlope[e]!;
-        cap = extraCap[e]!;
-        g = extraGroup[e]!;
+      const sa = a < chosenItems.length ? chosenItems[a]!.slope : -Infinity;
+      const so = o < openItems.length ? openItems[o]!.slope - mu : -Infinity;
+      const sr = r < rest.length ? rest[r]!.slope - mu : -Infinity;
+      if (sa >= so && sa >= sr) {
+        it = chosenItems[a++]!;
+        slope = sa;
+      } else if (so >= sr) {
+        it = openItems[o++]!;
+        slope = so;
       } else {
-        slope = laterItems!.slope[b]!;
-        g = laterItems!.group[b]!;
-        cap = Math.min(m * laterItems!.hi[b]!, groupLimits[g]!);
-        b++;
+        it = rest[r++]!;
+        slope = sr;
       }
+      const g = it.group;
       if (stamp[g] !== stampNow) {
         stamp[g] = stampNow;
         scratchRoom[g] = groupLimits[g]! - groupLo[g]!;
       }
-      const take = Math.min(cap, scratchRoom[g]!, need);
+      const take = Math.min(it.width, scratchRoom[g]!, need, it.chosen || mu > 0 ? Infinity : newCap - openUsed);
       if (take <= 0) continue;
       scratchRoom[g] = scratchRoom[g]! - take;
       need -= take;
       value += take * slope;
-      absSum += Math.abs(take * slope);
+      abs += Math.abs(take * slope);
+      if (!it.chosen) {
+        openUsed += take;
+        lastOpen = it.slope;
+      }
     }
-    if (need > 0) return true; // cannot even place bestPlaced
-    return value + (absSum + Math.abs(bestValueFloat)) * FLOAT_MARGIN < bestValueFloat;
+    return need > 0 ? { value: Infinity, abs, lastOpen, openUsed } : { value, abs, lastOpen, openUsed };
+  }
+
+  /** The bound of the current choice with the candidates from position i on still open. */
+  function evaluate(i: number): Bound {
+    stats.nodes++;
+    const m = maxParts - chosen.length;
+    const open = m > 0 && i < n;
+    const current = open ? suffixItems[i]! : NO_ITEMS;
+    const r = open ? rank.get(cands[i]!.group)! + 1 : groups.length;
+    const rest = open ? later[r]! : NO_ITEMS;
+    chosenItems.length = 0;
+    openItems.length = 0;
+    let forced = 0;
+    let forcedAbs = 0;
+    for (const { seg, cand } of chosen) {
+      const v = seg.slope * seg.lo + seg.intercept;
+      forced += v;
+      forcedAbs += Math.abs(v);
+      chosenItems.push({ slope: seg.slope, width: seg.hi - seg.lo, group: cand.group, flexible: cand.flexible, chosen: true });
+    }
+    for (const item of current) openItems.push(item);
+    chosenItems.sort((x, y) => y.slope - x.slope);
+
+    // How much more could be placed: within every institution's room, within m new parts, within the
+    // non-flexible limit, within the amount. Institutions after the current one are untouched: their
+    // share is tallied once, in laterCaps.
+    stampNow++;
+    touched.length = 0;
+    let chosenExtra = 0;
+    const tally = (items: readonly Item[], extra: boolean) => {
+      for (const it of items) {
+        const g = it.group;
+        if (stamp[g] !== stampNow) {
+          stamp[g] = stampNow;
+          scratchRoom[g] = groupLimits[g]! - groupLo[g]!;
+          scratchCap[g] = 0;
+          scratchExtra[g] = 0;
+          touched.push(g);
+        }
+        scratchCap[g] = scratchCap[g]! + it.width;
+        if (extra) scratchExtra[g] = scratchExtra[g]! + it.width;
+      }
+    };
+    tally(chosenItems, true);
+    tally(openItems, false);
+    let groupCap = laterCaps[r]!.group;
+    let flexCap = laterCaps[r]!.flexible;
+    let fixedCap = laterCaps[r]!.fixed;
+    for (const g of touched) {
+      groupCap += Math.min(scratchRoom[g]!, scratchCap[g]!);
+      chosenExtra += Math.min(scratchRoom[g]!, scratchExtra[g]!);
+    }
+    for (const it of chosenItems) (it.flexible ? (flexCap += it.width) : (fixedCap += it.width));
+    for (const it of openItems) (it.flexible ? (flexCap += it.width) : (fixedCap += it.width));
+    // at most m new parts, each at most its candidate's largest amount
+    const newCap = open ? topSum[i * (K + 1) + Math.min(m, K)]! : 0;
+    const classCap = flexCap + Math.min(maxNonFlexible - sumLoFixed, fixedCap);
+    const placed = sumLo + Math.max(0, Math.min(total - sumLo, groupCap, chosenExtra + newCap, classCap));
+    if (problem.placementOnly) return { placed, value: 0, margin: 0 };
+
+    // The most it earns placing that much: without the part count (nested limits, greedy optimal), and
+    // with it priced in when the new parts' share would exceed what m of them hold (weak duality: for
+    // every mu ≥ 0 the priced greedy plus mu·newCap is a bound too). The smaller of the two.
+    const need = placed - sumLo;
+    const free = greedy(need, rest, 0, Infinity);
+    let best = free;
+    let extra = 0;
+    if (free.openUsed > newCap) {
+      const capped = greedy(need, rest, 0, newCap);
+      // the price at which new parts stop beating the chosen ones: the last open slope the capped greedy
+      // took against the best chosen slope it left (any mu ≥ 0 is valid; this one is usually tight)
+      const leftChosen = chosenItems.find((it) => it.slope < capped.lastOpen)?.slope ?? capped.lastOpen;
+      const mu = Math.max(0, capped.lastOpen - leftChosen);
+      if (mu > 0) {
+        const priced = greedy(need, rest, mu, Infinity);
+        if (priced.value + mu * newCap < free.value) {
+          best = priced;
+          extra = mu * newCap;
+        }
+      }
+    }
+    const value = forced + best.value + extra;
+    return { placed, value, margin: (forcedAbs + best.abs + extra + Math.abs(bestValueFloat)) * FLOAT_MARGIN };
   }
 
   let bestValueFloat = 0;
@@ -512,35 +641,46 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
     }
   }
 
+  const apply = (cand: Cand, seg: Seg, sign: 1 | -1) => {
+    groupLo[cand.group] = groupLo[cand.group]! + sign * seg.lo;
+    sumLo += sign * seg.lo;
+    if (!cand.flexible) sumLoFixed += sign * seg.lo;
+  };
+
+  /** Explores the choices for candidates i.. (the current choice passed its bound), the most promising first. */
   function search(i: number): void {
-    if (cannotBeat(i)) return;
     if (i === n || chosen.length === maxParts) {
       leaf(chosen.map(({ cand, seg }) => ({ cand, seg: seg.src })));
       return;
     }
     const cand = cands[i]!;
-    const firstOfGroup = i === 0 || cands[i - 1]!.group !== cand.group;
-    // The institution's best offer is tried in the plan first, its others out of it first: plans with
-    // one offer per institution are the common answer, and finding them early tightens the bounds.
-    if (!firstOfGroup) search(i + 1);
     const g = cand.group;
-    for (const seg of cand.tryOrder) {
+    const options: { seg: Seg | null; bound: Bound }[] = [{ seg: null, bound: evaluate(i + 1) }];
+    for (const seg of cand.segs) {
       if (groupLo[g]! + seg.lo > groupLimits[g]! || sumLo + seg.lo > total) continue;
       if (!cand.flexible && sumLoFixed + seg.lo > maxNonFlexible) continue;
       chosen.push({ cand, seg });
-      groupLo[g] = groupLo[g]! + seg.lo;
-      sumLo += seg.lo;
-      if (!cand.flexible) sumLoFixed += seg.lo;
+      apply(cand, seg, 1);
+      options.push({ seg, bound: evaluate(i + 1) });
+      chosen.pop();
+      apply(cand, seg, -1);
+    }
+    options.sort((x, y) => y.bound.placed - x.bound.placed || y.bound.value - x.bound.value);
+    for (const { seg, bound } of options) {
+      if (prunable(bound)) continue; // checked again: the best plan may have improved meanwhile
+      if (seg === null) {
+        search(i + 1);
+        continue;
+      }
+      chosen.push({ cand, seg });
+      apply(cand, seg, 1);
       search(i + 1);
       chosen.pop();
-      groupLo[g] = groupLo[g]! - seg.lo;
-      sumLo -= seg.lo;
-      if (!cand.flexible) sumLoFixed -= seg.lo;
+      apply(cand, seg, -1);
     }
-    if (firstOfGroup) search(i + 1);
   }
 
-  search(0);
+  if (!prunable(evaluate(0))) search(0);
   if (problem.placementOnly) return { parts: bestParts, placed: bestPlaced, value: ZERO, stats };
   // An exact segment's line and the offer's own number differ at most in the last of 34 digits: the
   // plan reports the offer's numbers.
