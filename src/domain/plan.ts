@@ -647,39 +647,81 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
     if (!cand.flexible) sumLoFixed += sign * seg.lo;
   };
 
-  /** Explores the choices for candidates i.. (the current choice passed its bound), the most promising first. */
+  /**
+   * A first plan, so that the search has something to beat from its root: each institution's best
+   * candidate in turn (in the segment that earns most on what is left), until the amount or the parts
+   * run out.
+   */
+  function seed(): void {
+    const parts: { cand: Cand; seg: PlanSegment }[] = [];
+    let left = total;
+    for (let j = 0; j < n && parts.length < maxParts && left > 0; j++) {
+      const cand = cands[j]!;
+      if (j > 0 && cands[j - 1]!.group === cand.group) continue;
+      let best: Seg | null = null;
+      let bestValue = -Infinity;
+      for (const seg of cand.segs) {
+        if (seg.lo > left) continue;
+        const x = Math.min(seg.hi, left);
+        const v = seg.slope * x + seg.intercept;
+        if (v > bestValue) {
+          best = seg;
+          bestValue = v;
+        }
+      }
+      if (best === null) continue;
+      parts.push({ cand, seg: best.src });
+      left -= Math.min(best.hi, left);
+    }
+    if (parts.length > 0) leaf(parts);
+  }
+
+  /**
+   * Explores the plans that add parts from candidates i.. to the current choice (which passed its bound):
+   * the choice as it is, or with a next part (candidate j ≥ i, one of its segments) and more after it.
+   * The most promising first. Recursion goes one level per part, so at most maxParts deep.
+   */
   function search(i: number): void {
-    if (i === n || chosen.length === maxParts) {
-      leaf(chosen.map(({ cand, seg }) => ({ cand, seg: seg.src })));
-      return;
+    const children: { j: number; seg: Seg | null; bound: Bound }[] = [];
+    if (chosen.length < maxParts) {
+      for (let j = i; j < n; j++) {
+        // with the candidates before j left out: once that cannot beat the best plan, no later j can
+        if (j > i && prunable(evaluate(j))) break;
+        const cand = cands[j]!;
+        const g = cand.group;
+        for (const seg of cand.segs) {
+          if (groupLo[g]! + seg.lo > groupLimits[g]! || sumLo + seg.lo > total) continue;
+          if (!cand.flexible && sumLoFixed + seg.lo > maxNonFlexible) continue;
+          chosen.push({ cand, seg });
+          apply(cand, seg, 1);
+          const bound = evaluate(j + 1);
+          chosen.pop();
+          apply(cand, seg, -1);
+          if (!prunable(bound)) children.push({ j, seg, bound });
+        }
+      }
     }
-    const cand = cands[i]!;
-    const g = cand.group;
-    const options: { seg: Seg | null; bound: Bound }[] = [{ seg: null, bound: evaluate(i + 1) }];
-    for (const seg of cand.segs) {
-      if (groupLo[g]! + seg.lo > groupLimits[g]! || sumLo + seg.lo > total) continue;
-      if (!cand.flexible && sumLoFixed + seg.lo > maxNonFlexible) continue;
-      chosen.push({ cand, seg });
-      apply(cand, seg, 1);
-      options.push({ seg, bound: evaluate(i + 1) });
-      chosen.pop();
-      apply(cand, seg, -1);
+    if (chosen.length > 0) {
+      const bound = evaluate(n);
+      if (!prunable(bound)) children.push({ j: n, seg: null, bound });
     }
-    options.sort((x, y) => y.bound.placed - x.bound.placed || y.bound.value - x.bound.value);
-    for (const { seg, bound } of options) {
+    children.sort((x, y) => y.bound.placed - x.bound.placed || y.bound.value - x.bound.value);
+    for (const { j, seg, bound } of children) {
       if (prunable(bound)) continue; // checked again: the best plan may have improved meanwhile
       if (seg === null) {
-        search(i + 1);
+        leaf(chosen.map((c) => ({ cand: c.cand, seg: c.seg.src })));
         continue;
       }
+      const cand = cands[j]!;
       chosen.push({ cand, seg });
       apply(cand, seg, 1);
-      search(i + 1);
+      search(j + 1);
       chosen.pop();
       apply(cand, seg, -1);
     }
   }
 
+  seed();
   if (!prunable(evaluate(0))) search(0);
   if (problem.placementOnly) return { parts: bestParts, placed: bestPlaced, value: ZERO, stats };
   // An exact segment's line and the offer's own number differ at most in the last of 34 digits: the
