@@ -43,7 +43,8 @@ describe('root fields', () => {
     expect(products.items).toHaveLength(3);
     expect(products.items[0].calc.steps).toEqual([]);
     expect(products.items[0].type).toMatch(/^(FLEXIBLE|NOTICE|DEPOSIT)$/);
-    expect(products.facets.type.map((f: { value: string }) => f.value)).toEqual(['deposit', 'flexible', 'notice']);
+    expect(products.facets.type.map((f: { value: string }) => f.value)).toEqual(['DEPOSIT', 'FLEXIBLE', 'NOTICE']);
+    expect(products.facets.term.map((f: { value: number }) => f.value)).toEqual(products.termCurve.map((p: { term: number }) => p.term));
     expect(products.termCurve.map((p: { term: number }) => p.term)).toEqual([1, 3, 6, 9, 12, 18, 24, 36, 48, 60, 84, 120]);
     expect(products.generatedAt).toBe('2026-11-20T06:00:00.000Z');
     expect(products.market.best.flexible).toMatch(/^\d+\.\d{2}$/);
@@ -308,5 +309,31 @@ describe('GraphiQL and persisted queries', () => {
 describe('schema.graphql', () => {
   it('is the printed schema (run `npm run schema` after changing the schema)', async () => {
     expect(await readFile(SCHEMA_FILE, 'utf8')).toBe(printedSchema());
+  });
+});
+
+describe('facets (contract §11.6)', () => {
+  // Every bucket's value goes straight back into the filter of the same name, and the list it gives
+  // has exactly the bucket's count: one spelling for answers and arguments.
+  it('round-trips every facet value into its filter', async () => {
+    const base = 'amount: "25000", type: ALL, fullDgs: false';
+    const { products } = await data(`{ products(${base}) { total facets { type { value count } channel { value count } country { value count }
+      dgsCountry { value count } payout { value count } term { value count } withholding { value count } } } }`);
+    const filterOf: Record<string, string> = { type: 'TypeFilter!', channel: 'ChannelFilter!', country: '[String!]', dgsCountry: '[String!]', payout: '[Payout!]', term: '[Int!]', withholding: 'WithholdingFilter!' };
+    let checked = 0;
+    for (const [facet, buckets] of Object.entries(products.facets as Record<string, { value: unknown; count: number }[]>)) {
+      expect(buckets.length, facet).toBeGreaterThan(0);
+      const argument = facet === 'term' ? 'terms' : facet;
+      const list = filterOf[facet]!.startsWith('[');
+      for (const { value, count } of buckets) {
+        // Passed as a variable of the argument's own type: what a typed client does with the value.
+        const query = `query($v: ${filterOf[facet]}) { products(${base.replace(facet === 'type' ? 'type: ALL, ' : '@', '')}, ${argument}: $v, pageSize: 500) { total items { type } } }`;
+        const result = await data(query, { v: list ? [value] : value });
+        const total = facet === 'term' ? result.products.items.filter((i: { type: string }) => i.type === 'DEPOSIT').length : result.products.total;
+        expect(total, `${facet}=${JSON.stringify(value)}`).toBe(count);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(40);
   });
 });

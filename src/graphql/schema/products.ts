@@ -3,6 +3,7 @@
 import { listProducts, type BestRate, type FacetValue, type MarketBest, type MarketSummary, type ProductList, type TermPoint } from '../../catalog/pipeline.js';
 import { PRODUCT_DEFAULTS, type ProductQuery } from '../../catalog/query.js';
 import { Decimal } from '../../domain/decimal.js';
+import type { Channel, OfferType, Payout, WithholdingKind } from '../../domain/types.js';
 import { CROSS_RULES, DEFAULTS, PARAMS } from '../args.js';
 import { builder } from '../builder.js';
 import {
@@ -21,20 +22,38 @@ import {
 } from '../enums.js';
 import { OfferRef } from './offer.js';
 
-const FacetValueRef = builder.objectRef<FacetValue>('FacetValue').implement({
-  fields: (t) => ({ value: t.exposeString('value'), count: t.exposeInt('count') }),
+// A facet bucket carries its value as the filter argument takes it (contract §11.6): a value of the
+// filter's own enum, a country code, or a term as Int, so any bucket can be passed straight back.
+const bucket = { count: 'offers with this value that pass every other filter' } as const;
+const TypeFacetRef = builder.objectRef<FacetValue>('TypeFacet').implement({
+  fields: (t) => ({ value: t.field({ type: TypeFilterEnum, resolve: (f) => f.value as OfferType }), count: t.exposeInt('count', { description: bucket.count }) }),
+});
+const ChannelFacetRef = builder.objectRef<FacetValue>('ChannelFacet').implement({
+  fields: (t) => ({ value: t.field({ type: ChannelFilterEnum, resolve: (f) => f.value as Channel }), count: t.exposeInt('count', { description: bucket.count }) }),
+});
+const CountryFacetRef = builder.objectRef<FacetValue>('CountryFacet').implement({
+  fields: (t) => ({ value: t.exposeString('value', { description: 'ISO 3166 alpha-2' }), count: t.exposeInt('count', { description: bucket.count }) }),
+});
+const PayoutFacetRef = builder.objectRef<FacetValue>('PayoutFacet').implement({
+  fields: (t) => ({ value: t.field({ type: PayoutEnum, resolve: (f) => f.value as Payout }), count: t.exposeInt('count', { description: bucket.count }) }),
+});
+const TermFacetRef = builder.objectRef<FacetValue>('TermFacet').implement({
+  fields: (t) => ({ value: t.int({ description: 'deposit term in months', resolve: (f) => Number(f.value) }), count: t.exposeInt('count', { description: bucket.count }) }),
+});
+const WithholdingFacetRef = builder.objectRef<FacetValue>('WithholdingFacet').implement({
+  fields: (t) => ({ value: t.field({ type: WithholdingFilterEnum, resolve: (f) => f.value as WithholdingKind }), count: t.exposeInt('count', { description: bucket.count }) }),
 });
 
 const FacetsRef = builder.objectRef<ProductList['facets']>('Facets').implement({
-  description: 'Counts per value over the offers that pass every other filter (each facet leaves its own filter out), sorted by value.',
+  description: 'Counts per value over the offers that pass every other filter (each facet leaves its own filter out), sorted by value. Each value can be passed back as the filter of the same name.',
   fields: (t) => ({
-    type: t.field({ type: [FacetValueRef], resolve: (f) => f.type }),
-    channel: t.field({ type: [FacetValueRef], resolve: (f) => f.channel }),
-    country: t.field({ type: [FacetValueRef], description: "the brand's country", resolve: (f) => f.country }),
-    dgsCountry: t.field({ type: [FacetValueRef], resolve: (f) => f.dgsCountry }),
-    payout: t.field({ type: [FacetValueRef], resolve: (f) => f.payout }),
-    term: t.field({ type: [FacetValueRef], description: 'deposit terms in months', resolve: (f) => f.term }),
-    withholding: t.field({ type: [FacetValueRef], resolve: (f) => f.withholding }),
+    type: t.field({ type: [TypeFacetRef], resolve: (f) => f.type }),
+    channel: t.field({ type: [ChannelFacetRef], resolve: (f) => f.channel }),
+    country: t.field({ type: [CountryFacetRef], description: "the brand's country", resolve: (f) => f.country }),
+    dgsCountry: t.field({ type: [CountryFacetRef], resolve: (f) => f.dgsCountry }),
+    payout: t.field({ type: [PayoutFacetRef], resolve: (f) => f.payout }),
+    term: t.field({ type: [TermFacetRef], description: 'deposit terms in months (filter: terms)', resolve: (f) => f.term }),
+    withholding: t.field({ type: [WithholdingFacetRef], resolve: (f) => f.withholding }),
   }),
 });
 
