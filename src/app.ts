@@ -25,7 +25,8 @@ import { createHttpHandler } from './http/handler.js';
 import { problemResponse } from './http/problem.js';
 import { currentRequestId } from './http/request-context.js';
 import type { Logger } from './logger.js';
-import { restFacade } from './rest/plugin.js';
+import { graphqlReuseKey } from './graphql/reuse-key.js';
+import { createRestFacade } from './rest/facade.js';
 import { restSpelling } from './rest/spelling.js';
 
 export interface AppDeps {
@@ -71,6 +72,15 @@ function notFound(): Plugin {
   };
 }
 
+/** The GraphQL endpoint answers GraphiQL's page or JSON at one URL, chosen by Accept. */
+function graphqlVariesByAccept(): Plugin {
+  return {
+    onResponse({ request, response }) {
+      if (new URL(request.url).pathname === '/graphql') response.headers.set('vary', 'Accept');
+    },
+  };
+}
+
 /**
  * A GraphQLError raised on purpose, not one wrapping some other exception. Checked by name, not by
  * class: graphql-jit loads graphql's CommonJS build, whose GraphQLError is another class.
@@ -103,6 +113,7 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     database,
   };
 
+  const rest = createRestFacade({ logger, metrics: async () => metrics() });
   const yoga = createYoga<Record<string, unknown>, Context>({
     schema,
     context: () => createContext(services),
@@ -126,7 +137,8 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     plugins: [
       graphiqlAssets(),
       notFound(),
-      restFacade(logger),
+      graphqlVariesByAccept(),
+      rest.plugin,
       restSpelling(),
       useAPQ({ store: createInMemoryAPQStore({ max: 1000, ttl: 0 }) }),
       maxDepthPlugin({ n: LIMITS.depth, ...tooComplex }),
@@ -141,6 +153,7 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
   const http = createHttpHandler({
     upstream: async (request) => yoga.fetch(request),
     cache: bodies,
+    reuseKey: (pathAndQuery, acceptsHtml) => (pathAndQuery.startsWith('/graphql') ? graphqlReuseKey(pathAndQuery, acceptsHtml) : rest.reuseKey(pathAndQuery)),
     cacheable: () => services.database.ok(),
     version: () => store.current().version,
     clock,
@@ -150,6 +163,16 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     requestTimeoutMs: config.requestTimeoutMs,
   });
   const { fetch, listener } = http;
+  const metrics = async () => {
+    const memory = process.memoryUsage();
+    const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+    const catalog = store.current();
+    return {
+      process: { rssMb: mb(memory.rss), heapUsedMb: mb(memory.heapUsed), heapTotalMb: mb(memory.heapTotal), uptimeSeconds: Math.round(process.uptime()) },
+      data: { version: catalog.version, offers: catalog.offers.length },
+      caches: services.caches(),
+    };
+  };
   services.caches = () => ({ bodies: bodies.stats(), calculator: calc.stats(), history: services.history.stats(), compiledQueries: { entries: compiledQueries.size, max: compiledQueries.max } });
   const watcher = watchDataVersion(store, { pollMs: config.reloadPollMs, listenUrl: db.kind === 'postgresql' ? db.url : undefined, logger, database: services.database });
   return { fetch, listener, services, yoga, close: () => watcher.stop() };

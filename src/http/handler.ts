@@ -6,20 +6,28 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServerAdapter } from '@whatwg-node/server';
 import type { Logger } from '../logger.js';
-import { BodyCache, requestKey } from './body-cache.js';
-import { answer, answerStream, cacheHeaders, encodedBody, finish, matchesIfNoneMatch, preferredEncoding, type FinishedBody } from './layer.js';
+import type { BodyCache } from './body-cache.js';
+import { answer, answerStream, cacheHeaders, encodedBody, finish, matchesIfNoneMatch, preferredEncoding, STREAM_ETAG, type FinishedBody } from './layer.js';
 import { logged, logLine } from './logging.js';
 import { problemResponse } from './problem.js';
 import { RateLimiter } from './rate-limit.js';
 import { currentRequestId, requestIdFrom, requestScope } from './request-context.js';
 
-/** Marks a streamed response, with the ETag computed from what determines its body. */
-export const STREAM_ETAG = 'x-stream-etag';
+/**
+ * The normalised request behind a URL, for reusing its finished answer: kept while the data version
+ * stays (`version`), or at most a minute when the answer depends on the clock (`minute`).
+ */
+export interface ReuseKey {
+  key: string;
+  reuse: 'version' | 'minute';
+}
 
 export interface HttpDeps {
   /** The application behind the cache (yoga). */
   upstream(request: Request): Promise<Response>;
   cache: BodyCache;
+  /** Null: the answer to this URL is never reused (health, streams, unknown paths, bad requests). */
+  reuseKey(pathAndQuery: string, acceptsHtml: boolean): ReuseKey | null;
   /** Whether new answers may be kept (not while the database fails: they may lack what it holds). */
   cacheable(): boolean;
   /** The data version the next request will see. */
@@ -42,7 +50,7 @@ export interface HttpHandler {
   listener(req: IncomingMessage, res: ServerResponse): void;
 }
 
-export function createHttpHandler({ upstream, cache, cacheable, version, clock, logger, rateLimitPerMinute = 0, trustProxy = false, requestTimeoutMs = 30_000 }: HttpDeps): HttpHandler {
+export function createHttpHandler({ upstream, cache, reuseKey, cacheable, version, clock, logger, rateLimitPerMinute = 0, trustProxy = false, requestTimeoutMs = 30_000 }: HttpDeps): HttpHandler {
   const limiter = rateLimitPerMinute > 0 ? new RateLimiter(rateLimitPerMinute) : null;
 
   /** The upstream's answer, or a 503 when it does not start in time (the work goes on; the client is told). */
@@ -56,7 +64,11 @@ export function createHttpHandler({ upstream, cache, cacheable, version, clock, 
     });
     return Promise.race([upstream(request), late]).finally(() => clearTimeout(timer));
   }
-  const keyFor = (pathAndQuery: string, accept: string | null | undefined) => requestKey(pathAndQuery, /text\/html/.test(accept ?? ''), version(), clock().getTime());
+  const keyFor = (pathAndQuery: string, accept: string | null | undefined): string | null => {
+    const found = reuseKey(pathAndQuery, /text\/html/.test(accept ?? ''));
+    if (!found) return null;
+    return found.reuse === 'minute' ? `${version()}|${found.key}|${Math.floor(clock().getTime() / 60_000)}` : `${version()}|${found.key}`;
+  };
   const grew = (key: string) => () => cache.grew(key);
 
   async function handle(request: Request): Promise<Response> {
@@ -73,7 +85,7 @@ export function createHttpHandler({ upstream, cache, cacheable, version, clock, 
     const get = request.method === 'GET' || request.method === 'HEAD';
     const key = get ? keyFor(pathname + url.search, request.headers.get('accept')) : null;
     const cached = key ? cache.get(key) : undefined;
-    if (cached) return answer(request, pathname, cached, grew(key!));
+    if (cached) return answer(request, cached, grew(key!));
 
     let response: Response;
     try {
@@ -95,11 +107,11 @@ export function createHttpHandler({ upstream, cache, cacheable, version, clock, 
     const streamEtag = response.headers.get(STREAM_ETAG);
     if (streamEtag) {
       response.headers.delete(STREAM_ETAG);
-      return answerStream(request, pathname, response, streamEtag);
+      return answerStream(request, response, streamEtag);
     }
     const finished = await finish(response);
     if (key && cacheable()) cache.set(key, finished);
-    return answer(request, pathname, finished, key ? grew(key) : undefined);
+    return answer(request, finished, key ? grew(key) : undefined);
   }
 
   const fetch = (request: Request): Promise<Response> => {
@@ -114,8 +126,7 @@ export function createHttpHandler({ upstream, cache, cacheable, version, clock, 
     const header = req.headers['x-request-id'];
     const id = requestIdFrom(typeof header === 'string' ? header : null);
     const pathAndQuery = req.url ?? '/';
-    const pathname = pathAndQuery.split('?', 1)[0]!;
-    const headers = cacheHeaders(pathname, entry.etag);
+    const headers = cacheHeaders(entry.etag, entry.cacheControl, entry.vary);
     headers['x-request-id'] = id;
     if (matchesIfNoneMatch(req.headers['if-none-match'] ?? null, entry.etag)) {
       res.writeHead(304, headers);

@@ -10,12 +10,16 @@ export const CACHE_CONTROL = {
   data: 'public, max-age=300, stale-while-revalidate=60',
   health: 'no-cache',
   assets: 'public, max-age=86400',
+  none: 'no-store',
 } as const;
 
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
 /** Not worth compressing below this size. */
 const MIN_COMPRESS_BYTES = 1024;
+
+/** Marks a streamed response, with the ETag computed from what determines its body. */
+export const STREAM_ETAG = 'x-stream-etag';
 
 export const etagOf = (body: Uint8Array | string): string => `W/"${createHash('sha1').update(body).digest('base64url')}"`;
 
@@ -42,16 +46,13 @@ export function preferredEncoding(acceptEncoding: string | null): 'br' | 'gzip' 
   return null;
 }
 
-export function cacheControlFor(pathname: string): string {
-  if (pathname === '/api/health') return CACHE_CONTROL.health;
-  if (pathname.startsWith('/graphiql/')) return CACHE_CONTROL.assets;
-  return CACHE_CONTROL.data;
-}
-
 /** A finished body with its validator and compressed forms (kept by the body cache). */
 export interface FinishedBody {
   status: number;
+  /** What describes the content (type, disposition), kept with it. */
   headers: [string, string][];
+  cacheControl: string;
+  vary: string;
   body: Uint8Array;
   etag: string;
   encoded: Partial<Record<'br' | 'gzip', Uint8Array>>;
@@ -60,10 +61,19 @@ export interface FinishedBody {
 /** What a finished body keeps of the original headers: what describes the content, nothing per request. */
 const CONTENT_HEADERS = new Set(['content-type', 'content-disposition']);
 
+/** Answers vary by the encoding we compress them in, and by whatever the application said they vary by. */
+const varyOf = (response: Response) => {
+  const own = response.headers.get('vary');
+  return own ? `Accept-Encoding, ${own}` : 'Accept-Encoding';
+};
+
+/** An answer's own Cache-Control wins (health, metrics, assets); the rest is data. */
+const cacheControlOf = (response: Response) => response.headers.get('cache-control') ?? CACHE_CONTROL.data;
+
 export async function finish(response: Response): Promise<FinishedBody> {
   const body = new Uint8Array(await response.arrayBuffer());
   const headers = [...response.headers].filter(([name]) => CONTENT_HEADERS.has(name));
-  return { status: response.status, headers, body, etag: etagOf(body), encoded: {} };
+  return { status: response.status, headers, cacheControl: cacheControlOf(response), vary: varyOf(response), body, etag: etagOf(body), encoded: {} };
 }
 
 /** The body in the encoding asked for (made once, then kept with it), or the plain body. */
@@ -81,31 +91,28 @@ export async function encodedBody(finished: FinishedBody, encoding: 'br' | 'gzip
   return encoded;
 }
 
-function varyFor(pathname: string): string {
-  return pathname === '/graphql' ? 'Accept-Encoding, Accept' : 'Accept-Encoding';
-}
-
 /** What every answer to a GET carries: its validator, how to cache it, and that any web page may read it. */
-export function cacheHeaders(pathname: string, etag: string): Record<string, string> {
+export function cacheHeaders(etag: string, cacheControl: string, vary: string): Record<string, string> {
   return {
     etag,
-    'cache-control': cacheControlFor(pathname),
-    vary: varyFor(pathname),
+    'cache-control': cacheControl,
+    vary,
     'access-control-allow-origin': '*',
     'access-control-expose-headers': 'ETag, X-Request-Id',
   };
 }
 
 /** 304 with a fresh header set: copying the 200's headers would leave Content-Type on it. */
-export function notModified(etag: string, pathname: string): Response {
-  return new Response(null, { status: 304, headers: cacheHeaders(pathname, etag) });
+export function notModified(etag: string, cacheControl: string, vary: string): Response {
+  return new Response(null, { status: 304, headers: cacheHeaders(etag, cacheControl, vary) });
 }
 
 /** A finished 200 as the client asked for it: 304, compressed, or plain; no body for HEAD. */
-export async function answer(request: Request, pathname: string, finished: FinishedBody, onGrow?: () => void): Promise<Response> {
-  if (matchesIfNoneMatch(request.headers.get('if-none-match'), finished.etag)) return notModified(finished.etag, pathname);
+export async function answer(request: Request, finished: FinishedBody, onGrow?: () => void): Promise<Response> {
+  const { etag, cacheControl, vary } = finished;
+  if (matchesIfNoneMatch(request.headers.get('if-none-match'), etag)) return notModified(etag, cacheControl, vary);
   const headers = new Headers(finished.headers);
-  for (const [name, value] of Object.entries(cacheHeaders(pathname, finished.etag))) headers.set(name, value);
+  for (const [name, value] of Object.entries(cacheHeaders(etag, cacheControl, vary))) headers.set(name, value);
   const encoding = preferredEncoding(request.headers.get('accept-encoding'));
   const body = await encodedBody(finished, encoding, onGrow);
   if (body !== finished.body) headers.set('content-encoding', encoding!);
@@ -118,10 +125,12 @@ export async function answer(request: Request, pathname: string, finished: Finis
  * not exist yet, so the handler gives one computed from what determines the body (the normalised
  * request and the data version); compressed on the fly.
  */
-export function answerStream(request: Request, pathname: string, response: Response, etag: string): Response {
-  if (matchesIfNoneMatch(request.headers.get('if-none-match'), etag)) return notModified(etag, pathname);
+export function answerStream(request: Request, response: Response, etag: string): Response {
+  const cacheControl = cacheControlOf(response);
+  const vary = varyOf(response);
+  if (matchesIfNoneMatch(request.headers.get('if-none-match'), etag)) return notModified(etag, cacheControl, vary);
   const headers = new Headers(response.headers);
-  for (const [name, value] of Object.entries(cacheHeaders(pathname, etag))) headers.set(name, value);
+  for (const [name, value] of Object.entries(cacheHeaders(etag, cacheControl, vary))) headers.set(name, value);
   if (request.method === 'HEAD' || !response.body) {
     void response.body?.cancel();
     return new Response(null, { status: response.status, headers });

@@ -19,7 +19,7 @@ import { PARAMS } from '../graphql/args.js';
 import { ERRORS } from '../http/errors.js';
 import { CSV_COLUMNS } from './csv.js';
 import { restValues, type ParamSpec } from './params.js';
-import type { RestRoute } from './routes.js';
+import type { RestRoute } from './route.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -130,32 +130,22 @@ const CACHE_HEADERS = {
 
 function responsesFor(route: RestRoute, components: Map<string, JsonSchema>, schema: GraphQLSchema): JsonSchema {
   const ok: JsonSchema = { description: route.summary, headers: CACHE_HEADERS };
-  if (route.kind === 'export') {
-    ok.content = { 'text/csv': { schema: { type: 'string', description: `UTF-8 with BOM, CRLF, \`;\`-separated, decimal comma; columns: ${CSV_COLUMNS.join(';')}` } } };
-  } else if (route.kind === 'docs') {
-    ok.content = { 'text/html': { schema: { type: 'string' } } };
-  } else if (route.kind === 'metrics') {
-    ok.content = { 'application/json': { schema: { type: 'object', description: 'process memory, data version, cache sizes and hit counts' } } };
-  } else if (route.kind === 'openapi') {
-    ok.content = { 'application/json': { schema: { type: 'object', description: 'an OpenAPI 3.1 document' } } };
-  } else if (route.kind === 'history') {
-    ok.content = {
-      'application/json': {
-        schema: { oneOf: [outputSchema(schema.getType('RatePlanPage') as never, components), outputSchema(schema.getType('MarketHistory') as never, components)] },
-      },
-    };
-  } else if (route.bodyType) {
-    ok.content = { 'application/json': { schema: outputSchema(schema.getType(route.bodyType) as never, components) } };
-  }
+  const graphqlType = (name: string) => outputSchema(schema.getType(name) as never, components);
+  const body = route.body;
+  if ('csv' in body) ok.content = { 'text/csv': { schema: { type: 'string', description: body.csv } } };
+  else if ('html' in body) ok.content = { 'text/html': { schema: { type: 'string' } } };
+  else if ('metrics' in body) ok.content = { 'application/json': { schema: { type: 'object', description: 'process memory, data version, cache sizes and hit counts' } } };
+  else if ('openapi' in body) ok.content = { 'application/json': { schema: { type: 'object', description: 'an OpenAPI 3.1 document' } } };
+  else if ('jsonOneOf' in body) ok.content = { 'application/json': { schema: { oneOf: body.jsonOneOf.map(graphqlType) } } };
+  else ok.content = { 'application/json': { schema: graphqlType(body.json) } };
   const responses: JsonSchema = {
     200: ok,
     304: { description: 'Not modified: the If-None-Match value matches the current ETag', headers: CACHE_HEADERS },
     405: problemResponse('Method not allowed (the API is read-only); Allow: GET, HEAD'),
   };
-  if (route.params.some((p) => p.in === 'query' || p.in === 'path')) responses[400] = problemResponse('Invalid parameters: every bad parameter is listed in `errors`');
-  if (route.path === '/api/products/{id}') responses[404] = problemResponse('Unknown offer');
-  if (route.kind === 'history') responses[404] = problemResponse('Unknown offerId');
-  if (route.kind === 'health') responses[503] = { description: 'Degraded', content: { 'application/json': { schema: outputSchema(schema.getType('Health') as never, components) } } };
+  if (route.params.length > 0) responses[400] = problemResponse('Invalid parameters: every bad parameter is listed in `errors`');
+  if (route.notFound) responses[404] = problemResponse(route.notFound);
+  if (route.operationId === 'getHealth') responses[503] = { description: 'Degraded', content: { 'application/json': { schema: graphqlType('Health') } } };
   responses[500] = problemResponse('Unexpected error (never for any input; reported with the request id)');
   return responses;
 }
@@ -164,7 +154,7 @@ export function openApiDocument(schema: GraphQLSchema, routes: readonly RestRout
   const components = new Map<string, JsonSchema>();
   const paths: Record<string, JsonSchema> = {};
   for (const route of routes) {
-    const operationId = route.path.replace(/^\/api\//, '').replace(/[{}]/g, '').split(/[/.-]/).map((w, i) => (i === 0 ? w : w.charAt(0).toUpperCase() + w.slice(1))).join('');
+    const { operationId } = route;
     const operation = {
       operationId,
       summary: route.summary,

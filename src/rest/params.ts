@@ -13,6 +13,7 @@ import {
   type GraphQLInputType,
 } from 'graphql';
 import { CROSS_RULES, PARAMS } from '../graphql/args.js';
+import { schema } from '../graphql/schema/index.js';
 import type { ParameterProblem } from '../http/errors.js';
 
 /** One REST parameter: a GraphQL argument seen from the query string. */
@@ -33,6 +34,9 @@ export function paramsOf(field: GraphQLField<unknown, unknown>, pathParams: read
     return { name: arg.name, in: pathParams.includes(arg.name) ? 'path' : 'query', arg, base, list };
   });
 }
+
+/** The REST parameters of a root field: its arguments, some of them in the path. */
+export const queryParams = (field: string, pathParams: readonly string[] = []): ParamSpec[] => paramsOf(schema.getQueryType()!.getFields()[field]!, pathParams);
 
 const INTEGER = /^[+-]?\d{1,15}$/;
 const DECIMAL = /^-?\d+(\.\d+)?$/;
@@ -137,4 +141,14 @@ export function withDefaults(specs: readonly ParamSpec[], variables: Record<stri
     filled[spec.name] = isEnumType(spec.base) ? (spec.base.getValues().find((v) => v.value === fallback)?.name ?? fallback) : fallback;
   }
   return filled;
+}
+
+/** Variables as a canonical query string: GraphQL spellings, lists as repeated keys, sorted. */
+export function canonicalQuery(variables: Record<string, unknown>): string {
+  const params = new URLSearchParams();
+  for (const name of Object.keys(variables).sort()) {
+    const value = variables[name];
+    for (const item of Array.isArray(value) ? [...value].sort() : [value]) params.append(name, String(item));
+  }
+  return params.toString();
 }
