@@ -1,6 +1,7 @@
 // The REST facade as clients of the spec use it: black-box through app.fetch.
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { validate } from '@readme/openapi-parser';
+import axios from 'axios';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CSV_COLUMNS, csvRow, type ExportItem } from '../src/rest/csv.js';
 import { respellObject } from '../src/rest/spelling.js';
@@ -167,6 +168,70 @@ describe('GET /api/products', () => {
     expect(body).toMatchObject({ type: expect.any(String), title: expect.any(String), status: 400, detail: expect.any(String) });
     expect(body.errors.map((e: { parameter: string }) => e.parameter).sort()).toEqual([...parameters].sort());
     for (const e of body.errors) expect(e.message.length).toBeGreaterThan(5);
+  });
+});
+
+describe('multi-value parameters in the forms clients send (contract §11.1)', () => {
+  // A list given in any client's form is the same list: the answer is byte for byte the comma form's.
+  const LISTS: [string, string[]][] = [
+    ['terms', ['12', '24']],
+    ['country', ['NL', 'DE']],
+    ['dgsCountry', ['LT', 'NL']],
+    ['payout', ['MONTHLY', 'AT_MATURITY']],
+  ];
+  const FORMS: [string, (name: string, values: string[]) => string][] = [
+    ['repeated', (n, v) => v.map((x) => `${n}=${x}`).join('&')],
+    ['bracketed', (n, v) => v.map((x) => `${n}[]=${x}`).join('&')],
+    ['bracketed and escaped', (n, v) => v.map((x) => `${n}%5B%5D=${x}`).join('&')],
+    ['indexed', (n, v) => v.map((x, i) => `${n}[${i}]=${x}`).join('&')],
+    ['mixed', (n, v) => `${n}=${v[0]}&${n}[]=${v.slice(1).join(',')}`],
+    ['bracketed with commas', (n, v) => `${n}[]=${v.join(',')}`],
+    ['as axios sends it', (n, v) => axios.getUri({ url: '', params: { [n]: v } }).replace(/^\?/, '')],
+  ];
+  const base = 'type=all&fullDgs=false&amount=20000';
+
+  it.each(LISTS.flatMap(([name, values]) => FORMS.map(([form, write]) => [name, form, write(name, values), values] as const)))(
+    '%s %s (%s) is the comma-separated list',
+    async (name, _form, query, values) => {
+      const comma = await t.get(`/api/products?${base}&${name}=${values.join(',')}`);
+      const other = await t.get(`/api/products?${base}&${query}`);
+      expect(other.status).toBe(200);
+      const [a, b] = [await comma.text(), await other.text()];
+      expect(b).toBe(a);
+      const all = (await getJson(`/api/products?${base}`)).body.total;
+      expect((JSON.parse(a) as { total: number }).total).toBeLessThan(all); // the filter did narrow the list
+      const csvComma = await (await t.get(`/api/products/export?${base}&${name}=${values.join(',')}`)).text();
+      const csvOther = await t.get(`/api/products/export?${base}&${query}`);
+      expect(csvOther.status).toBe(200);
+      expect(await csvOther.text()).toBe(csvComma);
+    },
+  );
+
+  it('narrows axios\'s default terms[]=12&terms[]=24 to 12- and 24-month deposits', async () => {
+    const { body } = await getJson(axios.getUri({ url: '/api/products', params: { type: 'all', terms: [12, 24], pageSize: 500 } }));
+    const deposits = body.items.filter((i: any) => i.type === 'deposit');
+    expect(deposits.length).toBeGreaterThan(0);
+    expect(new Set(deposits.map((i: any) => i.termMonths))).toEqual(new Set([12, 24]));
+  });
+
+  it.each([
+    ['amount[]=1000', 'amount=1000'],
+    ['type[]=deposit', 'type=deposit'],
+    ['amount=1000&foo[]=1&bar[0]=2', 'amount=1000'],
+  ])('reads %s as %s', async (odd, plain) => {
+    expect(await (await t.get(`/api/products?${odd}`)).text()).toBe(await (await t.get(`/api/products?${plain}`)).text());
+  });
+
+  it.each([
+    ['amount=1000&amount[]=2000', ['amount']],
+    ['type=all&type[]=deposit', ['type']],
+    ['terms[a]=12', ['terms']],
+    ['terms[]=12&terms[]=x', ['terms']],
+    ['country[nl]=NL&amount=0', ['country', 'amount']],
+  ])('answers ?%s with a 400 naming %j', async (query, parameters) => {
+    const { status, body } = await getJson(`/api/products?${query}`);
+    expect(status).toBe(400);
+    expect(body.errors.map((e: { parameter: string }) => e.parameter).sort()).toEqual([...parameters].sort());
   });
 });
 

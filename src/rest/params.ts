@@ -77,22 +77,62 @@ function parseOne(spec: ParamSpec, text: string): Parsed {
 
 export type ParseResult = { ok: true; variables: Record<string, unknown> } | { ok: false; errors: ParameterProblem[] };
 
+/** `name[]` (axios, jQuery, PHP) and `name[0]` (qs's indices): list forms of `name`. */
+const BRACKETED = /^([^[\]]+)\[(\d*)\]$/;
+
 /**
- * The query string (and path parameters) → GraphQL variables. A repeated parameter is an error, an
- * empty one counts as absent, an unknown one is ignored (contract §7).
+ * Every value the query string gives for each parameter, whatever form the client used (contract
+ * §11.1): `terms=12,24`, `terms=12&terms=24`, `terms[]=12&terms[]=24` (`terms%5B%5D` decodes to the
+ * same), `terms[0]=12`, or a mix. `odd` names the known parameters sent in a form that is none of
+ * these (`terms[a]=12`): a client that sends them means something, so it is told, not ignored.
+ */
+function valuesByName(known: ReadonlySet<string>, query: URLSearchParams): { values: Map<string, string[]>; odd: Set<string> } {
+  const values = new Map<string, string[]>();
+  const odd = new Set<string>();
+  for (const [key, value] of query) {
+    let name = key;
+    if (!known.has(key) && key.endsWith(']')) {
+      const m = BRACKETED.exec(key);
+      const base = m?.[1] ?? key.slice(0, key.indexOf('['));
+      if (!known.has(base)) continue;
+      if (!m) {
+        odd.add(base);
+        continue;
+      }
+      name = base;
+    }
+    if (!known.has(name)) continue;
+    const list = values.get(name);
+    if (list) list.push(value);
+    else values.set(name, [value]);
+  }
+  return { values, odd };
+}
+
+/**
+ * The query string (and path parameters) → GraphQL variables. A list parameter takes every value in
+ * every form; any other parameter given twice is an error; an empty one counts as absent, an unknown
+ * one is ignored (contract §7, §11.1).
  */
 export function parseParams(specs: readonly ParamSpec[], query: URLSearchParams, path: Record<string, string> = {}): ParseResult {
   const errors: ParameterProblem[] = [];
   const variables: Record<string, unknown> = {};
   const internal: Record<string, unknown> = {};
+  const { values, odd } = valuesByName(new Set(specs.filter((s) => s.in === 'query').map((s) => s.name)), query);
   for (const spec of specs) {
+    if (odd.has(spec.name)) {
+      errors.push({ parameter: spec.name, message: `is sent in a form this API does not read; send ${spec.name}=a${spec.list ? `,b (or ${spec.name}=a&${spec.name}=b, or ${spec.name}[]=a&${spec.name}[]=b)` : ''}` });
+      continue;
+    }
     let raw: string;
     if (spec.in === 'path') {
       raw = path[spec.name] ?? '';
+    } else if (spec.list) {
+      raw = (values.get(spec.name) ?? []).join(',');
     } else {
-      const given = query.getAll(spec.name);
+      const given = (values.get(spec.name) ?? []).filter((v) => v.trim() !== '');
       if (given.length > 1) {
-        errors.push({ parameter: spec.name, message: `given ${given.length} times; give it once (lists are comma-separated)` });
+        errors.push({ parameter: spec.name, message: `given ${given.length} times; give it once` });
         continue;
       }
       raw = (given[0] ?? '').trim();
