@@ -217,6 +217,14 @@ describe('the node fast path', () => {
     expect(gunzipSync(gz.body).equals(first.body)).toBe(true);
   });
 
+  it('makes the Link header of a cached answer from the request at hand', async () => {
+    const a = await raw('/api/products?type=all&pageSize=7&amount=4321');
+    const b = await raw('/api/products?amount=4321&pageSize=7&type=all&ref=b');
+    expect(b.body.equals(a.body)).toBe(true); // the same normalised request: one cache entry
+    expect(a.headers.link).toContain('</api/products?type=all&pageSize=7&amount=4321&page=2>; rel="next"');
+    expect(b.headers.link).toContain('</api/products?amount=4321&pageSize=7&type=all&ref=b&page=2>; rel="next"');
+  });
+
   it('puts a reason phrase on the status line of answers built by the application', async () => {
     const res = await raw('/api/nothing');
     expect(res.status).toBe(404);

@@ -42,7 +42,8 @@ describe('GET /api/products', () => {
     const { status, headers, body } = await getJson('/api/products');
     expect(status).toBe(200);
     expect(headers.get('content-type')).toMatch(/^application\/json/);
-    expect(Object.keys(body)).toEqual(['items', 'total', 'hiddenByDgs', 'hiddenIneligible', 'facets', 'termCurve', 'typeMax', 'market', 'generatedAt']);
+    expect(Object.keys(body)).toEqual(['items', 'total', 'hiddenByDgs', 'hiddenIneligible', 'facets', 'termCurve', 'typeMax', 'market', 'generatedAt', 'page', 'pageSize', 'pages']);
+    expect(body).toMatchObject({ page: 1, pageSize: 50, pages: Math.max(1, Math.ceil(body.total / 50)) });
     expect(body.items).toHaveLength(Math.min(50, body.total));
     for (const item of body.items) {
       expect(Object.keys(item)).toEqual(OFFER_KEYS);
@@ -168,6 +169,70 @@ describe('GET /api/products', () => {
     expect(body).toMatchObject({ type: expect.any(String), title: expect.any(String), status: 400, detail: expect.any(String) });
     expect(body.errors.map((e: { parameter: string }) => e.parameter).sort()).toEqual([...parameters].sort());
     for (const e of body.errors) expect(e.message.length).toBeGreaterThan(5);
+  });
+});
+
+describe('paging (contract §11.3)', () => {
+  /** rel → the URL's query, from an RFC 8288 Link header. */
+  function links(header: string | null): Record<string, URLSearchParams> {
+    const out: Record<string, URLSearchParams> = {};
+    for (const part of (header ?? '').split(/,\s*(?=<)/)) {
+      const m = /^<([^>]*)>;\s*rel="(\w+)"$/.exec(part.trim());
+      if (m) out[m[2]!] = new URL(m[1]!, 'http://test.local').searchParams;
+    }
+    return out;
+  }
+
+  it('links first, prev, next and last from the request\'s own query, only those that exist', async () => {
+    const query = 'type=all&terms[]=12&terms[]=24&fullDgs=false&pageSize=5&utm_source=feed';
+    const first = await getJson(`/api/products?${query}`);
+    const { pages, total } = first.body;
+    expect(pages).toBe(Math.ceil(total / 5));
+    expect(pages).toBeGreaterThan(3);
+    const l1 = links(first.headers.get('link'));
+    expect(Object.keys(l1)).toEqual(['first', 'next', 'last']);
+    expect(l1.next!.get('page')).toBe('2');
+    expect(l1.last!.get('page')).toBe(String(pages));
+    // The rest of the query is the client's own: its list form and even parameters we ignore.
+    expect(l1.next!.getAll('terms[]')).toEqual(['12', '24']);
+    expect(l1.next!.get('utm_source')).toBe('feed');
+
+    const middle = await getJson(`/api/products?${query}&page=2`);
+    expect(Object.keys(links(middle.headers.get('link')))).toEqual(['first', 'prev', 'next', 'last']);
+    expect(links(middle.headers.get('link')).prev!.get('page')).toBe('1');
+    const last = await getJson(`/api/products?${query}&page=${pages}`);
+    expect(Object.keys(links(last.headers.get('link')))).toEqual(['first', 'prev', 'last']);
+    // Following next from page 1 to the end visits every item once.
+    const seen: string[] = [];
+    let next: string | null = `/api/products?${query}`;
+    while (next) {
+      const res = await getJson(next);
+      seen.push(...res.body.items.map((i: any) => i.id));
+      const n = links(res.headers.get('link')).next;
+      next = n ? `/api/products?${n}` : null;
+    }
+    expect(seen).toHaveLength(total);
+    expect(new Set(seen).size).toBe(total);
+  });
+
+  it('gives an empty list one page, and a page past the end links back into the list', async () => {
+    const empty = await getJson('/api/products?zoek=nothing-matches-this');
+    expect(empty.body).toMatchObject({ total: 0, page: 1, pages: 1 });
+    expect(Object.keys(links(empty.headers.get('link')))).toEqual(['first', 'last']);
+    const beyond = await getJson('/api/products?type=all&pageSize=500&page=99');
+    expect(beyond.body.items).toEqual([]);
+    const l = links(beyond.headers.get('link'));
+    expect(Object.keys(l)).toEqual(['first', 'prev', 'last']);
+    expect(l.prev!.get('page')).toBe(String(beyond.body.pages));
+  });
+
+  it('links the rate-plan listing, but not one offer\'s plans', async () => {
+    const listing = await getJson('/api/rates/history?pageSize=10&page=3');
+    expect(listing.body).toMatchObject({ page: 3, pageSize: 10, pages: Math.ceil(listing.body.total / 10) });
+    expect(Object.keys(links(listing.headers.get('link')))).toEqual(['first', 'prev', 'next', 'last']);
+    const offer = t.app.services.store.current().offers[0]!;
+    expect((await t.get(`/api/rates/history?offerId=${offer.id}`)).headers.get('link')).toBeNull();
+    expect((await t.get('/api/rates/history?view=market')).headers.get('link')).toBeNull();
   });
 });
 
@@ -297,7 +362,7 @@ describe('the other endpoints', () => {
 
   it('GET /api/rates/history: listing (100 per page), one offer (limit 100), market view (90 days)', async () => {
     const listing = await getJson('/api/rates/history');
-    expect(Object.keys(listing.body)).toEqual(['items', 'total', 'page', 'pageSize']);
+    expect(Object.keys(listing.body)).toEqual(['items', 'total', 'page', 'pageSize', 'pages']);
     expect(listing.body).toMatchObject({ page: 1, pageSize: 100 });
     expect(listing.body.items).toHaveLength(100);
     const offer = t.app.services.store.current().offers[0]!;
@@ -310,7 +375,7 @@ describe('the other endpoints', () => {
     expect((await getJson('/api/rates/history?view=market&days=7')).body.items).toHaveLength(7);
     const filtered = await getJson(`/api/rates/history?type=deposit&brand=${offer.brand.id}&page=1&pageSize=5`);
     expect(filtered.body).toEqual(
-      await viaGraphql(`{ rateHistory(type: DEPOSIT, brand: "${offer.brand.id}", page: 1, pageSize: 5) { items { id offerId offer { id name brand { id name country } } validFrom validTo observedAt headlineRate rateType tierMode tiers { from to rate } promotion { kind rate months maxBalance } sourceId } total page pageSize } }`).then((d) => d.rateHistory),
+      await viaGraphql(`{ rateHistory(type: DEPOSIT, brand: "${offer.brand.id}", page: 1, pageSize: 5) { items { id offerId offer { id name brand { id name country } } validFrom validTo observedAt headlineRate rateType tierMode tiers { from to rate } promotion { kind rate months maxBalance } sourceId } total page pageSize pages } }`).then((d) => d.rateHistory),
     );
     expect((await getJson('/api/rates/history?offerId=nope')).status).toBe(404);
     const bad = await getJson('/api/rates/history?view=table&days=0&limit=501&pageSize=0&type=bond');

@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServerAdapter } from '@whatwg-node/server';
 import type { Logger } from '../logger.js';
 import type { BodyCache } from './body-cache.js';
-import { answer, answerStream, cacheHeaders, encodedBody, finish, matchesIfNoneMatch, preferredEncoding, STREAM_ETAG, type FinishedBody } from './layer.js';
+import { answer, answerStream, cacheHeaders, encodedBody, finish, linkHeader, matchesIfNoneMatch, preferredEncoding, STREAM_ETAG, type FinishedBody } from './layer.js';
 import { logged, logLine } from './logging.js';
 import { problemResponse } from './problem.js';
 import { RateLimiter } from './rate-limit.js';
@@ -135,6 +135,7 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
       return;
     }
     for (const [name, value] of entry.headers) headers[name] = value;
+    if (entry.paging) headers.link = linkHeader(pathAndQuery, entry.paging.page, entry.paging.pages);
     const encoding = preferredEncoding(req.headers['accept-encoding'] ?? null);
     return encodedBody(entry, encoding, grew(key)).then((body) => {
       if (body !== entry.body) headers['content-encoding'] = encoding!;

@@ -18,6 +18,34 @@ const gzip = promisify(zlib.gzip);
 /** Not worth compressing below this size. */
 const MIN_COMPRESS_BYTES = 1024;
 
+/** A paged answer's page and page count ("2 7"), for its Link header; the header itself is made per request. */
+export const PAGING_HEADER = 'x-paging';
+
+/**
+ * RFC 8288 links to the first, previous, next and last page (only those that exist), built from the
+ * request's own query with only the page changed: a client follows them without knowing our parameters.
+ */
+export function linkHeader(pathAndQuery: string, page: number, pages: number): string {
+  const q = pathAndQuery.indexOf('?');
+  const path = q < 0 ? pathAndQuery : pathAndQuery.slice(0, q);
+  const params = new URLSearchParams(q < 0 ? '' : pathAndQuery.slice(q + 1));
+  for (const key of [...params.keys()]) if (key === 'page' || /^page\[\d*\]$/.test(key)) params.delete(key);
+  const to = (n: number, rel: string) => {
+    params.set('page', String(n));
+    return `<${path}?${params}>; rel="${rel}"`;
+  };
+  const links = [to(1, 'first')];
+  if (page > 1) links.push(to(Math.min(page - 1, pages), 'prev'));
+  if (page < pages) links.push(to(page + 1, 'next'));
+  links.push(to(pages, 'last'));
+  return links.join(', ');
+}
+
+const pagingOf = (response: Response): FinishedBody['paging'] => {
+  const [page, pages] = (response.headers.get(PAGING_HEADER) ?? '').split(' ').map(Number);
+  return page && pages ? { page, pages } : undefined;
+};
+
 /** Marks a streamed response, with the ETag computed from what determines its body. */
 export const STREAM_ETAG = 'x-stream-etag';
 
@@ -53,6 +81,8 @@ export interface FinishedBody {
   headers: [string, string][];
   cacheControl: string;
   vary: string;
+  /** Paged answers: their page and page count, for the Link header. */
+  paging?: { page: number; pages: number };
   body: Uint8Array;
   etag: string;
   encoded: Partial<Record<'br' | 'gzip', Uint8Array>>;
@@ -73,7 +103,8 @@ const cacheControlOf = (response: Response) => response.headers.get('cache-contr
 export async function finish(response: Response): Promise<FinishedBody> {
   const body = new Uint8Array(await response.arrayBuffer());
   const headers = [...response.headers].filter(([name]) => CONTENT_HEADERS.has(name));
-  return { status: response.status, headers, cacheControl: cacheControlOf(response), vary: varyOf(response), body, etag: etagOf(body), encoded: {} };
+  const paging = pagingOf(response);
+  return { status: response.status, headers, cacheControl: cacheControlOf(response), vary: varyOf(response), ...(paging ? { paging } : {}), body, etag: etagOf(body), encoded: {} };
 }
 
 /** The body in the encoding asked for (made once, then kept with it), or the plain body. */
@@ -113,6 +144,10 @@ export async function answer(request: Request, finished: FinishedBody, onGrow?: 
   if (matchesIfNoneMatch(request.headers.get('if-none-match'), etag)) return notModified(etag, cacheControl, vary);
   const headers = new Headers(finished.headers);
   for (const [name, value] of Object.entries(cacheHeaders(etag, cacheControl, vary))) headers.set(name, value);
+  if (finished.paging) {
+    const url = new URL(request.url);
+    headers.set('link', linkHeader(url.pathname + url.search, finished.paging.page, finished.paging.pages));
+  }
   const encoding = preferredEncoding(request.headers.get('accept-encoding'));
   const body = await encodedBody(finished, encoding, onGrow);
   if (body !== finished.body) headers.set('content-encoding', encoding!);

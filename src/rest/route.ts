@@ -3,7 +3,7 @@
 // takes the parsed parameters, runs a fixed GraphQL operation and shapes the answer. Every route takes
 // that one path: src/rest/facade.ts matches, parses and calls `handle`.
 import type { DocumentNode } from 'graphql';
-import { CACHE_CONTROL } from '../http/layer.js';
+import { CACHE_CONTROL, PAGING_HEADER } from '../http/layer.js';
 import type { ParamSpec } from './params.js';
 
 export type Variables = Record<string, unknown>;
@@ -64,3 +64,6 @@ export interface RestRoute {
 
 export const json = (body: unknown, init: { status?: number; headers?: Record<string, string> } = {}) =>
   new Response(JSON.stringify(body), { status: init.status ?? 200, headers: { 'content-type': 'application/json; charset=utf-8', ...init.headers } });
+
+/** A paged answer: the body, and its page and page count for the Link header the HTTP layer makes. */
+export const pagedJson = (body: { page: number; pages: number }) => json(body, { headers: { [PAGING_HEADER]: `${body.page} ${body.pages}` } });

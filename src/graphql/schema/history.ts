@@ -1,5 +1,6 @@
 // Query.rateHistory and Query.marketHistory (GET /api/rates/history, its plan and market views).
 import type { PlanItem } from '../../catalog/history.js';
+import { pageCount } from '../../catalog/pipeline.js';
 import type { MarketDay } from '../../catalog/market.js';
 import { clientError, fromDatabase } from '../../http/errors.js';
 import { DEFAULTS, PARAMS } from '../args.js';
@@ -38,6 +39,7 @@ interface PlanPage {
   total: number;
   page: number;
   pageSize: number;
+  pages: number;
 }
 
 const RatePlanPageRef = builder.objectRef<PlanPage>('RatePlanPage').implement({
@@ -47,6 +49,7 @@ const RatePlanPageRef = builder.objectRef<PlanPage>('RatePlanPage').implement({
     total: t.exposeInt('total'),
     page: t.exposeInt('page'),
     pageSize: t.exposeInt('pageSize'),
+    pages: t.exposeInt('pages', { description: 'pages that hold the total (listing; for one offer: 1)' }),
   }),
 });
 
@@ -67,10 +70,10 @@ builder.queryField('rateHistory', (t) =>
       if (offerId !== null) {
         if (!ctx.catalog.byId.has(offerId) && !ctx.catalog.removed.has(offerId)) throw clientError('NOT_FOUND', `no offer with id "${offerId}"`);
         const plans = await fromDatabase(ctx.services.database, () => ctx.loaders.plans.load(offerId));
-        return { items: plans.slice(0, args.limit), total: plans.length, page: 1, pageSize: args.limit };
+        return { items: plans.slice(0, args.limit), total: plans.length, page: 1, pageSize: args.limit, pages: 1 };
       }
       const page = await fromDatabase(ctx.services.database, () => ctx.loaders.planPage({ brand: args.brand ?? null, type: args.type, page: args.page, pageSize: args.pageSize }));
-      return { ...page, page: args.page, pageSize: args.pageSize };
+      return { ...page, page: args.page, pageSize: args.pageSize, pages: pageCount(page.total, args.pageSize) };
     },
   }),
 );

@@ -112,6 +112,9 @@ export const ProductListRef = builder.objectRef<ProductList>('ProductListResult'
     typeMax: t.field({ type: TypeMaxRef, resolve: (l) => l.typeMax }),
     market: t.field({ type: MarketSummaryRef, resolve: (l) => l.market }),
     generatedAt: t.field({ type: 'DateTime', description: 'when the data last changed', resolve: (l) => l.generatedAt }),
+    page: t.exposeInt('page', { description: 'this page (from 1)' }),
+    pageSize: t.exposeInt('pageSize', { description: 'items per page' }),
+    pages: t.exposeInt('pages', { description: 'pages that hold the total; at least 1' }),
   }),
 });
 

@@ -4,7 +4,7 @@ import { GraphQLEnumType, type GraphQLArgument } from 'graphql';
 import { schema } from '../../graphql/schema/index.js';
 import { queryParams, type ParamSpec } from '../params.js';
 import { sofaProjection } from '../projection.js';
-import { DATA, json, type RestRoute } from '../route.js';
+import { DATA, json, pagedJson, type RestRoute } from '../route.js';
 
 const project = sofaProjection(schema);
 const plans = project('rateHistory');
@@ -51,7 +51,8 @@ export const historyRoute: RestRoute = {
       return json(data.marketHistory);
     }
     const own = Object.fromEntries(planParams.filter((p) => p.name in variables).map((p) => [p.name, variables[p.name]]));
-    const data = await run<{ rateHistory: unknown }>(plans, own);
-    return json(data.rateHistory);
+    const data = await run<{ rateHistory: { page: number; pages: number } }>(plans, own);
+    // One offer's plans are its newest `limit`, not a page of a longer list.
+    return variables.offerId ? json(data.rateHistory) : pagedJson(data.rateHistory);
   },
 };

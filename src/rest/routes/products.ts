@@ -2,7 +2,7 @@
 import { schema } from '../../graphql/schema/index.js';
 import { queryParams } from '../params.js';
 import { sofaProjection } from '../projection.js';
-import { DATA, json, type RestRoute } from '../route.js';
+import { DATA, pagedJson, type RestRoute } from '../route.js';
 
 const operation = sofaProjection(schema)('products');
 
@@ -19,7 +19,7 @@ export const productsRoute: RestRoute = {
   readsDatabase: false,
   paged: true,
   async handle({ variables, run }) {
-    const data = await run<{ products: unknown }>(operation, variables);
-    return json(data.products);
+    const data = await run<{ products: { page: number; pages: number } }>(operation, variables);
+    return pagedJson(data.products);
   },
 };
