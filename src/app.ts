@@ -122,6 +122,9 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     healthCheckEndpoint: '/_yoga/health',
     landingPage: false,
     logging: false,
+    // CORS is the HTTP layer's, one policy for every answer (src/http/cors.ts); yoga's would echo the
+    // Origin and allow credentials.
+    cors: false,
     graphiql: { title: 'Savings-rate API', defaultQuery: DEFAULT_QUERY },
     renderGraphiQL: renderLocalGraphiQL,
     maskedErrors: {

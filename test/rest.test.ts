@@ -206,9 +206,9 @@ describe('paging (contract §11.3)', () => {
     const seen: string[] = [];
     let next: string | null = `/api/products?${query}`;
     while (next) {
-      const res = await getJson(next);
+      const res: { headers: Headers; body: any } = await getJson(next);
       seen.push(...res.body.items.map((i: any) => i.id));
-      const n = links(res.headers.get('link')).next;
+      const n: URLSearchParams | undefined = links(res.headers.get('link')).next;
       next = n ? `/api/products?${n}` : null;
     }
     expect(seen).toHaveLength(total);

@@ -8,6 +8,7 @@ import { createServerAdapter } from '@whatwg-node/server';
 import type { Logger } from '../logger.js';
 import type { BodyCache } from './body-cache.js';
 import { answer, answerStream, cacheHeaders, encodedBody, finish, linkHeader, matchesIfNoneMatch, preferredEncoding, STREAM_ETAG, type FinishedBody } from './layer.js';
+import { CORS_HEADERS, isPreflight, preflight } from './cors.js';
 import { logged, logLine } from './logging.js';
 import { problemResponse } from './problem.js';
 import { RateLimiter } from './rate-limit.js';
@@ -77,9 +78,10 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
     if (url.pathname.length + url.search.length > MAX_URL_LENGTH) {
       return problemResponse('URI_TOO_LONG', `The URL is longer than ${MAX_URL_LENGTH} characters.`);
     }
-    // A CORS preflight gets yoga's answer (browsers need it to send If-None-Match); any other OPTIONS
-    // on the read-only API is a method it does not allow.
-    if (request.method === 'OPTIONS' && pathname.startsWith('/api') && !request.headers.has('access-control-request-method')) {
+    // A CORS preflight is answered here, for every path alike; any other OPTIONS on the read-only API is
+    // a method it does not allow.
+    if (isPreflight(request)) return preflight(request, pathname);
+    if (request.method === 'OPTIONS' && pathname.startsWith('/api')) {
       return problemResponse('METHOD_NOT_ALLOWED', 'OPTIONS is not allowed here; the API is read-only (GET, HEAD).', undefined, { allow: 'GET, HEAD' });
     }
     const get = request.method === 'GET' || request.method === 'HEAD';
@@ -116,7 +118,7 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
 
   const fetch = (request: Request): Promise<Response> => {
     const scope = { id: requestIdFrom(request.headers.get('x-request-id')), startedAt: process.hrtime.bigint() };
-    return requestScope.run(scope, async () => logged(logger, scope, request.method, request.url, await handle(request)));
+    return requestScope.run(scope, async () => logged(logger, scope, request.method, request.url, await handle(request), { 'x-request-id': scope.id, ...CORS_HEADERS }));
   };
 
   const adapter = createServerAdapter(fetch);
@@ -126,8 +128,7 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
     const header = req.headers['x-request-id'];
     const id = requestIdFrom(typeof header === 'string' ? header : null);
     const pathAndQuery = req.url ?? '/';
-    const headers = cacheHeaders(entry.etag, entry.cacheControl, entry.vary);
-    headers['x-request-id'] = id;
+    const headers: Record<string, string> = { ...cacheHeaders(entry.etag, entry.cacheControl, entry.vary), ...CORS_HEADERS, 'x-request-id': id };
     if (matchesIfNoneMatch(req.headers['if-none-match'] ?? null, entry.etag)) {
       res.writeHead(304, headers);
       res.end();
@@ -157,7 +158,7 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
     const header = req.headers['x-request-id'];
     const id = requestIdFrom(typeof header === 'string' ? header : null);
     void response.text().then((body) => {
-      res.writeHead(response.status, { ...Object.fromEntries(response.headers), 'x-request-id': id });
+      res.writeHead(response.status, { ...Object.fromEntries(response.headers), ...CORS_HEADERS, 'x-request-id': id });
       res.end(body);
       logLine(logger, id, startedAt, req.method ?? 'GET', (req.url ?? '/').slice(0, 200), response.status);
     });

@@ -122,15 +122,9 @@ export async function encodedBody(finished: FinishedBody, encoding: 'br' | 'gzip
   return encoded;
 }
 
-/** What every answer to a GET carries: its validator, how to cache it, and that any web page may read it. */
+/** What every finished answer to a GET carries: its validator and how to cache it. */
 export function cacheHeaders(etag: string, cacheControl: string, vary: string): Record<string, string> {
-  return {
-    etag,
-    'cache-control': cacheControl,
-    vary,
-    'access-control-allow-origin': '*',
-    'access-control-expose-headers': 'ETag, X-Request-Id',
-  };
+  return { etag, 'cache-control': cacheControl, vary };
 }
 
 /** 304 with a fresh header set: copying the 200's headers would leave Content-Type on it. */

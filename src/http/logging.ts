@@ -20,20 +20,21 @@ export function logLine(logger: Logger, requestId: string, startedAt: bigint, me
   );
 }
 
-export function logged(logger: Logger, scope: RequestScope, method: string, url: string, response: Response): Response {
-  // A reason phrase on the status line ("200 OK"), and the request id, need a response we may change.
-  if (!response.statusText || !trySet(response, scope.id)) {
+/** The response with headers every answer carries (the request id, CORS), logged. */
+export function logged(logger: Logger, scope: RequestScope, method: string, url: string, response: Response, headers: Record<string, string>): Response {
+  // A reason phrase on the status line ("200 OK"), and the headers, need a response we may change.
+  if (!response.statusText || !trySet(response, headers)) {
     response = new Response(response.body, { status: response.status, statusText: STATUS_CODES[response.status] ?? '', headers: response.headers });
-    response.headers.set('x-request-id', scope.id);
+    for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
   }
   const { pathname, search } = new URL(url);
   logLine(logger, scope.id, scope.startedAt, method, pathname + search, response.status);
   return response;
 }
 
-function trySet(response: Response, id: string): boolean {
+function trySet(response: Response, headers: Record<string, string>): boolean {
   try {
-    response.headers.set('x-request-id', id);
+    for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
     return true;
   } catch {
     return false; // some responses have immutable headers
