@@ -19,7 +19,7 @@ import { HistoryCache } from './graphql/loaders.js';
 import { DatabaseStatus } from './db/status.js';
 import { costLimit } from './graphql/cost.js';
 import { schema } from './graphql/schema/index.js';
-import { DEFAULT_QUERY, graphiqlAssets, renderLocalGraphiQL } from './http/graphiql.js';
+import { graphiql } from './http/graphiql.js';
 import { BodyCache } from './http/body-cache.js';
 import { createHttpHandler } from './http/handler.js';
 import { problemResponse } from './http/problem.js';
@@ -125,8 +125,8 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     // CORS is the HTTP layer's, one policy for every answer (src/http/cors.ts); yoga's would echo the
     // Origin and allow credentials.
     cors: false,
-    graphiql: { title: 'Savings-rate API', defaultQuery: DEFAULT_QUERY },
-    renderGraphiQL: renderLocalGraphiQL,
+    // GraphiQL is a page of our own (src/http/graphiql.ts).
+    graphiql: false,
     maskedErrors: {
       // Errors we raise on purpose (GraphQLErrors with a code) reach the client; anything else is
       // logged with the request id and answered as "Unexpected error." without internals.
@@ -138,7 +138,7 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
       },
     },
     plugins: [
-      graphiqlAssets(),
+      graphiql(),
       notFound(),
       graphqlVariesByAccept(),
       rest.plugin,
