@@ -2,10 +2,8 @@
 // at /api is a projection of the same schema. Tests call app.fetch(); server.ts listens.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { useGraphQlJit, type JITCache } from '@envelop/graphql-jit';
-import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
-import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { createInMemoryAPQStore, useAPQ } from '@graphql-yoga/plugin-apq';
-import { GraphQLError, type ValidationContext } from 'graphql';
+import type { GraphQLError } from 'graphql';
 import { createLRUCache, createYoga, maskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { createCalcService } from './catalog/calc-service.js';
 import { HealthCheck } from './catalog/health.js';
@@ -17,7 +15,8 @@ import type { Database } from './db/client.js';
 import { createContext, type Context, type Services } from './graphql/context.js';
 import { HistoryCache } from './graphql/loaders.js';
 import { DatabaseStatus } from './db/status.js';
-import { costLimit } from './graphql/cost.js';
+import type { ListBounds } from './graphql/cost.js';
+import { listBounds, OPERATION_LIMITS, operationLimits } from './graphql/limits.js';
 import { schema } from './graphql/schema/index.js';
 import { graphiql } from './http/graphiql.js';
 import { BodyCache } from './http/body-cache.js';
@@ -46,19 +45,6 @@ export interface App {
   /** Stops watching for new data (the database itself is the caller's). */
   close(): Promise<void>;
 }
-
-export const LIMITS = { depth: 8, aliases: 15, cost: 100_000 } as const;
-
-// graphql-armor throws from inside validation, which yoga answers with 200; reporting the rejection as
-// a validation error gets the 400 and a stable code instead.
-const tooComplex = {
-  exposeLimits: true,
-  propagateOnRejection: false,
-  onReject: [
-    (context: ValidationContext | null, error: GraphQLError) =>
-      context?.reportError(new GraphQLError(error.message.replace(/^Syntax Error: /, ''), { extensions: { code: 'QUERY_TOO_COMPLEX' } })),
-  ],
-};
 
 /** Paths that are neither GraphQL, its assets nor the REST API: a problem+json 404 ("/" leads to the docs). */
 function notFound(): Plugin {
@@ -113,6 +99,13 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     database,
   };
 
+  // The list lengths the data allows, for the cost estimate: worked out once per data version.
+  let boundsOf: { version: number; bounds: ListBounds } | undefined;
+  const bounds = () => {
+    const catalog = store.current();
+    if (boundsOf?.version !== catalog.version) boundsOf = { version: catalog.version, bounds: listBounds(catalog) };
+    return boundsOf.bounds;
+  };
   const rest = createRestFacade({ logger, metrics: async () => metrics() });
   const yoga = createYoga<Record<string, unknown>, Context>({
     schema,
@@ -127,6 +120,8 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     cors: false,
     // GraphiQL is a page of our own (src/http/graphiql.ts).
     graphiql: false,
+    // Clients that batch detail lookups send a JSON array of operations (limits in src/graphql/limits.ts).
+    batching: { limit: OPERATION_LIMITS.batch },
     maskedErrors: {
       // Errors we raise on purpose (GraphQLErrors with a code) reach the client; anything else is
       // logged with the request id and answered as "Unexpected error." without internals.
@@ -144,9 +139,7 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
       rest.plugin,
       restSpelling(),
       useAPQ({ store: createInMemoryAPQStore({ max: 1000, ttl: 0 }) }),
-      maxDepthPlugin({ n: LIMITS.depth, ...tooComplex }),
-      maxAliasesPlugin({ n: LIMITS.aliases, ...tooComplex }),
-      costLimit(LIMITS.cost),
+      ...operationLimits(bounds),
       useGraphQlJit({}, { cache: compiledQueries }),
     ],
   });

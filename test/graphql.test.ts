@@ -2,7 +2,10 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIMITS } from '../src/app.js';
+import { OPERATION_LIMITS as LIMITS } from '../src/graphql/limits.js';
+import { sofaProjection } from '../src/rest/projection.js';
+import { schema } from '../src/graphql/schema/index.js';
+import { print } from 'graphql';
 import { listProducts } from '../src/catalog/pipeline.js';
 import { productQuery } from '../src/catalog/query.js';
 import { Decimal } from '../src/domain/decimal.js';
@@ -204,27 +207,76 @@ describe('invalid arguments', () => {
 });
 
 describe('protection', () => {
-  it('rejects a query deeper than the limit', async () => {
+  /** POST with the Accept header a client sends: the status must not depend on it. */
+  async function post(body: unknown, accept: string) {
+    const res = await t.app.fetch(new Request('http://test.local/graphql', { method: 'POST', headers: { 'content-type': 'application/json', accept }, body: JSON.stringify(body) }));
+    return { status: res.status, body: (await res.json()) as any };
+  }
+  const ACCEPTS = ['application/json', 'application/graphql-response+json', 'application/graphql-response+json, application/json;q=0.9', '*/*'];
+
+  const deep = () => {
     let selection = 'id';
     for (let i = 0; i < LIMITS.depth; i++) selection = `sameLicence { ${selection} }`;
-    const { status, body } = await t.graphql(`{ product(id: "x") { offer { id } ${selection} } }`);
-    expect(status).toBe(400);
-    expect(body.errors?.[0]?.message).toMatch(/depth/i);
+    return `{ product(id: "x") { offer { id } ${selection} } }`;
+  };
+  const aliased = () => `{ ${Array.from({ length: LIMITS.aliases + 1 }, (_, i) => `a${i}: changes(limit: 1) { items { id } }`).join(' ')} }`;
+  /** offers with `n` ids and the whole detail selection: what GET /api/products/{id} answers, `n` times. */
+  const details = (n: number, alias = 'offers') => {
+    const printed = print(sofaProjection(schema)('product'));
+    const selection = printed.slice(printed.indexOf('{', printed.indexOf('product(')), printed.lastIndexOf('}'));
+    const offers = t.app.services.store.current().offers;
+    const ids = Array.from({ length: n }, (_, i) => JSON.stringify(offers[(i * 7) % offers.length]!.id)).join(', ');
+    return `${alias}: offers(ids: [${ids}]) ${selection}`;
+  };
+  const costly = () => `{ ${details(100, 'a')} ${details(100, 'b')} }`;
+
+  it.each([
+    ['depth', () => ({ query: deep() }), /depth/i],
+    ['aliases', () => ({ query: aliased() }), /alias/i],
+    ['cost', () => ({ query: costly() }), /cost/i],
+    ['batch', () => Array.from({ length: LIMITS.batch + 1 }, () => ({ query: '{ meta { dataVersion } }' })), /batch/i],
+  ] as const)('answers an operation over the %s limit 400, whatever the client accepts', async (limit, body, message) => {
+    for (const accept of ACCEPTS) {
+      const { status, body: answer } = await post(body(), accept);
+      expect(status, `${limit}, Accept: ${accept}`).toBe(400);
+      const error = (Array.isArray(answer) ? answer[0] : answer).errors[0];
+      expect(error.message).toMatch(message);
+      expect(error.extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit, max: LIMITS[limit] });
+    }
   });
 
-  it('rejects too many aliases', async () => {
-    const aliases = Array.from({ length: LIMITS.aliases + 1 }, (_, i) => `a${i}: changes(limit: 1) { items { id } }`).join(' ');
-    const { status, body } = await t.graphql(`{ ${aliases} }`);
-    expect(status).toBe(400);
-    expect(body.errors?.[0]?.message).toMatch(/alias/i);
+  it('lets offers take its 100 ids with the whole detail selection (what GET /api/products/{id} answers)', async () => {
+    const { status, body } = await post({ query: `{ ${details(100)} }` }, 'application/graphql-response+json');
+    expect(body.errors).toBeUndefined();
+    expect(status).toBe(200);
+    expect(body.data.offers).toHaveLength(100);
+    expect(body.data.offers[99].offer.calc.steps.length).toBeGreaterThan(0);
   });
 
-  it('rejects an operation whose estimated cost is too high', async () => {
-    const offer = `items { ${OFFER_FIELDS} calc { steps { month openingBalance rate interest credited withholding closingBalance } } }`;
-    const aliases = Array.from({ length: 10 }, (_, i) => `p${i}: products(pageSize: 500, amount: "${1000 + i}") { ${offer} }`).join(' ');
-    const { status, body } = await t.graphql(`{ ${aliases} }`);
-    expect(status).toBe(400);
-    expect(body.errors?.[0]?.message).toMatch(/cost/i);
+  it('answers a batch of operations in order, and the batch shares one cost budget', async () => {
+    const batch = [{ query: '{ meta { dataVersion } }' }, { query: 'query($n: Int!) { changes(limit: $n) { items { id } } }', variables: { n: 3 } }, { query: '{ nope }' }];
+    const { status, body } = await post(batch, 'application/json');
+    expect(Array.isArray(body)).toBe(true);
+    expect(body).toHaveLength(3);
+    expect(body[0].data.meta.dataVersion).toBeGreaterThan(0);
+    expect(body[1].data.changes.items).toHaveLength(3);
+    expect(body[2].errors[0].message).toMatch(/nope/);
+    expect(status).toBe(200);
+    // Each of these fits the budget alone; together they do not.
+    const heavy = { query: `{ ${details(100)} }` };
+    expect((await post(heavy, 'application/json')).status).toBe(200);
+    const two = await post([heavy, heavy], 'application/json');
+    const errors = two.body.flatMap((r: any) => r.errors ?? []);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ extensions: { code: 'QUERY_TOO_COMPLEX', limit: 'cost' } });
+    expect(errors[0].message).toMatch(/batch/);
+  });
+
+  it('states every limit in the schema', () => {
+    const query = schema.getQueryType()!;
+    for (const [name, max] of Object.entries(LIMITS)) expect(query.description, name).toContain(String(max));
+    expect(query.getFields().offers!.description).toMatch(/100 ids/);
+    expect(query.getFields().products!.args.find((a) => a.name === 'pageSize')!.description).toMatch(/500/);
   });
 
   it('masks unexpected errors: no internal message, a stable code', async () => {
