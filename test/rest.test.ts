@@ -4,6 +4,7 @@ import { validate } from '@readme/openapi-parser';
 import axios from 'axios';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CSV_COLUMNS, csvRow, type ExportItem } from '../src/rest/csv.js';
+import { Decimal } from '../src/domain/decimal.js';
 import { respellObject } from '../src/rest/spelling.js';
 import { schema } from '../src/graphql/schema/index.js';
 import { createTestApp, type TestApp } from './support/app.js';
@@ -404,6 +405,44 @@ describe('the other endpoints', () => {
       expect(stale.headers.get('cache-control')).toBe('no-cache');
     } finally {
       t.clock.now = now;
+    }
+  });
+});
+
+describe('the numbers agree (contract §11.2)', () => {
+  // The meta summary's `stale` and health's `checks.data` are one rule: around the maximum age, to the
+  // millisecond, they never disagree (they did for the second after it: one compared milliseconds, the
+  // other whole seconds).
+  it.each([-1_000, -1, 0, 1, 500, 999, 1_000, 1_001, 86_400_000])('say the same of the data %i ms past its maximum age', async (past) => {
+    const observed = t.app.services.store.current().lastObservedAt!;
+    const now = t.clock.now;
+    t.clock.now = new Date(observed.getTime() + t.config.maxDataAgeSeconds * 1000 + past);
+    try {
+      // POST: never a cached answer (a GET of the summary is reused within its minute)
+      const meta = ((await t.graphql<{ meta: { stale: boolean } }>('{ meta { stale } }')).body.data!).meta;
+      const health = await getJson('/api/health');
+      expect(meta.stale).toBe(health.body.checks.data !== 'ok');
+      expect(meta.stale).toBe(past >= 1_000); // whole seconds: stale once a full second past the maximum
+      expect(health.status).toBe(meta.stale ? 503 : 200);
+    } finally {
+      t.clock.now = now;
+    }
+  });
+
+  it('shows, in every detail, the last balance as end balance + fees when interest compounds and the amount when it is paid out', async () => {
+    const offers = t.app.services.store.current().offers;
+    const chosen = offers.filter((_, i) => i % 23 === 0);
+    expect(chosen.some((o) => o.interestCompounds)).toBe(true);
+    expect(chosen.some((o) => !o.interestCompounds)).toBe(true);
+    for (const offer of chosen) {
+      for (const amount of ['1234.56', '25000', '99999.99']) {
+        const { body } = await getJson(`/api/products/${offer.id}?amount=${amount}&horizon=24`);
+        const c = body.offer.calc;
+        const last = c.steps.at(-1);
+        const expected = offer.interestCompounds ? new Decimal(c.endBalance).plus(c.fees) : new Decimal(c.amount);
+        expect(last.closingBalance, `${offer.id} ${amount}`).toBe(expected.toFixed(2));
+        expect(new Decimal(c.endBalance).eq(new Decimal(c.amount).plus(c.netInterest))).toBe(true);
+      }
     }
   });
 });
