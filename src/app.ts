@@ -24,6 +24,7 @@ import { BodyCache } from './http/body-cache.js';
 import { createHttpHandler } from './http/handler.js';
 import { problemResponse } from './http/problem.js';
 import { currentRequestId } from './http/request-context.js';
+import { loadWebPage } from './http/web.js';
 import type { Logger } from './logger.js';
 import { restFacade } from './rest/plugin.js';
 import { restSpelling } from './rest/spelling.js';
@@ -59,7 +60,7 @@ const tooComplex = {
   ],
 };
 
-/** Paths that are neither GraphQL, its assets nor the REST API: a problem+json 404 ("/" leads to the docs). */
+/** Paths that are neither GraphQL, its assets nor the REST API: a problem+json 404 ("/" leads to the docs when the page is not built). */
 function notFound(): Plugin {
   return {
     onRequest({ url, endResponse }) {
@@ -149,7 +150,9 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     trustProxy: config.trustProxy,
     requestTimeoutMs: config.requestTimeoutMs,
   });
-  const { fetch, listener } = http;
+  // The comparison page (dist/web) is answered in front of the API's handler.
+  const web = await loadWebPage({ logger });
+  const { fetch, listener } = web.around(http);
   services.caches = () => ({ bodies: bodies.stats(), calculator: calc.stats(), history: services.history.stats(), compiledQueries: { entries: compiledQueries.size, max: compiledQueries.max } });
   const watcher = watchDataVersion(store, { pollMs: config.reloadPollMs, listenUrl: db.kind === 'postgresql' ? db.url : undefined, logger, database: services.database });
   return { fetch, listener, services, yoga, close: () => watcher.stop() };
