@@ -15,6 +15,9 @@ import { listVariables, parseState, serializeState, withChange, type PageState }
 
 const CHANGES = 8;
 
+/** The first request: the list for the URL's state, with the newest changes. */
+export const firstVariables = () => listVariables(parseState(location.search), { changes: CHANGES });
+
 function useUrlState(): [PageState, (next: PageState) => void] {
   const [state, setState] = useState(() => parseState(location.search));
   useEffect(() => {

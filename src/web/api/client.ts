@@ -52,12 +52,16 @@ export interface RequestOptions {
   fresh?: boolean;
 }
 
-export async function request<TResult, TVariables>(document: TypedDocumentString<TResult, TVariables>, variables: TVariables, options: RequestOptions = {}): Promise<TResult> {
-  const params = new URLSearchParams({ query: text(document as TypedDocumentString<unknown, unknown>), variables: JSON.stringify(variables) });
+function urlOf(document: TypedDocumentString<unknown, unknown>, variables: unknown): string {
+  return `/graphql?${new URLSearchParams({ query: text(document), variables: JSON.stringify(variables) })}`;
+}
+
+async function send<TResult>(url: string, options: RequestOptions): Promise<TResult> {
   let response: Response;
   try {
-    response = await fetch(`/graphql?${params}`, {
-      headers: { accept: 'application/graphql-response+json, application/json' },
+    response = await fetch(url, {
+      // application/json: errors come with 200 and their body, so a refused amount is no failed request.
+      headers: { accept: 'application/json' },
       signal: options.signal,
       cache: options.fresh ? 'no-cache' : 'default',
     });
@@ -75,4 +79,24 @@ export async function request<TResult, TVariables>(document: TypedDocumentString
   // Partial data (a detail whose history the database could not give) is shown; no data is an error.
   if (body.data == null) throw new ApiError(problemsOf(body.errors ?? [{ message: `The service answered ${response.status}.` }]));
   return body.data;
+}
+
+const early = new Map<string, Promise<unknown>>();
+
+/** Starts a request before the page has rendered; the first request() for the same query takes it over. */
+export function preload<TResult, TVariables>(document: TypedDocumentString<TResult, TVariables>, variables: TVariables): void {
+  const url = urlOf(document as TypedDocumentString<unknown, unknown>, variables);
+  const started = send<TResult>(url, {});
+  started.catch(() => undefined); // reported to whoever takes it over
+  early.set(url, started);
+}
+
+export function request<TResult, TVariables>(document: TypedDocumentString<TResult, TVariables>, variables: TVariables, options: RequestOptions = {}): Promise<TResult> {
+  const url = urlOf(document as TypedDocumentString<unknown, unknown>, variables);
+  const started = early.get(url);
+  if (started && !options.fresh) {
+    early.delete(url);
+    return started as Promise<TResult>;
+  }
+  return send<TResult>(url, options);
 }

@@ -24,7 +24,9 @@ export function useQuery<TResult, TVariables>(document: TypedDocumentString<TRes
     const controller = new AbortController();
     setState((s) => ({ ...s, loading: true }));
     request(document, latest.current, { signal: controller.signal }).then(
-      (data) => setState({ data, error: null, loading: false, key }),
+      (data) => {
+        if (!controller.signal.aborted) setState({ data, error: null, loading: false, key });
+      },
       (err: Error) => {
         if (controller.signal.aborted) return;
         const error = err instanceof ApiError ? err : new ApiError([{ parameter: null, message: err.message }]);

@@ -45,8 +45,10 @@ function Row({ offer, onOpen }: { offer: OfferRowFragment; onOpen(id: string): v
         )}
       </th>
       <td role="cell" class="num" data-label="Headline rate">
-        <Rate value={offer.headlineRate} />
-        <PromotionNote offer={offer} />
+        <span class="stack">
+          <Rate value={offer.headlineRate} />
+          <PromotionNote offer={offer} />
+        </span>
       </td>
       <td role="cell" class="num" data-label="Comparable yield">
         <Rate value={offer.calc.comparableYield} />

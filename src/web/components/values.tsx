@@ -12,7 +12,7 @@ type Offer = OfferRowFragment;
 export function PromotionNote({ offer }: { offer: Offer }) {
   const p = offer.promotion;
   if (!p) return null;
-  const what = p.kind === 'BONUS' ? <>+{formatRate(p.rate)} bonus</> : <>{formatRate(p.rate)} instead</>;
+  const what = p.kind === 'BONUS' ? <>+{formatRate(p.rate)} bonus</> : <>{formatRate(p.rate)} promotional rate</>;
   return (
     <span class="promo">
       {what} for the first {months(p.months)}
@@ -48,10 +48,10 @@ export function DgsBadge({ dgs }: { dgs: Offer['dgs'] }) {
       ) : (
         <span class="badge bad">No verified guarantee</span>
       )}
-      <span class="sub">
-        {dgs.scheme} ({dgs.country}), up to {formatMoneyShort(dgs.limit)}
+      <span class="sub" title={dgs.scheme}>
+        {dgs.country} guarantee up to {formatMoneyShort(dgs.limit)}
       </span>
-      {dgs.sharedWith.length > 0 ? <span class="badge info">Shared licence with {dgs.sharedWith.join(', ')}</span> : null}
+      {dgs.sharedWith.length > 0 ? <span class="badge info">Shared licence: {dgs.sharedWith.join(', ')}</span> : null}
     </span>
   );
 }
