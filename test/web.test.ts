@@ -235,6 +235,15 @@ describe.skipIf(skip !== null)('the comparison page in Chromium', () => {
       await s.page.press('#amount', 'Enter');
     });
     await expect.poll(() => s.page.textContent('#amount-help')).toBe('must have at most two decimals');
+    // Not a number at all: the message is still the API's (for the same variable).
+    await interact(s, async () => {
+      await s.page.fill('#amount', 'abc');
+      await s.page.press('#amount', 'Enter');
+    });
+    const refused = await t.graphql('query ($amount: Decimal!) { products(amount: $amount) { total } }', { amount: 'abc' });
+    const because = refused.body.errors![0]!.message.split('; ').slice(1).join('; ');
+    expect(because).not.toBe('');
+    await expect.poll(() => s.page.textContent('#amount-help')).toBe(because);
     expect(s.problems).toEqual([]);
     await s.close();
   });
@@ -345,6 +354,17 @@ describe.skipIf(skip !== null)('the comparison page in Chromium', () => {
     await shoot(s.page, 'phone-list');
     expect(s.problems).toEqual([]);
     await s.close();
+  });
+
+  it('formats numbers in the browser’s locale, from the API’s strings', async () => {
+    const context = await browser.newContext({ locale: 'nl-NL', timezoneId: 'UTC' });
+    const page = await context.newPage();
+    await page.goto(`${base}/?amount=25000`);
+    const [row] = await rows(page);
+    const euro = new Intl.NumberFormat('nl-NL', { style: 'currency', currency: 'EUR' });
+    expect(row!.returnText).toBe(euro.format(row!.returnPerYear as `${number}`));
+    expect(await page.inputValue('#amount')).toBe('25.000');
+    await context.close();
   });
 
   it('works by keyboard alone: amount, type, detail open and close, paging; focus is visible', async () => {
