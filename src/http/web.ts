@@ -2,8 +2,8 @@
 // the API's handler. Files under /assets/ carry a content hash in their names, so they never change and
 // are cached for a year (immutable); index.html is revalidated on every load (no-cache), which is how a
 // new build reaches browsers. Each file has a strong ETag per encoding (304 on a match), brotli and gzip
-// forms made once, and HEAD. The page itself runs under a Content-Security-Policy that allows only this
-// origin and no inline script or style.
+// forms made on first use and kept, and HEAD. The page runs under a Content-Security-Policy that allows
+// only this origin and no inline script or style.
 // It sits in front of the API's handler rather than inside it: that handler sets the API's own
 // Cache-Control (five minutes) and keeps only content headers on the answers it finishes.
 import { createHash } from 'node:crypto';
@@ -60,8 +60,8 @@ interface WebFile {
   headers: Record<string, string>;
   /** the opaque part of the ETag, without quotes */
   tag: string;
-  /** compressed forms, made when the file is loaded (null: not worth it) */
-  encoded: Promise<Partial<Record<Encoding, Uint8Array>>> | null;
+  /** compressed forms, made when first asked for (null: not worth it) */
+  encoded: (() => Promise<Partial<Record<Encoding, Uint8Array>>>) | null;
 }
 
 /** What the service's handler offers; the page goes in front of it. */
@@ -111,8 +111,8 @@ function webFile(name: string, body: Uint8Array): WebFile {
   const compressible = COMPRESSIBLE.has(ext) && body.byteLength >= 1024;
   if (compressible) headers.vary = 'Accept-Encoding';
   const tag = createHash('sha256').update(body).digest('base64url').slice(0, 27);
-  const encoded = compressible ? compress(body) : null;
-  encoded?.catch(() => undefined); // a failure shows when the form is asked for
+  let forms: Promise<Partial<Record<Encoding, Uint8Array>>> | undefined;
+  const encoded = compressible ? () => (forms ??= compress(body)) : null;
   return { body, headers, tag, encoded };
 }
 
@@ -149,7 +149,7 @@ async function answer(file: WebFile, method: string, acceptEncoding: string | nu
   let body = file.body;
   let encoding: Encoding | null = null;
   if (wanted) {
-    const forms = await file.encoded!.catch(() => ({}) as Partial<Record<Encoding, Uint8Array>>);
+    const forms = await file.encoded!().catch(() => ({}) as Partial<Record<Encoding, Uint8Array>>);
     const form = forms[wanted];
     if (form && form.byteLength < body.byteLength) {
       body = form;
