@@ -15,8 +15,8 @@ import { listVariables, parseState, serializeState, withChange, type PageState }
 
 const CHANGES = 8;
 
-/** The first request: the list for the URL's state, with the newest changes. */
-export const firstVariables = () => listVariables(parseState(location.search), { changes: CHANGES });
+/** The first request: the list for the URL's state. */
+export const firstVariables = () => listVariables(parseState(location.search));
 
 function useUrlState(): [PageState, (next: PageState) => void] {
   const [state, setState] = useState(() => parseState(location.search));
@@ -38,32 +38,32 @@ export function App() {
   const change = (c: Partial<PageState>) => navigate(withChange(state, c));
   const open = (offer: string) => navigate({ ...state, offer });
 
-  // The first request also brings the newest changes; after that they follow on their own.
-  const first = useRef(true);
   const listKey = JSON.stringify(listVariables(state));
-  const variables = useMemo(() => listVariables(state, first.current ? { changes: CHANGES } : {}), [listKey]);
+  const variables = useMemo(() => listVariables(state), [listKey]);
   const list = useQuery(ComparisonDocument, variables, listKey);
   const products = list.data?.products ?? null;
 
+  // The newest changes follow on their own, once the list is on screen (they are not on its critical path).
   const [changes, setChanges] = useState<ChangeItemFragment[] | null>(null);
   const [fresh, setFresh] = useState<Set<string>>(new Set());
-  const seeded = list.data?.changes?.items;
+  const listShown = products !== null;
+  const following = useRef<(() => void) | null>(null);
   useEffect(() => {
-    if (!seeded || !first.current) return;
-    first.current = false;
-    setChanges(seeded);
-    const known = new Set(seeded.map((e) => e.id));
-    return followChanges(
+    if (!listShown || following.current) return;
+    let known: Set<string> | null = null;
+    following.current = followChanges(
       (items) => {
-        const arrived = items.filter((e) => !known.has(e.id));
-        if (!arrived.length) return;
-        for (const e of arrived) known.add(e.id);
-        setFresh((f) => new Set([...f, ...arrived.map((e) => e.id)]));
+        if (known) {
+          const arrived = items.filter((e) => !known!.has(e.id)).map((e) => e.id);
+          if (arrived.length) setFresh((f) => new Set([...f, ...arrived]));
+        }
+        known = new Set([...(known ?? []), ...items.map((e) => e.id)]);
         setChanges(items);
       },
       { limit: CHANGES },
     );
-  }, [seeded]);
+  }, [listShown]);
+  useEffect(() => () => following.current?.(), []);
 
   // When the list is first on screen: the page's "time to list" (performance.getEntriesByName('list-shown')).
   useEffect(() => {

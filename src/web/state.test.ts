@@ -31,7 +31,7 @@ describe('page state in the URL', () => {
 describe('list variables', () => {
   it('spell enums the GraphQL way and numbers as numbers', () => {
     const vars = listVariables(parseState('?type=all&freshness=24h&sort=min&order=desc&terms=12&payout=at_maturity&country=nl'));
-    expect(vars).toMatchObject({ type: 'ALL', freshness: 'LAST_24H', sort: 'MIN', order: 'DESC', terms: [12], payout: ['AT_MATURITY'], country: ['NL'], page: 1, pageSize: 20, withMarket: false, withChanges: false });
+    expect(vars).toMatchObject({ type: 'ALL', freshness: 'LAST_24H', sort: 'MIN', order: 'DESC', terms: [12], payout: ['AT_MATURITY'], country: ['NL'], page: 1, pageSize: 20, withMarket: false });
     expect(vars.amount).toBe('50000');
   });
 
@@ -40,8 +40,9 @@ describe('list variables', () => {
     expect(listVariables(parseState('?horizon=x')).horizon).toBe('x');
   });
 
-  it('ask for the market history and the changes only when shown', () => {
-    expect(listVariables(parseState('?view=market'), { changes: 8 })).toMatchObject({ withMarket: true, withChanges: true, changes: 8 });
+  it('ask for the market history only in the market view', () => {
+    expect(listVariables(parseState('?view=market'))).toMatchObject({ withMarket: true, days: 90 });
+    expect(listVariables(parseState(''))).toMatchObject({ withMarket: false });
   });
 });
 

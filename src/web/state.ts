@@ -148,8 +148,8 @@ const optionalList = <T>(values: T[]): T[] | undefined => (values.length ? value
 
 type Enum<K extends keyof ComparisonQueryVariables> = NonNullable<ComparisonQueryVariables[K]>;
 
-/** The list query's variables for a state (the market history and changes only when asked for). */
-export function listVariables(state: PageState, options: { changes?: number } = {}): ComparisonQueryVariables {
+/** The list query's variables for a state (the market history only in the market view). */
+export function listVariables(state: PageState): ComparisonQueryVariables {
   return {
     amount: state.amount,
     horizon: int(state.horizon),
@@ -179,7 +179,5 @@ export function listVariables(state: PageState, options: { changes?: number } = 
     pageSize: int(state.pageSize),
     withMarket: state.view === 'market',
     days: int(state.days),
-    withChanges: options.changes !== undefined,
-    changes: options.changes ?? 1,
   };
 }

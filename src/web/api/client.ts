@@ -18,6 +18,7 @@ export class ApiError extends Error {
 
 interface GraphQLErrorBody {
   message: string;
+  path?: (string | number)[];
   extensions?: { code?: string; errors?: { parameter: string; message: string }[] };
 }
 
@@ -76,8 +77,12 @@ async function send<TResult>(url: string, options: RequestOptions): Promise<TRes
     if ((err as Error).name === 'AbortError') throw err;
     throw new ApiError([{ parameter: null, message: `The service answered ${response.status} without a GraphQL result.` }]);
   }
-  // Partial data (a detail whose history the database could not give) is shown; no data is an error.
-  if (body.data == null) throw new ApiError(problemsOf(body.errors ?? [{ message: `The service answered ${response.status}.` }]));
+  // An error on a root field (an unknown offer, a refused argument) is the answer's; an error deeper down
+  // (a detail whose history the database could not give) leaves the rest to show.
+  const errors = body.errors ?? [];
+  if (body.data == null || errors.some((e) => !e.path || e.path.length === 1)) {
+    throw new ApiError(problemsOf(errors.length ? errors : [{ message: `The service answered ${response.status}.` }]));
+  }
   return body.data;
 }
 

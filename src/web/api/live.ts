@@ -1,7 +1,9 @@
-// The newest change events as they arrive. The service has no change stream yet, so this asks for the
-// newest changes every minute while the page is visible (revalidating: a 304 when nothing changed).
-// When the GraphQL subscription `changes` exists, this function is the one thing to replace: the page
-// only calls followChanges(listener) and calls the function it returns to stop.
+// The newest change events, then each change as it arrives. The service has no change stream yet, so this
+// asks for the newest changes at once and then every minute while the page is visible (revalidating: a
+// 304 when nothing changed). When the GraphQL subscription `changes` exists, this function is the one
+// thing to replace: the page only calls followChanges(listener) and calls the function it returns to stop.
+// It asks on its own, not with the list: the list must not fail because the changes (which need the
+// database) cannot be had.
 import { LatestChangesDocument, type ChangeItemFragment } from '../gql/graphql.js';
 import { request } from './client.js';
 
@@ -16,10 +18,12 @@ export function followChanges(listener: ChangesListener, { limit, intervalMs = 6
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
   const controller = new AbortController();
+  let first = true;
   const tick = async () => {
-    if (document.visibilityState === 'visible') {
+    if (first || document.visibilityState === 'visible') {
       try {
-        const data = await request(LatestChangesDocument, { limit }, { fresh: true, signal: controller.signal });
+        const data = await request(LatestChangesDocument, { limit }, { fresh: !first, signal: controller.signal });
+        first = false;
         if (!stopped) listener(data.changes.items);
       } catch {
         // Missed one: the next tick tries again.
@@ -27,7 +31,7 @@ export function followChanges(listener: ChangesListener, { limit, intervalMs = 6
     }
     if (!stopped) timer = setTimeout(tick, intervalMs);
   };
-  timer = setTimeout(tick, intervalMs);
+  void tick();
   return () => {
     stopped = true;
     clearTimeout(timer);
