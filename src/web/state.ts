@@ -136,7 +136,6 @@ export function withChange(state: PageState, change: Partial<PageState>): PageSt
 // REST spells enum values in lower case ("deposit") and the freshness window "24h"; GraphQL in upper
 // case (DEPOSIT, LAST_24H). Payouts are upper case in both.
 export const toEnum = (value: string): string => (value.toLowerCase() === '24h' ? 'LAST_24H' : value.toUpperCase());
-export const fromEnum = (value: string): string => (value === 'LAST_24H' ? '24h' : value.toLowerCase());
 
 /** An integer as a number; anything else as typed, for the API to refuse with its own message. */
 function int(value: string): number {
