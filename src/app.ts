@@ -23,6 +23,7 @@ import { BodyCache } from './http/body-cache.js';
 import { createHttpHandler } from './http/handler.js';
 import { problemResponse } from './http/problem.js';
 import { currentRequestId } from './http/request-context.js';
+import { loadWebPage } from './http/web.js';
 import type { Logger } from './logger.js';
 import { graphqlReuseKey } from './graphql/reuse-key.js';
 import { createRestFacade } from './rest/facade.js';
@@ -46,7 +47,7 @@ export interface App {
   close(): Promise<void>;
 }
 
-/** Paths that are neither GraphQL, its assets nor the REST API: a problem+json 404 ("/" leads to the docs). */
+/** Paths that are neither GraphQL, its assets nor the REST API: a problem+json 404 ("/" leads to the docs when the page is not built). */
 function notFound(): Plugin {
   return {
     onRequest({ url, endResponse }) {
@@ -158,7 +159,9 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     trustProxy: config.trustProxy,
     requestTimeoutMs: config.requestTimeoutMs,
   });
-  const { fetch, listener } = http;
+  // The comparison page (dist/web) is answered in front of the API's handler.
+  const web = await loadWebPage({ logger });
+  const { fetch, listener } = web.around(http);
   const metrics = async () => {
     const memory = process.memoryUsage();
     const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;

@@ -33,6 +33,7 @@ describe('docker-compose.yml', () => {
     expect(dockerfile).toMatch(/^FROM node:20/m);
     expect(dockerfile).toMatch(/RUN npm ci/);
     expect(dockerfile).toMatch(/RUN npm run build/);
+    expect(dockerfile).toMatch(/^COPY [^\n]*schema\.graphql/m); // the web page's operations are checked against it
     expect(dockerfile).toMatch(/CMD \["node", "dist\/main\.js"\]/);
   });
 });

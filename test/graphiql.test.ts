@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { haveChromium, launchChromium } from './support/browser.js';
+import { browserSkip, launchChromium } from './support/browser.js';
 import { createTestApp, type TestApp } from './support/app.js';
 
 let t: TestApp;
@@ -38,7 +38,7 @@ describe('the GraphiQL page over HTTP', () => {
   });
 });
 
-describe.skipIf(!haveChromium)('GraphiQL in Chromium', () => {
+describe.skipIf(browserSkip !== null)('GraphiQL in Chromium', () => {
   let browser: Browser;
   beforeAll(async () => {
     browser = await launchChromium();
