@@ -27,6 +27,10 @@ import { loadWebPage } from './http/web.js';
 import type { Logger } from './logger.js';
 import { graphqlReuseKey } from './graphql/reuse-key.js';
 import { createRestFacade } from './rest/facade.js';
+import { matchRoute } from './rest/index.js';
+import { createMetrics, type Metrics } from './http/metrics.js';
+import { CACHE_CONTROL } from './http/layer.js';
+import { dataAgeSeconds } from './catalog/freshness.js';
 import { restSpelling } from './rest/spelling.js';
 
 export interface AppDeps {
@@ -52,9 +56,22 @@ function notFound(): Plugin {
   return {
     onRequest({ url, endResponse }) {
       const path = url.pathname;
-      if (path === '/graphql' || path === '/api' || path.startsWith('/api/') || path === '/_yoga/health') return;
+      if (path === '/graphql' || path === '/api' || path.startsWith('/api/') || path === '/_yoga/health' || path === '/metrics') return;
       if (path === '/') return endResponse(new Response(null, { status: 302, headers: { location: '/api/docs' } }));
       endResponse(problemResponse('NOT_FOUND', `There is nothing at ${path}. The API is at /api (described at /api/docs) and GraphQL at /graphql.`));
+    },
+  };
+}
+
+/** GET /metrics: Prometheus text for the operator's scraper; never cached. */
+function prometheus(metrics: Metrics): Plugin {
+  return {
+    onRequest({ url, request, endResponse }) {
+      if (url.pathname !== '/metrics') return;
+      if (request.method !== 'GET' && request.method !== 'HEAD') {
+        return endResponse(problemResponse('METHOD_NOT_ALLOWED', `${request.method} is not allowed on /metrics.`, undefined, { allow: 'GET, HEAD' }));
+      }
+      return metrics.text().then((text) => endResponse(new Response(text, { headers: { 'content-type': metrics.contentType, 'cache-control': CACHE_CONTROL.none } })));
     },
   };
 }
@@ -107,7 +124,19 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     if (boundsOf?.version !== catalog.version) boundsOf = { version: catalog.version, bounds: listBounds(catalog) };
     return boundsOf.bounds;
   };
-  const rest = createRestFacade({ logger, metrics: async () => metrics() });
+  const metrics = createMetrics({
+    caches: () => services.caches(),
+    dataVersion: () => store.current().version,
+    dataAgeSeconds: () => dataAgeSeconds(store.current().lastObservedAt, clock()),
+  });
+  const rest = createRestFacade({ logger, metrics: async () => processMetrics() });
+  /** The route a path belongs to, for the metrics: its template, never the raw path. */
+  const routeLabel = (path: string): string => {
+    if (path === '/graphql' || path === '/metrics' || path === '/') return path;
+    if (path.startsWith('/graphiql/')) return '/graphiql/{asset}';
+    if (path.startsWith('/assets/')) return '/assets/{file}';
+    return matchRoute(rest.routes, path)?.route.path ?? 'unmatched';
+  };
   const yoga = createYoga<Record<string, unknown>, Context>({
     schema,
     context: () => createContext(services),
@@ -135,6 +164,7 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     },
     plugins: [
       graphiql(),
+      prometheus(metrics),
       notFound(),
       graphqlVariesByAccept(),
       rest.plugin,
@@ -158,11 +188,12 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     rateLimitPerMinute: config.rateLimitPerMinute,
     trustProxy: config.trustProxy,
     requestTimeoutMs: config.requestTimeoutMs,
+    observe: (method, path, status, seconds) => metrics.observeRequest(method, routeLabel(path), status, seconds),
   });
   // The comparison page (dist/web) is answered in front of the API's handler.
   const web = await loadWebPage({ logger });
   const { fetch, listener } = web.around(http);
-  const metrics = async () => {
+  const processMetrics = async () => {
     const memory = process.memoryUsage();
     const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
     const catalog = store.current();

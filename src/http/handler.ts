@@ -9,7 +9,7 @@ import type { Logger } from '../logger.js';
 import type { BodyCache } from './body-cache.js';
 import { answer, answerStream, cacheHeaders, encodedBody, finish, linkHeader, matchesIfNoneMatch, preferredEncoding, STREAM_ETAG, type FinishedBody } from './layer.js';
 import { CORS_HEADERS, isPreflight, preflight } from './cors.js';
-import { logged, logLine } from './logging.js';
+import { logged, logLine, type RequestObserver } from './logging.js';
 import { problemResponse } from './problem.js';
 import { RateLimiter } from './rate-limit.js';
 import { currentRequestId, requestIdFrom, requestScope } from './request-context.js';
@@ -41,7 +41,13 @@ export interface HttpDeps {
   trustProxy?: boolean;
   /** An answer not started within this long is a 503. */
   requestTimeoutMs?: number;
+  /** Told of every answer (the request metrics). */
+  observe?: RequestObserver;
 }
+
+/** Probes and scrapes are not the traffic the rate limit is for: health checks and metrics are not counted. */
+const UNCOUNTED = new Set(['/api/health', '/metrics', '/api/metrics']);
+const uncounted = (pathAndQuery: string) => UNCOUNTED.has(pathAndQuery.split('?', 1)[0]!);
 
 /** URLs longer than this are refused (414) before anything reads them. */
 export const MAX_URL_LENGTH = 8 * 1024;
@@ -51,7 +57,7 @@ export interface HttpHandler {
   listener(req: IncomingMessage, res: ServerResponse): void;
 }
 
-export function createHttpHandler({ upstream, cache, reuseKey, cacheable, version, clock, logger, rateLimitPerMinute = 0, trustProxy = false, requestTimeoutMs = 30_000 }: HttpDeps): HttpHandler {
+export function createHttpHandler({ upstream, cache, reuseKey, cacheable, version, clock, logger, rateLimitPerMinute = 0, trustProxy = false, requestTimeoutMs = 30_000, observe }: HttpDeps): HttpHandler {
   const limiter = rateLimitPerMinute > 0 ? new RateLimiter(rateLimitPerMinute) : null;
 
   /** The upstream's answer, or a 503 when it does not start in time (the work goes on; the client is told). */
@@ -118,7 +124,7 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
 
   const fetch = (request: Request): Promise<Response> => {
     const scope = { id: requestIdFrom(request.headers.get('x-request-id')), startedAt: process.hrtime.bigint() };
-    return requestScope.run(scope, async () => logged(logger, scope, request.method, request.url, await handle(request), { 'x-request-id': scope.id, ...CORS_HEADERS }));
+    return requestScope.run(scope, async () => logged(logger, scope, request.method, request.url, await handle(request), { 'x-request-id': scope.id, ...CORS_HEADERS }, observe));
   };
 
   const adapter = createServerAdapter(fetch);
@@ -132,7 +138,7 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
     if (matchesIfNoneMatch(req.headers['if-none-match'] ?? null, entry.etag)) {
       res.writeHead(304, headers);
       res.end();
-      logLine(logger, id, startedAt, req.method ?? 'GET', pathAndQuery, 304);
+      logLine(logger, id, startedAt, req.method ?? 'GET', pathAndQuery, 304, observe);
       return;
     }
     for (const [name, value] of entry.headers) headers[name] = value;
@@ -143,7 +149,7 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
       headers['content-length'] = String(body.byteLength);
       res.writeHead(200, headers);
       res.end(req.method === 'HEAD' ? undefined : body);
-      logLine(logger, id, startedAt, req.method ?? 'GET', pathAndQuery, 200);
+      logLine(logger, id, startedAt, req.method ?? 'GET', pathAndQuery, 200, observe);
     });
   }
 
@@ -160,15 +166,19 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
     void response.text().then((body) => {
       res.writeHead(response.status, { ...Object.fromEntries(response.headers), ...CORS_HEADERS, 'x-request-id': id });
       res.end(body);
-      logLine(logger, id, startedAt, req.method ?? 'GET', (req.url ?? '/').slice(0, 200), response.status);
+      logLine(logger, id, startedAt, req.method ?? 'GET', (req.url ?? '/').slice(0, 200), response.status, observe);
     });
   }
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     const startedAt = process.hrtime.bigint();
-    if (limiter) {
-      const wait = limiter.take(clientOf(req));
-      if (wait > 0) {
+    if (limiter && !uncounted(req.url ?? '/')) {
+      const taken = limiter.take(clientOf(req));
+      // Set on the response now, so that whichever path answers (cache, application, refusal) carries them.
+      res.setHeader('ratelimit-policy', limiter.policy);
+      res.setHeader('ratelimit', RateLimiter.header(taken));
+      if (taken.retryAfter > 0) {
+        const wait = taken.retryAfter;
         refuse(req, res, startedAt, problemResponse('TOO_MANY_REQUESTS', `Too many requests; please wait ${wait} s (the limit is ${rateLimitPerMinute} a minute).`, undefined, { 'retry-after': String(wait) }));
         return;
       }
