@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATION_LIMITS as LIMITS } from '../src/graphql/limits.js';
 import { sofaProjection } from '../src/rest/projection.js';
 import { schema } from '../src/graphql/schema/index.js';
-import { print } from 'graphql';
+import { getNamedType, isObjectType, print } from 'graphql';
+import { UNIT } from '../src/graphql/scalars.js';
 import { listProducts } from '../src/catalog/pipeline.js';
 import { productQuery } from '../src/catalog/query.js';
 import { Decimal } from '../src/domain/decimal.js';
@@ -355,6 +356,22 @@ describe('GraphiQL and persisted queries', () => {
     const byHash = await t.get(`/graphql?extensions=${extensions}`);
     expect(byHash.status).toBe(200);
     expect(((await byHash.json()) as { data: { changes: { items: unknown[] } } }).data.changes.items).toHaveLength(2);
+  });
+});
+
+describe('decimals', () => {
+  it('says what every Decimal field is measured in: euros, percent per year, or percent of something', () => {
+    const units = Object.values(UNIT);
+    let checked = 0;
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (!isObjectType(type) || type.name.startsWith('__')) continue;
+      for (const field of Object.values(type.getFields())) {
+        if (getNamedType(field.type).name !== 'Decimal') continue;
+        expect(units.some((u) => field.description?.endsWith(u)), `${type.name}.${field.name}: ${field.description}`).toBe(true);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(40);
   });
 });
 

@@ -20,6 +20,9 @@ interface DetailSource {
   horizon: number;
 }
 
+const AMOUNT = 'the amount to calculate, in euros (more than 0, at most 1000000000, at most two decimals)';
+const HORIZON = 'months, for flexible and notice accounts (1–600; deposits run for their term)';
+
 const query = (amount: Decimal, horizon: number) => ({ amount, horizon, promotions: 'include' as const });
 
 export const OfferDetailRef = builder.objectRef<DetailSource>('OfferDetail').implement({
@@ -82,8 +85,8 @@ builder.queryField('product', (t) =>
     description: 'GET /api/products/{id}: one offer in detail. Null, with a NOT_FOUND error, for an unknown id.',
     args: {
       id: t.arg.id({ required: true, validate: { schema: PARAMS.id } }),
-      amount: t.arg({ type: 'Decimal', required: true, defaultValue: DEFAULTS.amount, validate: { schema: PARAMS.amount } }),
-      horizon: t.arg.int({ required: true, defaultValue: DEFAULTS.horizon, validate: { schema: PARAMS.horizon } }),
+      amount: t.arg({ type: 'Decimal', required: true, defaultValue: DEFAULTS.amount, description: AMOUNT, validate: { schema: PARAMS.amount } }),
+      horizon: t.arg.int({ required: true, defaultValue: DEFAULTS.horizon, description: HORIZON, validate: { schema: PARAMS.horizon } }),
     },
     resolve: (_root, args, ctx) => detail(ctx, String(args.id), new Decimal(args.amount), args.horizon),
   }),
@@ -96,8 +99,8 @@ builder.queryField('offers', (t) =>
     description: 'Several offers in detail at once (at most 100 ids); an unknown id gives null with a NOT_FOUND error at its position.',
     args: {
       ids: t.arg.idList({ required: true, validate: { schema: PARAMS.ids } }),
-      amount: t.arg({ type: 'Decimal', required: true, defaultValue: DEFAULTS.amount, validate: { schema: PARAMS.amount } }),
-      horizon: t.arg.int({ required: true, defaultValue: DEFAULTS.horizon, validate: { schema: PARAMS.horizon } }),
+      amount: t.arg({ type: 'Decimal', required: true, defaultValue: DEFAULTS.amount, description: AMOUNT, validate: { schema: PARAMS.amount } }),
+      horizon: t.arg.int({ required: true, defaultValue: DEFAULTS.horizon, description: HORIZON, validate: { schema: PARAMS.horizon } }),
     },
     resolve: (_root, args, ctx) =>
       args.ids.map((id) => {

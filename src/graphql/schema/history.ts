@@ -6,6 +6,7 @@ import { clientError, fromDatabase } from '../../http/errors.js';
 import { DEFAULTS, PARAMS } from '../args.js';
 import { builder } from '../builder.js';
 import { HistoryTypeFilterEnum, RateTypeEnum, TierModeEnum } from '../enums.js';
+import { perYear } from '../scalars.js';
 import { BrandSummaryRef, PromotionRef, TierRef } from './offer.js';
 
 const PlanOfferRef = builder.objectRef<PlanItem['offer']>('RatePlanOffer').implement({
@@ -25,7 +26,7 @@ export const RatePlanRef = builder.objectRef<PlanItem>('RatePlan').implement({
     validFrom: t.field({ type: 'DateTime', resolve: (p) => p.validFrom }),
     validTo: t.field({ type: 'DateTime', nullable: true, description: 'null for the current plan', resolve: (p) => p.validTo }),
     observedAt: t.field({ type: 'DateTime', resolve: (p) => p.observedAt }),
-    headlineRate: t.field({ type: 'Decimal', resolve: (p) => p.headlineRate }),
+    headlineRate: t.field({ type: 'Decimal', description: perYear('the best rate advertised, gross'), resolve: (p) => p.headlineRate }),
     rateType: t.field({ type: RateTypeEnum, resolve: (p) => p.rateType }),
     tierMode: t.field({ type: TierModeEnum, resolve: (p) => p.tierMode }),
     tiers: t.field({ type: [TierRef], resolve: (p) => p.tiers }),
@@ -82,10 +83,10 @@ const MarketDayRef = builder.objectRef<MarketDay>('MarketDay').implement({
   description: 'The best headline rate per product type at the end of a day, across offers whose institution had a verified DGS.',
   fields: (t) => ({
     date: t.field({ type: 'Date', resolve: (d) => d.date }),
-    flexible: t.field({ type: 'Decimal', nullable: true, resolve: (d) => d.flexible }),
-    notice: t.field({ type: 'Decimal', nullable: true, resolve: (d) => d.notice }),
-    deposit12: t.field({ type: 'Decimal', nullable: true, description: '12-month deposits', resolve: (d) => d.deposit12 }),
-    deposit60: t.field({ type: 'Decimal', nullable: true, description: '60-month deposits', resolve: (d) => d.deposit60 }),
+    flexible: t.field({ type: 'Decimal', nullable: true, description: perYear('flexible accounts'), resolve: (d) => d.flexible }),
+    notice: t.field({ type: 'Decimal', nullable: true, description: perYear('notice accounts'), resolve: (d) => d.notice }),
+    deposit12: t.field({ type: 'Decimal', nullable: true, description: perYear('12-month deposits'), resolve: (d) => d.deposit12 }),
+    deposit60: t.field({ type: 'Decimal', nullable: true, description: perYear('60-month deposits'), resolve: (d) => d.deposit60 }),
   }),
 });
 

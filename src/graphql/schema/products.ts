@@ -20,6 +20,7 @@ import {
   TypeFilterEnum,
   WithholdingFilterEnum,
 } from '../enums.js';
+import { perYear } from '../scalars.js';
 import { OfferRef } from './offer.js';
 
 // A facet bucket carries its value as the filter argument takes it (contract §11.6): a value of the
@@ -60,14 +61,14 @@ const FacetsRef = builder.objectRef<ProductList['facets']>('Facets').implement({
 const TermPointRef = builder.objectRef<TermPoint>('TermCurvePoint').implement({
   fields: (t) => ({
     term: t.exposeInt('term'),
-    rate: t.field({ type: 'Decimal', description: 'the best comparable yield for this term', resolve: (p) => p.rate }),
+    rate: t.field({ type: 'Decimal', description: perYear('the best comparable yield for this term'), resolve: (p) => p.rate }),
     offerId: t.exposeID('offerId'),
   }),
 });
 
 const BestRateRef = builder.objectRef<BestRate>('BestRate').implement({
   fields: (t) => ({
-    rate: t.field({ type: 'Decimal', resolve: (b) => b.rate }),
+    rate: t.field({ type: 'Decimal', description: perYear('the best comparable yield'), resolve: (b) => b.rate }),
     offerId: t.exposeID('offerId'),
   }),
 });
@@ -84,10 +85,10 @@ const TypeMaxRef = builder.objectRef<ProductList['typeMax']>('TypeMax').implemen
 export const MarketBestRef = builder.objectRef<MarketBest>('MarketBest').implement({
   description: 'The best headline rates of the latest day of the market view (verified DGS only).',
   fields: (t) => ({
-    flexible: t.field({ type: 'Decimal', nullable: true, resolve: (b) => b.flexible }),
-    notice: t.field({ type: 'Decimal', nullable: true, resolve: (b) => b.notice }),
-    deposit12: t.field({ type: 'Decimal', nullable: true, resolve: (b) => b.deposit12 }),
-    deposit60: t.field({ type: 'Decimal', nullable: true, resolve: (b) => b.deposit60 }),
+    flexible: t.field({ type: 'Decimal', nullable: true, description: perYear('best headline rate of flexible accounts'), resolve: (b) => b.flexible }),
+    notice: t.field({ type: 'Decimal', nullable: true, description: perYear('best headline rate of notice accounts'), resolve: (b) => b.notice }),
+    deposit12: t.field({ type: 'Decimal', nullable: true, description: perYear('best headline rate of 12-month deposits'), resolve: (b) => b.deposit12 }),
+    deposit60: t.field({ type: 'Decimal', nullable: true, description: perYear('best headline rate of 60-month deposits'), resolve: (b) => b.deposit60 }),
   }),
 });
 
