@@ -20,7 +20,7 @@ import { listBounds, OPERATION_LIMITS, operationLimits } from './graphql/limits.
 import { schema } from './graphql/schema/index.js';
 import { graphiql } from './http/graphiql.js';
 import { BodyCache } from './http/body-cache.js';
-import { createHttpHandler } from './http/handler.js';
+import { createHttpHandler, type HttpHandler } from './http/handler.js';
 import { problemResponse } from './http/problem.js';
 import { currentRequestId } from './http/request-context.js';
 import { loadWebPage } from './http/web.js';
@@ -45,6 +45,8 @@ export interface App {
   fetch(request: Request): Promise<Response>;
   /** node:http request listener */
   listener(req: IncomingMessage, res: ServerResponse): void;
+  /** node:http 'clientError' listener (requests Node could not parse). */
+  clientError: HttpHandler['clientError'];
   services: Services;
   yoga: YogaServerInstance<Record<string, unknown>, Context>;
   /** Stops watching for new data (the database itself is the caller's). */
@@ -129,7 +131,7 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     dataVersion: () => store.current().version,
     dataAgeSeconds: () => dataAgeSeconds(store.current().lastObservedAt, clock()),
   });
-  const rest = createRestFacade({ logger, metrics: async () => processMetrics() });
+  const rest = createRestFacade({ logger, metrics: async () => processMetrics(), rateLimited: config.rateLimitPerMinute > 0 });
   /** The route a path belongs to, for the metrics: its template, never the raw path. */
   const routeLabel = (path: string): string => {
     if (path === '/graphql' || path === '/metrics' || path === '/') return path;
@@ -205,5 +207,5 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
   };
   services.caches = () => ({ bodies: bodies.stats(), calculator: calc.stats(), history: services.history.stats(), compiledQueries: { entries: compiledQueries.size, max: compiledQueries.max } });
   const watcher = watchDataVersion(store, { pollMs: config.reloadPollMs, listenUrl: db.kind === 'postgresql' ? db.url : undefined, logger, database: services.database });
-  return { fetch, listener, services, yoga, close: () => watcher.stop() };
+  return { fetch, listener, clientError: http.clientError, services, yoga, close: () => watcher.stop() };
 }

@@ -52,6 +52,7 @@ async function main() {
     },
     app.listener,
   );
+  server.on('clientError', app.clientError);
   server.listen(config.port, config.host, () => {
     logger.info({ port: config.port, host: config.host, startupMs: Date.now() - started }, `listening on http://${config.host}:${config.port}`);
   });

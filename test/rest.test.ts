@@ -624,7 +624,10 @@ describe('GET /api/openapi.json and /api/docs', () => {
       const params = op.parameters.map((p: { name: string }) => p.name);
       for (const name of names) expect(params, `${path} ${name}`).toContain(name);
       expect(Object.keys(op.responses), path).toEqual(expect.arrayContaining(['200', '304', '405']));
-      if (names.length > 0) expect(op.responses['400'].content['application/problem+json'], path).toBeDefined();
+      if (names.length > 0) {
+        const bad = op.responses['400'].$ref ? body.components.responses[op.responses['400'].$ref.split('/').pop()] : op.responses['400'];
+        expect(bad.content['application/problem+json'], path).toBeDefined();
+      }
     }
     const products = Object.fromEntries(body.paths['/api/products'].get.parameters.map((p: any) => [p.name, p.schema]));
     expect(products.amount).toMatchObject({ type: 'number', default: 50000, exclusiveMinimum: 0, maximum: 1e9 });

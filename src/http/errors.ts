@@ -5,10 +5,12 @@ import type { DatabaseStatus } from '../db/status.js';
 
 export const ERRORS = {
   BAD_USER_INPUT: { status: 400, title: 'Invalid request parameters', slug: 'invalid-parameters' },
+  BAD_REQUEST: { status: 400, title: 'Bad request', slug: 'bad-request' },
   QUERY_TOO_COMPLEX: { status: 400, title: 'Query too complex', slug: 'query-too-complex' },
   NOT_FOUND: { status: 404, title: 'Not found', slug: 'not-found' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed', slug: 'method-not-allowed' },
   URI_TOO_LONG: { status: 414, title: 'URI too long', slug: 'uri-too-long' },
+  REQUEST_HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large', slug: 'request-headers-too-large' },
   TOO_MANY_REQUESTS: { status: 429, title: 'Too many requests', slug: 'too-many-requests' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable', slug: 'service-unavailable' },
   INTERNAL_SERVER_ERROR: { status: 500, title: 'Unexpected error', slug: 'unexpected-error' },

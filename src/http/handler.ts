@@ -3,7 +3,8 @@
 //   from the cache: on node without even building a Request, and never reaching GraphQL.
 // - Anything else goes to yoga; a 200 GET is finished (ETag, compressed forms) and cached.
 // - Either way: 304 for a matching If-None-Match, Cache-Control, compression, HEAD, X-Request-Id, a log line.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { createServerAdapter } from '@whatwg-node/server';
 import type { Logger } from '../logger.js';
 import type { BodyCache } from './body-cache.js';
@@ -55,6 +56,8 @@ export const MAX_URL_LENGTH = 8 * 1024;
 export interface HttpHandler {
   fetch(request: Request): Promise<Response>;
   listener(req: IncomingMessage, res: ServerResponse): void;
+  /** For the server's 'clientError': a request Node could not parse still gets a problem, not a bare status line. */
+  clientError(err: Error & { code?: string }, socket: Duplex): void;
 }
 
 export function createHttpHandler({ upstream, cache, reuseKey, cacheable, version, clock, logger, rateLimitPerMinute = 0, trustProxy = false, requestTimeoutMs = 30_000, observe }: HttpDeps): HttpHandler {
@@ -206,5 +209,27 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
     void adapter.requestListener(req, res);
   };
 
-  return { fetch, listener };
+  /**
+   * Node answers a request it cannot parse (headers over 16 KB, a malformed request line) with a bare
+   * status line; clients then see an empty body of no type. They get the same problem+json as any other
+   * refusal instead (431 for headers too large, 400 otherwise), and the connection is closed.
+   */
+  const clientError = (err: Error & { code?: string }, socket: Duplex) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const problem = tooLarge
+      ? problemResponse('REQUEST_HEADERS_TOO_LARGE', 'The request line and headers are larger than 16384 bytes.')
+      : problemResponse('BAD_REQUEST', 'The request is not valid HTTP.');
+    void problem.text().then((body) => {
+      const headers = { ...Object.fromEntries(problem.headers), ...CORS_HEADERS, 'content-length': String(Buffer.byteLength(body)), connection: 'close' };
+      const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+      socket.end(`HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n${head}\r\n${body}`);
+      logger.info({ status: problem.status, error: err.code }, 'request refused before parsing');
+    });
+  };
+
+  return { fetch, listener, clientError };
 }

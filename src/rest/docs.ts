@@ -11,6 +11,7 @@ function typeOf(schema: Json | undefined): string {
   if (!schema) return '';
   if (schema.$ref) return String(schema.$ref).split('/').pop()!;
   if (schema.oneOf) return (schema.oneOf as Json[]).map(typeOf).join(' | ');
+  if (schema.allOf) return (schema.allOf as Json[]).map(typeOf).join(' & ');
   const type = Array.isArray(schema.type) ? schema.type.join(' | ') : schema.type;
   if (type === 'array') return `${typeOf(schema.items)}[] (comma-separated)`;
   return String(type ?? 'any');
@@ -28,7 +29,10 @@ function constraints(schema: Json): string {
   return parts.join(', ');
 }
 
-function operation(path: string, op: Json): string {
+/** A response or a reference to a shared one. */
+const resolve = (document: Json, r: Json): Json => (r.$ref ? document.components.responses[String(r.$ref).split('/').pop()!] : r);
+
+function operation(document: Json, path: string, op: Json): string {
   const params = (op.parameters as Json[]) ?? [];
   const rows = params
     .map(
@@ -37,7 +41,8 @@ function operation(path: string, op: Json): string {
     )
     .join('\n');
   const responses = Object.entries(op.responses as Json)
-    .map(([status, r]) => {
+    .map(([status, shared]) => {
+      const r = resolve(document, shared as Json);
       const content = r.content ? Object.entries(r.content as Json).map(([type, c]) => `${escape(type)} ${escape(typeOf((c as Json).schema))}`).join(', ') : '';
       return `<li><b>${status}</b> ${escape(r.description)}${content ? ` — ${content}` : ''}</li>`;
     })
@@ -80,7 +85,9 @@ th{background:#f2f4f7}code{background:#f2f4f7;padding:0 .2rem;border-radius:3px}
 <h1>${escape(document.info.title)}</h1><p>Version ${escape(document.info.version)} · <a href="/api/openapi.json">OpenAPI 3.1 document</a> · <a href="/graphql">GraphQL (GraphiQL)</a></p>
 <p>${escape(document.info.description)}</p>
 <h2>Endpoints</h2><ul>${toc}</ul>
-${paths.map(([path, item]) => operation(path, item.get)).join('\n')}
+${paths.map(([path, item]) => operation(document, path, item.get)).join('\n')}
+<h2 id="terms">Terms of use</h2>
+<p>${escape(document.info.license.name)}</p>
 <h2 id="problems">Errors</h2>
 <p>Errors are RFC 9457 <code>application/problem+json</code>: <code>{ type, title, status, detail, errors? }</code>, with <code>errors: [{ parameter, message }]</code> listing every bad parameter at once. Repeated parameters are rejected, empty ones count as absent, unknown ones are ignored.</p>
 <ul>${problems}</ul>

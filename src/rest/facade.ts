@@ -46,9 +46,9 @@ export interface RestFacade {
   routes: readonly RestRoute[];
 }
 
-export function createRestFacade({ logger, metrics }: { logger: Logger; metrics: () => Promise<unknown> }): RestFacade {
+export function createRestFacade({ logger, metrics, rateLimited = false }: { logger: Logger; metrics: () => Promise<unknown>; rateLimited?: boolean }): RestFacade {
   const routes = restRoutes({ metrics, openApi: () => openApi, docs: () => docs });
-  const document = openApiDocument(schema, routes);
+  const document = openApiDocument(schema, routes, { rateLimited });
   const openApi = JSON.stringify(document);
   const docs = renderDocs(document);
   let getEnveloped: ((context: Record<string, unknown>) => Enveloped) | undefined;
