@@ -166,6 +166,11 @@ describe('change events', () => {
     ['a new offer id', (s) => void s.offers.push({ ...clone(s.offers[1]!), id: 'zeeland-online-24m', termMonths: 24 }), ['new_offer']],
     ['an offer missing from a complete snapshot', (s) => void s.offers.pop(), ['removed_offer']],
     ['a DGS that is no longer verified', (s) => void (s.institutions[0]!.dgs.verified = false), ['dgs_change']],
+    ['a higher DGS limit', (s) => void (s.institutions[0]!.dgs.limit = '150000.00'), ['dgs_change']],
+    ['a DGS under another scheme', (s) => void (s.institutions[0]!.dgs.scheme = 'DNB DGS (new)'), ['dgs_change']],
+    ['a DGS of another country', (s) => void (s.institutions[0]!.dgs.country = 'BE'), ['dgs_change']],
+    // issue 19: a source re-verifies often; followers of the change stream must not be alerted for that.
+    ['only a re-verified DGS (a new verifiedAt)', (s) => void (s.institutions[0]!.dgs.verifiedAt = day(2)), []],
     ['a rate and a promotion at once', (s) => {
       s.offers[0]!.plan.headlineRate = '2.85';
       s.offers[0]!.plan.promotion = { kind: 'bonus', rate: '0.50', months: 3, maxBalance: '50000.00' };
@@ -182,6 +187,29 @@ describe('change events', () => {
     const events = await db.prisma.changeEvent.findMany({ where: { at: new Date(day(2)) }, orderBy: { id: 'asc' } });
     expect(events.map((e) => e.kind)).toEqual(kinds);
     for (const e of events) expect(e.summary.length).toBeGreaterThan(10);
+  });
+
+  it('keeps the new verifiedAt of a re-verified DGS on the institution without an event (issue 19)', async () => {
+    await applySnapshot(db.prisma, baseSnapshot(day(1)));
+    const reverified = baseSnapshot(day(2));
+    reverified.institutions[0]!.dgs.verifiedAt = '2026-11-01T09:30:00.000Z';
+    await expect(applySnapshot(db.prisma, reverified)).resolves.toMatchObject({ status: 'applied', events: { dgs_change: 0 } });
+    expect(await db.prisma.institution.findUnique({ where: { id: 'zeeland-spaarbank' } })).toMatchObject({ dgsVerifiedAt: new Date('2026-11-01T09:30:00.000Z') });
+    expect(await db.prisma.changeEvent.count({ where: { kind: 'dgs_change' } })).toBe(0);
+
+    // A real change made together with a re-verification shows both in the event.
+    const raised = baseSnapshot(day(3));
+    raised.institutions[0]!.dgs = { ...raised.institutions[0]!.dgs, limit: '150000.00', verifiedAt: '2026-11-02T10:00:00.000Z' };
+    await applySnapshot(db.prisma, raised);
+    expect(await db.prisma.changeEvent.findMany({ where: { kind: 'dgs_change' } })).toMatchObject([
+      {
+        at: new Date(day(3)),
+        institutionId: 'zeeland-spaarbank',
+        summary: 'Zeeland Spaarbank N.V.: deposit guarantee details changed (limit, verifiedAt)',
+        from: { limit: '100000.00', verifiedAt: '2026-11-01T09:30:00.000Z' },
+        to: { limit: '150000.00', verifiedAt: '2026-11-02T10:00:00.000Z' },
+      },
+    ]);
   });
 
   it('derives promotion_end when a promotion disappears', async () => {
