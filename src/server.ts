@@ -37,8 +37,8 @@ async function main() {
   logger.info({ database: db.kind, dataDir: db.kind === 'embedded' ? config.dataDir : undefined }, 'database ready');
 
   if (config.seedSample) {
-    const end = new Date().toISOString().slice(0, 10);
-    const seeded = await seedSampleIfEmpty(db.prisma, { seed: config.sampleSeed, days: config.sampleDays, end, scale: 1 }, true);
+    const now = new Date().toISOString();
+    const seeded = await seedSampleIfEmpty(db.prisma, { seed: config.sampleSeed, days: config.sampleDays, end: now.slice(0, 10), scale: 1, notAfter: now }, true);
     if (seeded) logger.info({ summary: seeded }, `loaded the sample market:\n${formatSummary(seeded)}`);
   }
 

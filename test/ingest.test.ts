@@ -99,6 +99,31 @@ describe('validation', () => {
     ]);
   });
 
+  // issue 19: a snapshot dated hours ahead (a time-zone slip at a source) locked out every real one until its time.
+  it.each([
+    ['3 h ahead', '2026-11-02T09:00:00.000Z', '2026-11-02T09:00:00.000Z is 3 h 0 min ahead of the clock (2026-11-02T06:00:00.000Z)'],
+    ['6 min ahead', '2026-11-02T06:06:00.000Z', '2026-11-02T06:06:00.000Z is 6 min ahead of the clock (2026-11-02T06:00:00.000Z)'],
+  ])('rejects a snapshot observed %s of the clock, naming both, and writes nothing', async (_ahead, observedAt, message) => {
+    await applySnapshot(db.prisma, baseSnapshot(day(1)));
+    const before = await dump();
+    const now = () => new Date(day(2));
+    const error = (await applySnapshot(db.prisma, baseSnapshot(observedAt), { now }).catch((e: unknown) => e)) as IngestError;
+    expect(error).toBeInstanceOf(IngestError);
+    expect(error.problems).toEqual([{ path: '$.observedAt', message: expect.stringContaining(message) }]);
+    expect(error.problems[0]!.message).toMatch(/at most 5 min is accepted \(INGEST_MAX_FUTURE_SKEW_MINUTES\)/);
+    expect(await dump()).toEqual(before);
+    // The present is not locked out: the real snapshot of the hour applies.
+    await expect(applySnapshot(db.prisma, baseSnapshot(day(2)), { now })).resolves.toMatchObject({ status: 'applied' });
+  });
+
+  it.each([
+    ['at the clock', day(2), undefined],
+    ['within the default skew', '2026-11-02T06:05:00.000Z', undefined],
+    ['within a configured skew', '2026-11-02T07:00:00.000Z', 60 * 60_000],
+  ])('accepts a snapshot observed %s', async (_when, observedAt, maxFutureSkewMs) => {
+    await expect(applySnapshot(db.prisma, baseSnapshot(observedAt), { now: () => new Date(day(2)), maxFutureSkewMs })).resolves.toMatchObject({ status: 'applied' });
+  });
+
   it('rejects a snapshot older than the last one applied', async () => {
     await applySnapshot(db.prisma, baseSnapshot(day(5)));
     const error = (await applySnapshot(db.prisma, baseSnapshot(day(4))).catch((e: unknown) => e)) as IngestError;
@@ -294,6 +319,23 @@ describe('npm run ingest', () => {
       err.mockRestore();
     }
     expect((await counts()).ingestRun).toBe(2);
+  });
+
+  it('takes the allowed skew ahead of the clock from INGEST_MAX_FUTURE_SKEW_MINUTES', async () => {
+    const file = path.join(await mkdtemp(path.join(os.tmpdir(), 'snapshots-')), 'ahead.json');
+    const inTenMinutes = new Date(Date.now() + 10 * 60_000).toISOString();
+    await writeFile(file, JSON.stringify(baseSnapshot(inTenMinutes)));
+    const err = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    try {
+      expect(await ingestCli([file], { DATABASE_URL: db.url })).toBe(1);
+      expect(err.mock.calls.flat().join('\n')).toContain(`$.observedAt: ${inTenMinutes} is 10 min ahead of the clock`);
+      expect(await ingestCli([file], { DATABASE_URL: db.url, INGEST_MAX_FUTURE_SKEW_MINUTES: '15' })).toBe(0);
+    } finally {
+      err.mockRestore();
+      log.mockRestore();
+    }
+    expect((await counts()).ingestRun).toBe(1);
   });
 });
 

@@ -6,7 +6,7 @@ import { diffSnapshot, EVENT_KINDS, isEmpty, nextState, type ChangeSet, type Cur
 import { iso } from './rows.js';
 import type { Snapshot } from './snapshot.js';
 import { loadState } from './state.js';
-import { unresolvedReferences, validateSnapshot, type Problem } from './validate.js';
+import { aheadOfClock, DEFAULT_MAX_FUTURE_SKEW_MINUTES, unresolvedReferences, validateSnapshot, type Problem } from './validate.js';
 
 /** Serialises ingests across processes (and across service replicas on PostgreSQL). */
 const INGEST_LOCK = 7_270_701;
@@ -114,8 +114,10 @@ async function write(tx: Tx, changes: ChangeSet, observedAt: string): Promise<Ma
 
 export interface ApplyOptions {
   file?: string;
-  /** The wall clock, passed in: recorded as the run's appliedAt. */
+  /** The wall clock, passed in: recorded as the run's appliedAt, and no snapshot may be dated far ahead of it. */
   now?: () => Date;
+  /** How far the snapshot's observedAt may be ahead of `now` (default DEFAULT_MAX_FUTURE_SKEW_MINUTES). */
+  maxFutureSkewMs?: number;
 }
 
 /**
@@ -136,6 +138,8 @@ export class Ingester {
     const observedAt = iso(snapshot.observedAt);
     const sha256 = snapshotHash(snapshot);
     const now = options.now ?? (() => new Date());
+    const early = aheadOfClock(observedAt, now(), options.maxFutureSkewMs ?? DEFAULT_MAX_FUTURE_SKEW_MINUTES * 60_000);
+    if (early.length > 0) throw new IngestError(early);
     let committed: { version: number; state: CurrentState } | null = null;
 
     try {

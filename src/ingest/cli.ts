@@ -42,7 +42,7 @@ export async function main(args: string[], env: NodeJS.ProcessEnv = process.env)
   const config = loadConfig(env);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log: (m) => console.error(m) });
   try {
-    const summary = await ingestAll(db.prisma, snapshots, { progress: true });
+    const summary = await ingestAll(db.prisma, snapshots, { progress: true, maxFutureSkewMs: config.ingestMaxFutureSkewMs });
     console.log(formatSummary(summary));
     return 0;
   } catch (err) {
