@@ -2,13 +2,14 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { applySnapshot, IngestError } from '../src/ingest/apply.js';
 import { main as ingestCli } from '../src/ingest/cli.js';
 import type { EventKind } from '../src/ingest/diff.js';
 import type { Snapshot } from '../src/ingest/snapshot.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
-import { baseSnapshot, clone } from './support/snapshots.js';
+import { baseSnapshot, clone, flexOffer } from './support/snapshots.js';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -170,6 +171,38 @@ describe('transactions', () => {
     expect(c).toMatchObject({ status: 'applied', dataVersion: a.dataVersion + 1 });
     expect(await db.prisma.dataVersion.findUnique({ where: { id: 1 } })).toMatchObject({ version: c.dataVersion, changedAt: new Date(day(3)) });
   });
+
+  // issue 19: Prisma split large batches into several statements and sent them at once on the
+  // transaction's one connection; pg deprecates that ("Calling client.query() when the client is already
+  // executing a query") and pg 9 will refuse it.
+  it('sends one query at a time on a connection, however large the snapshot', async () => {
+    await applySnapshot(db.prisma, baseSnapshot(day(1)));
+    const large = baseSnapshot(day(2));
+    large.offers[0]!.plan.headlineRate = '2.50';
+    // 5,000 new offers: 45,000 plan and 40,000 event parameters, beyond one statement's 32,767 in Prisma's batches.
+    for (let i = 0; i < 5_000; i++) large.offers.push({ ...flexOffer(day(2)), id: `bulk-${i}`, name: `Bulk ${i}` });
+    const overlaps: string[] = [];
+    const query = pg.Client.prototype.query;
+    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      const client = this as unknown as { _activeQuery: unknown; _queryQueue: unknown[] };
+      if (client._activeQuery || client._queryQueue.length > 0) overlaps.push(String((args[0] as { text?: string }).text ?? args[0]).slice(0, 60));
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as never);
+    try {
+      await expect(applySnapshot(db.prisma, large)).resolves.toMatchObject({ status: 'applied', plansAdded: 5_001, events: { new_offer: 5_000, rate_up: 1 } });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(overlaps).toEqual([]);
+    // The rows are those Prisma wrote: ids in the order of the change set, absent promotions SQL NULL.
+    const plans = await db.prisma.ratePlan.findMany({ where: { offerId: { startsWith: 'bulk-' } }, orderBy: { id: 'asc' }, select: { offerId: true, promotion: true } });
+    expect(plans.map((p) => p.offerId)).toEqual(Array.from({ length: 5_000 }, (_, i) => `bulk-${i}`));
+    expect(await db.prisma.$queryRawUnsafe('SELECT count(*)::int AS n FROM "RatePlan" WHERE "promotion" IS NULL')).toEqual([{ n: 5_003 }]);
+    expect(await db.prisma.ratePlan.count({ where: { validTo: new Date(day(2)) } })).toBe(1);
+    const events = await db.prisma.changeEvent.findMany({ where: { at: new Date(day(2)) }, orderBy: { id: 'asc' } });
+    expect(events[0]).toMatchObject({ kind: 'rate_up', from: { headlineRate: '2.35' }, to: { headlineRate: '2.50' } });
+    expect(events.at(-1)).toMatchObject({ kind: 'new_offer', offerId: 'bulk-4999', from: null, to: { headlineRate: '2.35', promotion: null } });
+  }, 120_000);
 
   it('serialises two ingests that run at the same time', async () => {
     const x = baseSnapshot(day(1));
