@@ -43,6 +43,8 @@ const envSchema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   /** How far a snapshot's observedAt may be ahead of the clock (clocks drift a little; time zones slip by hours). */
   INGEST_MAX_FUTURE_SKEW_MINUTES: z.coerce.number().min(0).max(1440).default(DEFAULT_MAX_FUTURE_SKEW_MINUTES),
+  /** How long an ingest (or a migration, or the first-start seeding) waits for the writer before it; 0: not at all. */
+  INGEST_WAIT_SECONDS: z.coerce.number().min(0).max(86_400).default(600),
 });
 
 export type Config = Readonly<{
@@ -65,6 +67,7 @@ export type Config = Readonly<{
   requestTimeoutMs: number;
   shutdownGraceMs: number;
   ingestMaxFutureSkewMs: number;
+  ingestWaitMs: number;
 }>;
 
 export class ConfigError extends Error {
@@ -101,5 +104,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     ingestMaxFutureSkewMs: e.INGEST_MAX_FUTURE_SKEW_MINUTES * 60_000,
+    ingestWaitMs: e.INGEST_WAIT_SECONDS * 1000,
   });
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/client.js';
+import { configuredTurn, withTurn } from '../db/write-turn.js';
 import { formatSummary } from '../ingest/run.js';
 import { generateSnapshots, sampleOptionErrors, type SampleOptions } from './generate.js';
 import { seedSample } from './seed.js';
@@ -104,15 +105,19 @@ export function parseSampleArgs(argv: readonly string[], now: Date): ParsedSampl
 
 async function ingest(options: SampleOptions): Promise<number> {
   const config = loadConfig();
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log: (m) => process.stderr.write(`${m}\n`) });
-  try {
-    process.stderr.write(`sample: ${options.days} days to ${options.end}, seed ${options.seed}, scale ${options.scale} → ${db.kind} database\n`);
-    const summary = await seedSample(db.prisma, options, true);
-    process.stdout.write(`${formatSummary(summary)}\n`);
-    return 0;
-  } finally {
-    await db.close();
-  }
+  const say = (line: string) => process.stderr.write(`${line}\n`);
+  // An ingest like any other: it waits for its turn before it connects (see ingest/cli.ts).
+  return withTurn(config, configuredTurn(config, 'ingest', say), async () => {
+    const db = await openDatabase({ ...config, log: say, writeTurn: 'held' });
+    try {
+      process.stderr.write(`sample: ${options.days} days to ${options.end}, seed ${options.seed}, scale ${options.scale} → ${db.kind} database\n`);
+      const summary = await seedSample(db.prisma, options, true);
+      process.stdout.write(`${formatSummary(summary)}\n`);
+      return 0;
+    } finally {
+      await db.close();
+    }
+  });
 }
 
 async function main(): Promise<number> {
