@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { applySnapshot, IngestError } from '../src/ingest/apply.js';
-import { main as ingestCli } from '../src/ingest/cli.js';
+import { EXIT, main as ingestCli } from '../src/ingest/cli.js';
 import type { EventKind } from '../src/ingest/diff.js';
 import type { Snapshot } from '../src/ingest/snapshot.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
@@ -352,6 +352,18 @@ describe('npm run ingest', () => {
       err.mockRestore();
     }
     expect((await counts()).ingestRun).toBe(2);
+  });
+
+  it(`exits ${EXIT.failed} with the driver's message when the database cannot be reached, writing nothing`, async () => {
+    const file = path.join(await mkdtemp(path.join(os.tmpdir(), 'snapshots-')), 'day1.json');
+    await writeFile(file, JSON.stringify(baseSnapshot(day(1))));
+    const err = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      expect(await ingestCli([file], { DATABASE_URL: 'postgresql://nobody:x@127.0.0.1:1/none' })).toBe(EXIT.failed);
+      expect(err.mock.calls.flat().join('\n')).toMatch(/^error: .*ECONNREFUSED.*; nothing was written\.$/m);
+    } finally {
+      err.mockRestore();
+    }
   });
 
   it('takes the allowed skew ahead of the clock from INGEST_MAX_FUTURE_SKEW_MINUTES', async () => {
