@@ -24,6 +24,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { openEmbedded } from '../db/embedded.js';
 import { takeTurn } from '../db/write-turn.js';
+import { INGEST_LOCK } from '../ingest/apply.js';
 import { EXIT } from '../ingest/cli.js';
 import { generateSnapshots } from '../sample/generate.js';
 import { Rng } from '../sample/random.js';
@@ -209,7 +210,7 @@ async function recovery(service: Service, killedAt: number): Promise<{ turnMs: n
   const turnMs = performance.now() - killedAt;
   try {
     await service.client.query('BEGIN');
-    await service.client.query('SELECT pg_advisory_xact_lock(7270701)'); // the ingest transaction's lock
+    await service.client.query(`SELECT pg_advisory_xact_lock(${INGEST_LOCK})`);
     await service.client.query('UPDATE "DataVersion" SET version = version WHERE id = 1');
     await service.client.query('COMMIT');
   } finally {

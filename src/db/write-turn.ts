@@ -81,7 +81,6 @@ interface Queue {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const hostname = os.hostname();
-const me = (activity: string): Writer => ({ activity, pid: process.pid, host: null });
 
 // --- The embedded database: files in its data folder ---------------------------------------------
 
@@ -93,7 +92,7 @@ function fileQueue(dataDir: string, activity: string): Queue {
   const turnFile = path.join(dataDir, 'write-turn.json');
   // Ours, so that a writer never removes the turn file of another (within one process, pids are equal).
   const token = randomBytes(8).toString('hex');
-  const content = JSON.stringify({ ...me(activity), token });
+  const content = JSON.stringify({ activity, pid: process.pid, host: null, token });
   let holding = false;
 
   /** The writer recorded in a file; null when there is none or it is gone (its process ended, or it crashed half-way). */
@@ -140,7 +139,9 @@ function fileQueue(dataDir: string, activity: string): Queue {
     async tryTake() {
       if (await create(turnFile)) return (holding = true);
       if ((await live(turnFile)) !== null) return false;
-      await rm(turnFile, { force: true }); // its writer is gone
+      // Its writer is gone. Only the head of the queue gets here, so no other writer is replacing the
+      // file at the same moment; were one to, the database would still run their transactions one by one.
+      await rm(turnFile, { force: true });
       return (holding = await create(turnFile));
     },
     async holder() {
@@ -161,10 +162,9 @@ function fileQueue(dataDir: string, activity: string): Queue {
 /** Advisory lock keys (the two-integer form, apart from the ingest transaction's one-bigint lock). */
 const TURN_KEY = 7_270_701;
 const QUEUE_KEY = 7_270_702;
-const APP_PREFIX = 'savings-api ';
 
 /** Shown in pg_stat_activity, so that a waiting writer can name the one it waits for (63 bytes at most). */
-const applicationName = (activity: string) => `${APP_PREFIX}${activity} pid ${process.pid}@${hostname}`.slice(0, 63);
+const applicationName = (activity: string) => `savings-api ${activity} pid ${process.pid}@${hostname}`.slice(0, 63);
 
 function parseApplicationName(name: string, backendPid: number): Writer {
   const m = /^savings-api (.+) pid (\d+)@(.*)$/.exec(name);

@@ -9,7 +9,7 @@ import { loadState } from './state.js';
 import { aheadOfClock, DEFAULT_MAX_FUTURE_SKEW_MINUTES, unresolvedReferences, validateSnapshot, type Problem } from './validate.js';
 
 /** Serialises ingests across processes (and across service replicas on PostgreSQL). */
-const INGEST_LOCK = 7_270_701;
+export const INGEST_LOCK = 7_270_701;
 export const DATA_VERSION_CHANNEL = 'savings_data_version';
 
 export class IngestError extends Error {
