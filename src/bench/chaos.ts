@@ -384,7 +384,8 @@ async function pickPort(): Promise<number> {
 async function main(): Promise<number> {
   const workDir = dirArg ? (await mkdir(dirArg, { recursive: true }), dirArg) : await mkdtemp(path.join(os.tmpdir(), 'savings-chaos-'));
   const deadline = maxSeconds * 1000 - (withDisk ? 75_000 : 30_000); // what the final runs and the disk phase need
-  const days = 2 + Math.ceil(kills / 4);
+  // Attempts that outlive their kill, or are killed after their commit, use a snapshot up.
+  const days = 3 + Math.ceil(kills / 3);
   log(`chaos: ${kills} kills, scale ${scale}, seed ${seed}, ${days} snapshots, at most ${maxSeconds} s, in ${workDir}`);
   const files = await writeSnapshots(path.join(workDir, 'snapshots'), days);
   log(`wrote ${files.length} snapshots of ${scale}× the sample market`);
@@ -462,6 +463,7 @@ async function main(): Promise<number> {
     [
       `chaos: seed ${seed}, scale ${scale}, ${summary.seconds} s`,
       row('kills tried', `${summary.killsTried} (${summary.killsBeforeCommit} before the commit, ${summary.killsAfterCommit} after it; ${summary.killsBeforeConnecting} before connecting)`),
+      ...(summary.killsTried < kills ? [row('', `fewer than the ${kills} asked for: ${killResult.appliedBefore >= files.length ? 'every snapshot was applied' : 'the time was up'}`)] : []),
       row('partial writes found', summary.partialWritesFound),
       row('invariant violations', summary.invariantViolations),
       row('recovery: turn free after a kill', summary.recoveryMs.turnFree ? `p50 ${summary.recoveryMs.turnFree.p50} ms, max ${summary.recoveryMs.turnFree.max} ms` : '-'),
