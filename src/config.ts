@@ -2,6 +2,7 @@
 // message naming the variable instead of surfacing later as an odd failure.
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_MAX_FUTURE_SKEW_MINUTES } from './ingest/validate.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -40,6 +41,10 @@ const envSchema = z.object({
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** On SIGTERM, how long requests in flight may take to finish before their connections are closed. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  /** How far a snapshot's observedAt may be ahead of the clock (clocks drift a little; time zones slip by hours). */
+  INGEST_MAX_FUTURE_SKEW_MINUTES: z.coerce.number().min(0).max(1440).default(DEFAULT_MAX_FUTURE_SKEW_MINUTES),
+  /** How long an ingest (or a migration, or the first-start seeding) waits for the writer before it; 0: not at all. */
+  INGEST_WAIT_SECONDS: z.coerce.number().min(0).max(86_400).default(600),
 });
 
 export type Config = Readonly<{
@@ -61,6 +66,8 @@ export type Config = Readonly<{
   trustProxy: boolean;
   requestTimeoutMs: number;
   shutdownGraceMs: number;
+  ingestMaxFutureSkewMs: number;
+  ingestWaitMs: number;
 }>;
 
 export class ConfigError extends Error {
@@ -96,5 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    ingestMaxFutureSkewMs: e.INGEST_MAX_FUTURE_SKEW_MINUTES * 60_000,
+    ingestWaitMs: e.INGEST_WAIT_SECONDS * 1000,
   });
 }
