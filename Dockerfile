@@ -9,6 +9,8 @@ RUN npm ci --no-audit --no-fund
 # schema.graphql) into dist/web.
 COPY tsconfig.json tsconfig.build.json schema.graphql ./
 COPY src ./src
+# The calculation guide is served from docs/calculation.md (/api/docs/calculation).
+COPY docs ./docs
 RUN npm run build
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
 EXPOSE 3000

@@ -34,6 +34,7 @@ describe('docker-compose.yml', () => {
     expect(dockerfile).toMatch(/RUN npm ci/);
     expect(dockerfile).toMatch(/RUN npm run build/);
     expect(dockerfile).toMatch(/^COPY [^\n]*schema\.graphql/m); // the web page's operations are checked against it
+    expect(dockerfile).toMatch(/^COPY docs /m); // the calculation guide is served from docs/calculation.md
     expect(dockerfile).toMatch(/CMD \["node", "dist\/main\.js"\]/);
   });
 });

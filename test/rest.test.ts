@@ -654,3 +654,17 @@ describe('GET /api/openapi.json and /api/docs', () => {
     expect(html).not.toMatch(/<script|<link[^>]+href="https?:|src="https?:/);
   });
 });
+
+describe('the calculation guide', () => {
+  it('is where the schema\'s Calc description says, as a page of the service', async () => {
+    const calc = schema.getType('Calc')!.description!;
+    const link = /(\/api\/docs\/[\w/-]+)/.exec(calc)?.[1];
+    expect(link).toBeDefined();
+    const res = await t.get(link!);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const html = await res.text();
+    expect(html).toContain('<h1>How an offer is calculated</h1>');
+    expect(html).toMatch(/<table>[\s\S]*comparableYield/); // the markdown's tables are rendered
+  });
+});

@@ -11,6 +11,7 @@ import { RETRY_AFTER_SECONDS, statusOf, type ErrorCode, type ParameterProblem } 
 import { problemResponse } from '../http/problem.js';
 import { currentRequestId } from '../http/request-context.js';
 import type { Logger } from '../logger.js';
+import { calculationPage } from './calculation-page.js';
 import { renderDocs } from './docs.js';
 import { matchRoute, restRoutes } from './index.js';
 import { openApiDocument } from './openapi.js';
@@ -47,10 +48,11 @@ export interface RestFacade {
 }
 
 export function createRestFacade({ logger, metrics, rateLimited = false }: { logger: Logger; metrics: () => Promise<unknown>; rateLimited?: boolean }): RestFacade {
-  const routes = restRoutes({ metrics, openApi: () => openApi, docs: () => docs });
+  const routes = restRoutes({ metrics, openApi: () => openApi, docs: () => docs, calculation: () => calculation });
   const document = openApiDocument(schema, routes, { rateLimited });
   const openApi = JSON.stringify(document);
   const docs = renderDocs(document);
+  const calculation = calculationPage();
   let getEnveloped: ((context: Record<string, unknown>) => Enveloped) | undefined;
 
   const classified = new LRUCache<string, Classified>({ max: 10_000 });

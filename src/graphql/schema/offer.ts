@@ -98,11 +98,14 @@ export const CalcStepRef = builder.objectRef<PresentedStep>('CalcStep').implemen
   }),
 });
 
+/** Where the calculation is explained (served by the REST facade from docs/calculation.md). */
+export const CALCULATION_PATH = '/api/docs/calculation';
+
 const money = (description: string) => ({ type: 'Decimal' as const, description: euros(description) });
 const rate = (description: string) => ({ type: 'Decimal' as const, description: perYear(description) });
 
 export const CalcRef = builder.objectRef<PresentedCalc>('Calc').implement({
-  description: 'What the offer earns on the amount over the period (contract §2; see docs/calculation.md). Each value rounded once, half-up; net and end balance are exact sums of the values shown.',
+  description: `What the offer earns on the amount over the period, explained at ${CALCULATION_PATH} (contract §2). Each value rounded once, half-up; net and end balance are exact sums of the values shown.`,
   fields: (t) => ({
     amount: t.field({ ...money('the amount calculated'), resolve: (c) => c.amount }),
     months: t.exposeInt('months', { description: 'the horizon for flexible and notice accounts, the term for deposits' }),

@@ -1,12 +1,14 @@
 // The service's own routes: operational metrics and the description of the API (machine- and
 // human-readable). None of them runs a GraphQL operation.
 import { CACHE_CONTROL } from '../../http/layer.js';
+import { CALCULATION_PATH } from '../calculation-page.js';
 import { DATA, json, type RestRoute } from '../route.js';
 
 export interface ServiceInfo {
   metrics(): Promise<unknown>;
   openApi(): string;
   docs(): string;
+  calculation(): string;
 }
 
 export function serviceRoutes(info: ServiceInfo): RestRoute[] {
@@ -47,6 +49,18 @@ export function serviceRoutes(info: ServiceInfo): RestRoute[] {
       body: { html: 'the API reference' },
       readsDatabase: false,
       handle: () => new Response(info.docs(), { headers: { 'content-type': 'text/html; charset=utf-8' } }),
+    },
+    {
+      path: CALCULATION_PATH,
+      operationId: 'getCalculationGuide',
+      tag: 'Service',
+      summary: 'How an offer is calculated',
+      description: 'The calculation (contract §2) explained in plain words, with worked examples to redo with a calculator.',
+      params: [],
+      cache: DATA,
+      body: { html: 'the calculation guide' },
+      readsDatabase: false,
+      handle: () => new Response(info.calculation(), { headers: { 'content-type': 'text/html; charset=utf-8' } }),
     },
   ];
 }
