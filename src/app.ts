@@ -182,7 +182,7 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
   const http = createHttpHandler({
     upstream: async (request) => yoga.fetch(request),
     cache: bodies,
-    reuseKey: (pathAndQuery, acceptsHtml) => (pathAndQuery.startsWith('/graphql') ? graphqlReuseKey(pathAndQuery, acceptsHtml) : rest.reuseKey(pathAndQuery)),
+    reuseKey: (pathAndQuery, accept) => (pathAndQuery.startsWith('/graphql') ? graphqlReuseKey(pathAndQuery, accept) : rest.reuseKey(pathAndQuery)),
     cacheable: () => services.database.ok(),
     version: () => store.current().version,
     clock,

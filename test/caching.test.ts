@@ -152,9 +152,10 @@ describe('the body cache', () => {
       expect(rest.reuseKey('/api/products')?.reuse).toBe('version');
       expect(rest.reuseKey('/api/products?freshness=24h')?.reuse).toBe('minute');
       expect(rest.reuseKey('/api/meta/last-updated')?.reuse).toBe('minute');
-      expect(graphqlReuseKey('/graphql?query={products{total}}', false)?.reuse).toBe('minute');
-      expect(graphqlReuseKey('/graphql?query={products{total}}', true)?.key).not.toBe(graphqlReuseKey('/graphql?query={products{total}}', false)?.key);
-      expect(graphqlReuseKey('/graphql?query={health{status}}', false)).toBeNull();
+      expect(graphqlReuseKey('/graphql?query={products{total}}', '*/*')?.reuse).toBe('minute');
+      expect(graphqlReuseKey('/graphql?query={products{total}}', 'text/html')?.key).not.toBe(graphqlReuseKey('/graphql?query={products{total}}', 'application/json')?.key);
+      expect(graphqlReuseKey('/graphql?query={products{total}}', 'application/graphql-response+json')?.key).not.toBe(graphqlReuseKey('/graphql?query={products{total}}', 'application/json')?.key);
+      expect(graphqlReuseKey('/graphql?query={health{status}}', 'application/json')).toBeNull();
       for (const path of ['/api/health', '/api/products/export?type=all', '/api/metrics', '/api/products?amount=-1', '/api/nothing', '/nothing']) {
         expect(rest.reuseKey(path), path).toBeNull();
       }

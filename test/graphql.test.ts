@@ -329,6 +329,24 @@ describe('database access', () => {
   });
 });
 
+describe('GraphQL over GET', () => {
+  it('answers with the media type the client accepts, first time and from the cache, and 304 for its ETag', async () => {
+    const url = `/graphql?query=${encodeURIComponent('{ meta { dataVersion } }')}`;
+    for (const [accept, type] of [
+      ['application/json', 'application/json; charset=utf-8'],
+      ['application/graphql-response+json', 'application/graphql-response+json; charset=utf-8'],
+    ] as const) {
+      const first = await t.get(url, { headers: { accept } });
+      const again = await t.get(url, { headers: { accept } });
+      expect(first.headers.get('content-type'), accept).toBe(type);
+      expect(again.headers.get('content-type'), `${accept}, cached`).toBe(type);
+      expect(first.headers.get('vary')).toMatch(/Accept\b/);
+      const etag = again.headers.get('etag')!;
+      expect((await t.get(url, { headers: { accept, 'if-none-match': etag } })).status).toBe(304);
+    }
+  });
+});
+
 describe('GraphiQL and persisted queries', () => {
   it('serves GraphiQL to a browser with assets from this server only', async () => {
     const page = await t.get('/graphql', { headers: { accept: 'text/html' } });

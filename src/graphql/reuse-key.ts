@@ -1,7 +1,8 @@
 // When a GraphQL GET's answer may be given again: the same operation and variables (parameters
-// sorted, empty ones dropped), for at most a minute (an operation may ask for anything that depends on
-// the clock), and never for one that asks for health (it reports the present). The GraphiQL page
-// (Accept: text/html) is another answer than the JSON at the same URL.
+// sorted, empty ones dropped) asked with the same Accept, for at most a minute (an operation may ask
+// for anything that depends on the clock), and never for one that asks for health (it reports the
+// present). The answer varies by Accept — GraphiQL's page for browsers, application/json or
+// application/graphql-response+json (which also changes the status of errors) — so Accept is part of it.
 import { LRUCache } from 'lru-cache';
 import type { ReuseKey } from '../http/handler.js';
 
@@ -18,7 +19,7 @@ function normalise(pathAndQuery: string): string | null {
   return /health/i.test(query) ? null : `/graphql?${query}`;
 }
 
-export function graphqlReuseKey(pathAndQuery: string, acceptsHtml: boolean): ReuseKey | null {
+export function graphqlReuseKey(pathAndQuery: string, accept: string): ReuseKey | null {
   let found = normalised.get(pathAndQuery);
   if (!found) {
     found = { key: normalise(pathAndQuery) };
@@ -26,5 +27,5 @@ export function graphqlReuseKey(pathAndQuery: string, acceptsHtml: boolean): Reu
   }
   const { key } = found;
   if (key === null) return null;
-  return { key: acceptsHtml ? `html|${key}` : key, reuse: 'minute' };
+  return { key: `${accept.replace(/\s+/g, '').toLowerCase()}|${key}`, reuse: 'minute' };
 }

@@ -28,8 +28,11 @@ export interface HttpDeps {
   /** The application behind the cache (yoga). */
   upstream(request: Request): Promise<Response>;
   cache: BodyCache;
-  /** Null: the answer to this URL is never reused (health, streams, unknown paths, bad requests). */
-  reuseKey(pathAndQuery: string, acceptsHtml: boolean): ReuseKey | null;
+  /**
+   * Null: the answer to this URL is never reused (health, streams, unknown paths, bad requests). The
+   * request's Accept is given for answers that vary by it (GraphQL: GraphiQL's page, JSON media types).
+   */
+  reuseKey(pathAndQuery: string, accept: string): ReuseKey | null;
   /** Whether new answers may be kept (not while the database fails: they may lack what it holds). */
   cacheable(): boolean;
   /** The data version the next request will see. */
@@ -75,7 +78,7 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
     return Promise.race([upstream(request), late]).finally(() => clearTimeout(timer));
   }
   const keyFor = (pathAndQuery: string, accept: string | null | undefined): string | null => {
-    const found = reuseKey(pathAndQuery, /text\/html/.test(accept ?? ''));
+    const found = reuseKey(pathAndQuery, accept ?? '');
     if (!found) return null;
     return found.reuse === 'minute' ? `${version()}|${found.key}|${Math.floor(clock().getTime() / 60_000)}` : `${version()}|${found.key}`;
   };

@@ -102,7 +102,8 @@ const cacheControlOf = (response: Response) => response.headers.get('cache-contr
 
 export async function finish(response: Response): Promise<FinishedBody> {
   const body = new Uint8Array(await response.arrayBuffer());
-  const headers = [...response.headers].filter(([name]) => CONTENT_HEADERS.has(name));
+  // Names as they come: a ponyfill's Headers (yoga's) keeps their case ('Content-Type').
+  const headers = [...response.headers].map(([name, value]): [string, string] => [name.toLowerCase(), value]).filter(([name]) => CONTENT_HEADERS.has(name));
   const paging = pagingOf(response);
   return { status: response.status, headers, cacheControl: cacheControlOf(response), vary: varyOf(response), ...(paging ? { paging } : {}), body, etag: etagOf(body), encoded: {} };
 }
