@@ -17,6 +17,7 @@ import { HistoryCache } from './graphql/loaders.js';
 import { DatabaseStatus } from './db/status.js';
 import type { ListBounds } from './graphql/cost.js';
 import { listBounds, OPERATION_LIMITS, operationLimits } from './graphql/limits.js';
+import { variableErrors } from './graphql/variable-errors.js';
 import { schema } from './graphql/schema/index.js';
 import { graphiql } from './http/graphiql.js';
 import { BodyCache } from './http/body-cache.js';
@@ -173,6 +174,7 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
       restSpelling(),
       useAPQ({ store: createInMemoryAPQStore({ max: 1000, ttl: 0 }) }),
       ...operationLimits(bounds),
+      variableErrors(),
       useGraphQlJit({}, { cache: compiledQueries }),
     ],
   });

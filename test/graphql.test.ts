@@ -424,3 +424,14 @@ describe('facets (contract §11.6)', () => {
     expect(checked).toBeGreaterThan(40);
   });
 });
+
+describe('variables a scalar refuses', () => {
+  it('are answered with the scalar\'s own message, naming the variable, not graphql-jit\'s "Expected type"', async () => {
+    const { status, body } = await t.graphql('query($amount: Decimal!, $h: Int) { products(amount: $amount, horizon: $h) { total } }', { amount: 'abc', h: 'twelve' });
+    expect(status).toBe(400);
+    const messages = body.errors!.map((e) => e.message);
+    expect(messages.some((m) => /Decimal must be a decimal number such as "1234\.56"/.test(m))).toBe(true);
+    expect(body.errors!.flatMap((e) => (e.extensions?.errors as { parameter: string }[]).map((p) => p.parameter)).sort()).toEqual(['amount', 'h']);
+    expect(body.errors!.every((e) => e.extensions?.code === 'BAD_USER_INPUT')).toBe(true);
+  });
+});
