@@ -19,7 +19,8 @@ import type { ListBounds } from './graphql/cost.js';
 import { listBounds, OPERATION_LIMITS, operationLimits } from './graphql/limits.js';
 import { variableErrors } from './graphql/variable-errors.js';
 import { schema } from './graphql/schema/index.js';
-import { graphiql } from './http/graphiql.js';
+import { graphiql, graphiqlFiles } from './http/graphiql.js';
+import { allOf } from './http/static.js';
 import { BodyCache } from './http/body-cache.js';
 import { createHttpHandler, type HttpHandler } from './http/handler.js';
 import { problemResponse } from './http/problem.js';
@@ -179,11 +180,14 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     ],
   });
 
+  // The comparison page (dist/web) and GraphiQL's bundle: files served as they are, through the same front.
+  const web = await loadWebPage({ logger });
   const bodies = new BodyCache(config.cacheMaxBytes, config.cacheMaxEntries);
   store.onSwap(() => bodies.clear()); // new data: every cached answer is of the old version
   const http = createHttpHandler({
     upstream: async (request) => yoga.fetch(request),
     cache: bodies,
+    statics: allOf(web.files, graphiqlFiles()),
     reuseKey: (pathAndQuery, accept) => (pathAndQuery.startsWith('/graphql') ? graphqlReuseKey(pathAndQuery, accept) : rest.reuseKey(pathAndQuery)),
     cacheable: () => services.database.ok(),
     version: () => store.current().version,
@@ -194,9 +198,7 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     requestTimeoutMs: config.requestTimeoutMs,
     observe: (method, path, status, seconds) => metrics.observeRequest(method, routeLabel(path), status, seconds),
   });
-  // The comparison page (dist/web) is answered in front of the API's handler.
-  const web = await loadWebPage({ logger });
-  const { fetch, listener } = web.around(http);
+  const { fetch, listener } = http;
   const processMetrics = async () => {
     const memory = process.memoryUsage();
     const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;

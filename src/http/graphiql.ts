@@ -7,7 +7,9 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Plugin } from 'graphql-yoga';
-import { CACHE_CONTROL } from './layer.js';
+import { CACHE_CONTROL, type FinishedBody } from './layer.js';
+import { PAGE_CSP } from './security.js';
+import { staticFile, type StaticFiles } from './static.js';
 
 const require = createRequire(import.meta.url);
 const DIST = path.join(path.dirname(require.resolve('@graphql-yoga/graphiql/package.json')), 'dist');
@@ -52,6 +54,8 @@ self.MonacoEnvironment = { globalAPI: false, getWorkerUrl: (_id, label) => (${JS
 YogaGraphiQL.renderYogaGraphiQL(document.getElementById('graphiql'), ${JSON.stringify({ title: TITLE, endpoint: '/graphql', query: DEFAULT_QUERY })});
 `;
 
+export const FAVICON_SVG_PATH = `${ASSET_PREFIX}favicon.svg`;
+
 /** A euro sign on a coin: the tab of the API's pages. */
 export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><circle cx="16" cy="16" r="15" fill="#0b5cad"/><path d="M21.5 10.2a7 7 0 1 0 0 11.6" fill="none" stroke="#fff" stroke-width="2.6" stroke-linecap="round"/><path d="M8 14h9M8 18h9" stroke="#fff" stroke-width="2.2" stroke-linecap="round"/></svg>`;
 
@@ -83,28 +87,37 @@ const OWN: Record<string, { type: string; body: string }> = {
   'favicon.svg': { type: 'image/svg+xml', body: FAVICON_SVG },
 };
 
+/**
+ * GraphiQL's page keeps a looser policy than PAGE_CSP: its editor (Monaco) applies inline styles and
+ * embeds its icon fonts as data: URLs. Scripts, connections and everything else stay this origin's.
+ */
+export const GRAPHIQL_CSP = PAGE_CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'").replace("font-src 'self'", "font-src 'self' data:");
+
+/** The bundle's files and ours under /graphiql/, read on first use (a browser asks for them once a day). */
+export function graphiqlFiles(): StaticFiles {
+  const files = new Map<string, FinishedBody | Promise<FinishedBody>>();
+  for (const [name, own] of Object.entries(OWN)) files.set(ASSET_PREFIX + name, staticFile(new TextEncoder().encode(own.body), own.type, CACHE_CONTROL.assets));
+  return (pathname) => {
+    let file = files.get(pathname);
+    const name = pathname.slice(ASSET_PREFIX.length);
+    if (!file && pathname.startsWith(ASSET_PREFIX) && FILES[name]) {
+      file = readFile(path.join(DIST, name)).then((bytes) => staticFile(new Uint8Array(bytes), FILES[name]!, CACHE_CONTROL.assets));
+      files.set(pathname, file);
+      file.then((done) => files.set(pathname, done)).catch(() => files.delete(pathname));
+    }
+    return file;
+  };
+}
+
 const wantsPage = (request: Request) => (request.method === 'GET' || request.method === 'HEAD') && (request.headers.get('accept') ?? '').includes('text/html');
 
+/** GraphiQL's page at /graphql for browsers; GraphQL requests go on to yoga. */
 export function graphiql(): Plugin {
-  const files = new Map<string, Promise<Buffer>>();
   return {
     onRequest({ request, url, endResponse, fetchAPI }) {
-      if (url.pathname === '/graphql') {
-        if (wantsPage(request)) endResponse(new fetchAPI.Response(PAGE_HTML, { headers: { 'content-type': 'text/html; charset=utf-8' } }));
-        return;
+      if (url.pathname === '/graphql' && wantsPage(request)) {
+        endResponse(new fetchAPI.Response(PAGE_HTML, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': GRAPHIQL_CSP } }));
       }
-      if (!url.pathname.startsWith(ASSET_PREFIX)) return;
-      const name = url.pathname.slice(ASSET_PREFIX.length);
-      const own = OWN[name];
-      if (own) return endResponse(new fetchAPI.Response(own.body, { headers: { 'content-type': own.type, 'cache-control': CACHE_CONTROL.assets } }));
-      const type = FILES[name];
-      if (!type) return; // unknown: the 404 handling answers
-      let body = files.get(name);
-      if (!body) {
-        body = readFile(path.join(DIST, name));
-        files.set(name, body);
-      }
-      return body.then((bytes) => endResponse(new fetchAPI.Response(new Uint8Array(bytes), { headers: { 'content-type': type, 'cache-control': CACHE_CONTROL.assets } })));
     },
   };
 }

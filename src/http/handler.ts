@@ -10,6 +10,8 @@ import type { Logger } from '../logger.js';
 import type { BodyCache } from './body-cache.js';
 import { answer, answerStream, cacheHeaders, encodedBody, finish, linkHeader, matchesIfNoneMatch, preferredEncoding, STREAM_ETAG, type FinishedBody } from './layer.js';
 import { CORS_HEADERS, isPreflight, preflight } from './cors.js';
+import { pagePolicy, SECURITY_HEADERS } from './security.js';
+import type { StaticFiles } from './static.js';
 import { logged, logLine, type RequestObserver } from './logging.js';
 import { problemResponse } from './problem.js';
 import { RateLimiter } from './rate-limit.js';
@@ -47,7 +49,12 @@ export interface HttpDeps {
   requestTimeoutMs?: number;
   /** Told of every answer (the request metrics). */
   observe?: RequestObserver;
+  /** Files served as they are (the page, GraphiQL's bundle), answered before anything else. */
+  statics?: StaticFiles;
 }
+
+/** What every answer carries, whichever path gives it. */
+const EVERY_ANSWER: Readonly<Record<string, string>> = { ...CORS_HEADERS, ...SECURITY_HEADERS };
 
 /** Probes and scrapes are not the traffic the rate limit is for: health checks and metrics are not counted. */
 const UNCOUNTED = new Set(['/api/health', '/metrics', '/api/metrics']);
@@ -63,7 +70,7 @@ export interface HttpHandler {
   clientError(err: Error & { code?: string }, socket: Duplex): void;
 }
 
-export function createHttpHandler({ upstream, cache, reuseKey, cacheable, version, clock, logger, rateLimitPerMinute = 0, trustProxy = false, requestTimeoutMs = 30_000, observe }: HttpDeps): HttpHandler {
+export function createHttpHandler({ upstream, cache, reuseKey, cacheable, version, clock, logger, rateLimitPerMinute = 0, trustProxy = false, requestTimeoutMs = 30_000, observe, statics = () => undefined }: HttpDeps): HttpHandler {
   const limiter = rateLimitPerMinute > 0 ? new RateLimiter(rateLimitPerMinute) : null;
 
   /** The upstream's answer, or a 503 when it does not start in time (the work goes on; the client is told). */
@@ -97,6 +104,8 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
       return problemResponse('METHOD_NOT_ALLOWED', 'OPTIONS is not allowed here; the API is read-only (GET, HEAD).', undefined, { allow: 'GET, HEAD' });
     }
     const get = request.method === 'GET' || request.method === 'HEAD';
+    const file = get ? statics(pathname) : undefined;
+    if (file) return answer(request, await file);
     const key = get ? keyFor(pathname + url.search, request.headers.get('accept')) : null;
     const cached = key ? cache.get(key) : undefined;
     if (cached) return answer(request, cached, grew(key!));
@@ -130,17 +139,17 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
 
   const fetch = (request: Request): Promise<Response> => {
     const scope = { id: requestIdFrom(request.headers.get('x-request-id')), startedAt: process.hrtime.bigint() };
-    return requestScope.run(scope, async () => logged(logger, scope, request.method, request.url, await handle(request), { 'x-request-id': scope.id, ...CORS_HEADERS }, observe));
+    return requestScope.run(scope, async () => logged(logger, scope, request.method, request.url, await handle(request), { 'x-request-id': scope.id, ...EVERY_ANSWER }, observe));
   };
 
   const adapter = createServerAdapter(fetch);
 
   /** A cache hit written straight to the socket: no Request, no Headers, no yoga (and a 304 no promise). */
-  function serveCached(req: IncomingMessage, res: ServerResponse, entry: FinishedBody, key: string, startedAt: bigint): void | Promise<void> {
+  function serveCached(req: IncomingMessage, res: ServerResponse, entry: FinishedBody, onGrow: (() => void) | undefined, startedAt: bigint): void | Promise<void> {
     const header = req.headers['x-request-id'];
     const id = requestIdFrom(typeof header === 'string' ? header : null);
     const pathAndQuery = req.url ?? '/';
-    const headers: Record<string, string> = { ...cacheHeaders(entry.etag, entry.cacheControl, entry.vary), ...CORS_HEADERS, 'x-request-id': id };
+    const headers: Record<string, string> = { ...cacheHeaders(entry.etag, entry.cacheControl, entry.vary), ...EVERY_ANSWER, 'x-request-id': id };
     if (matchesIfNoneMatch(req.headers['if-none-match'] ?? null, entry.etag)) {
       res.writeHead(304, headers);
       res.end();
@@ -148,9 +157,11 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
       return;
     }
     for (const [name, value] of entry.headers) headers[name] = value;
+    const policy = pagePolicy(headers['content-type'], headers['content-security-policy']);
+    if (policy) headers['content-security-policy'] = policy;
     if (entry.paging) headers.link = linkHeader(pathAndQuery, entry.paging.page, entry.paging.pages);
     const encoding = preferredEncoding(req.headers['accept-encoding'] ?? null);
-    return encodedBody(entry, encoding, grew(key)).then((body) => {
+    return encodedBody(entry, encoding, onGrow).then((body) => {
       if (body !== entry.body) headers['content-encoding'] = encoding!;
       headers['content-length'] = String(body.byteLength);
       res.writeHead(200, headers);
@@ -170,7 +181,7 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
     const header = req.headers['x-request-id'];
     const id = requestIdFrom(typeof header === 'string' ? header : null);
     void response.text().then((body) => {
-      res.writeHead(response.status, { ...Object.fromEntries(response.headers), ...CORS_HEADERS, 'x-request-id': id });
+      res.writeHead(response.status, { ...Object.fromEntries(response.headers), ...EVERY_ANSWER, 'x-request-id': id });
       res.end(body);
       logLine(logger, id, startedAt, req.method ?? 'GET', (req.url ?? '/').slice(0, 200), response.status, observe);
     });
@@ -194,17 +205,19 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
       return;
     }
     if (req.method === 'GET' || req.method === 'HEAD') {
-      const key = keyFor(req.url ?? '/', req.headers.accept);
-      const entry = key ? cache.lookup(key) : undefined;
+      const file = statics((req.url ?? '/').split('?', 1)[0]!);
+      const key = file ? null : keyFor(req.url ?? '/', req.headers.accept);
+      const entry = file ?? (key ? cache.lookup(key) : undefined);
       if (entry) {
-        try {
-          serveCached(req, res, entry, key!, startedAt)?.catch((err: Error) => {
-            logger.error({ err }, 'could not send a cached answer');
-            res.destroy(err);
-          });
-        } catch (err) {
+        const fail = (err: Error) => {
           logger.error({ err }, 'could not send a cached answer');
-          res.destroy(err as Error);
+          res.destroy(err);
+        };
+        try {
+          const sent = entry instanceof Promise ? entry.then((e) => serveCached(req, res, e, undefined, startedAt)) : serveCached(req, res, entry, key ? grew(key) : undefined, startedAt);
+          sent?.catch(fail);
+        } catch (err) {
+          fail(err as Error);
         }
         return;
       }
@@ -227,7 +240,7 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
       ? problemResponse('REQUEST_HEADERS_TOO_LARGE', 'The request line and headers are larger than 16384 bytes.')
       : problemResponse('BAD_REQUEST', 'The request is not valid HTTP.');
     void problem.text().then((body) => {
-      const headers = { ...Object.fromEntries(problem.headers), ...CORS_HEADERS, 'content-length': String(Buffer.byteLength(body)), connection: 'close' };
+      const headers = { ...Object.fromEntries(problem.headers), ...EVERY_ANSWER, 'content-length': String(Buffer.byteLength(body)), connection: 'close' };
       const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
       socket.end(`HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n${head}\r\n${body}`);
       logger.info({ status: problem.status, error: err.code }, 'request refused before parsing');

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
+import { pagePolicy } from './security.js';
 
 export const CACHE_CONTROL = {
   data: 'public, max-age=300, stale-while-revalidate=60',
@@ -89,7 +90,7 @@ export interface FinishedBody {
 }
 
 /** What a finished body keeps of the original headers: what describes the content, nothing per request. */
-const CONTENT_HEADERS = new Set(['content-type', 'content-disposition']);
+const CONTENT_HEADERS = new Set(['content-type', 'content-disposition', 'content-security-policy']);
 
 /** Answers vary by the encoding we compress them in, and by whatever the application said they vary by. */
 const varyOf = (response: Response) => {
@@ -139,6 +140,8 @@ export async function answer(request: Request, finished: FinishedBody, onGrow?: 
   if (matchesIfNoneMatch(request.headers.get('if-none-match'), etag)) return notModified(etag, cacheControl, vary);
   const headers = new Headers(finished.headers);
   for (const [name, value] of Object.entries(cacheHeaders(etag, cacheControl, vary))) headers.set(name, value);
+  const policy = pagePolicy(headers.get('content-type'), headers.get('content-security-policy'));
+  if (policy) headers.set('content-security-policy', policy);
   if (finished.paging) {
     const url = new URL(request.url);
     headers.set('link', linkHeader(url.pathname + url.search, finished.paging.page, finished.paging.pages));

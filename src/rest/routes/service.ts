@@ -2,13 +2,14 @@
 // human-readable). None of them runs a GraphQL operation.
 import { CACHE_CONTROL } from '../../http/layer.js';
 import { CALCULATION_PATH } from '../calculation-page.js';
+import { pageResponse, type HtmlPage } from '../html-page.js';
 import { DATA, json, type RestRoute } from '../route.js';
 
 export interface ServiceInfo {
   metrics(): Promise<unknown>;
   openApi(): string;
-  docs(): string;
-  calculation(): string;
+  docs(): HtmlPage;
+  calculation(): HtmlPage;
 }
 
 export function serviceRoutes(info: ServiceInfo): RestRoute[] {
@@ -48,7 +49,7 @@ export function serviceRoutes(info: ServiceInfo): RestRoute[] {
       cache: DATA,
       body: { html: 'the API reference' },
       readsDatabase: false,
-      handle: () => new Response(info.docs(), { headers: { 'content-type': 'text/html; charset=utf-8' } }),
+      handle: () => pageResponse(info.docs()),
     },
     {
       path: CALCULATION_PATH,
@@ -60,7 +61,7 @@ export function serviceRoutes(info: ServiceInfo): RestRoute[] {
       cache: DATA,
       body: { html: 'the calculation guide' },
       readsDatabase: false,
-      handle: () => new Response(info.calculation(), { headers: { 'content-type': 'text/html; charset=utf-8' } }),
+      handle: () => pageResponse(info.calculation()),
     },
   ];
 }
