@@ -22,7 +22,8 @@ import { schema } from './graphql/schema/index.js';
 import { graphiql, graphiqlFiles } from './http/graphiql.js';
 import { allOf } from './http/static.js';
 import { BodyCache } from './http/body-cache.js';
-import { createHttpHandler, type HttpHandler } from './http/handler.js';
+import { createHttpHandler, MAX_BODY_BYTES, type HttpHandler } from './http/handler.js';
+import { clipErrors, clipped } from './graphql/clip-errors.js';
 import { problemResponse } from './http/problem.js';
 import { currentRequestId } from './http/request-context.js';
 import { loadWebPage } from './http/web.js';
@@ -156,11 +157,13 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     graphiql: false,
     // Clients that batch detail lookups send a JSON array of operations (limits in src/graphql/limits.ts).
     batching: { limit: OPERATION_LIMITS.batch },
+    // The HTTP front refuses a declared length above this; yoga cuts a chunked body at the same bound.
+    maxRequestBodySize: MAX_BODY_BYTES,
     maskedErrors: {
       // Errors we raise on purpose (GraphQLErrors with a code) reach the client; anything else is
       // logged with the request id and answered as "Unexpected error." without internals.
       maskError(error, message, isDev) {
-        if (isOriginalGraphQLError(error)) return error as Error;
+        if (isOriginalGraphQLError(error)) return clipped(error as GraphQLError);
         const original = (error as { originalError?: unknown }).originalError ?? error;
         logger.error({ requestId: currentRequestId(), err: original }, 'unexpected error');
         return maskError(error, message, isDev);
@@ -168,6 +171,7 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     },
     plugins: [
       graphiql(),
+      clipErrors(),
       prometheus(metrics),
       notFound(),
       graphqlVariesByAccept(),

@@ -1,17 +1,20 @@
-// The limits on what one GraphQL request may ask, in one place: nesting depth, aliases, estimated cost
-// and the number of operations in an HTTP batch. Each is checked before anything runs and answered the
+// The limits on what one GraphQL request may ask, in one place: the document's length in tokens, nesting
+// depth, aliases, estimated cost and the number of operations in an HTTP batch (the body's size in
+// bytes is the HTTP front's: src/http/handler.ts). Each is checked before anything runs and answered the
 // same way, whatever the client's Accept: HTTP 400 with an error whose extensions say which limit, its
 // bound and what the request asked (code QUERY_TOO_COMPLEX). The numbers fit each other: `offers` with
 // its 100 ids and the full detail selection (what GET /api/products/{id} answers) passes them all.
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
-import { GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode, type ValidationContext } from 'graphql';
+import { GraphQLError, Kind, Lexer, Source, TokenKind, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Catalog } from '../catalog/types.js';
 import { estimateCost, type ListBounds } from './cost.js';
 import { DETAIL_LIMIT } from './loaders.js';
 
 export const OPERATION_LIMITS = {
+  /** Lexical tokens of a document: the parser stops there, before building anything of a huge one. */
+  tokens: 2_000,
   depth: 8,
   aliases: 15,
   /** A field costs 1; a list counts as often as it can be long (see cost.ts). A batch shares one budget. */
@@ -79,6 +82,33 @@ function costLimit(bounds: () => ListBounds): Plugin {
   };
 }
 
+/** Whether a document holds more lexical tokens than `max` (it stops counting there). */
+function overTokens(query: string, max: number): boolean {
+  if (query.length <= max) return false; // every token is at least a character long
+  try {
+    const lexer = new Lexer(new Source(query));
+    for (let n = 0; lexer.advance().kind !== TokenKind.EOF; ) if (++n > max) return true;
+  } catch {
+    // A syntax error: the parser reports it.
+  }
+  return false;
+}
+
+/**
+ * Documents longer than the token limit are refused before the parser builds anything of them. Checked
+ * on the request's parameters rather than in the parse step: yoga marks whatever the parser throws as a
+ * GraphQL syntax error, which a legacy application/json client would get with a 200.
+ */
+function tokenLimit(): Plugin {
+  return {
+    onParams({ params, setResult }) {
+      if (typeof params.query === 'string' && overTokens(params.query, OPERATION_LIMITS.tokens)) {
+        setResult({ errors: [limitError('tokens', `The document is longer than ${OPERATION_LIMITS.tokens} tokens; send a shorter query (or persist it).`)] });
+      }
+    },
+  };
+}
+
 /** A batch longer than the limit is refused as a whole, before any of it runs. */
 function batchLimit(): Plugin {
   return {
@@ -98,5 +128,5 @@ function batchLimit(): Plugin {
 }
 
 export function operationLimits(bounds: () => ListBounds): Plugin[] {
-  return [batchLimit(), maxDepthPlugin(armor('depth')), maxAliasesPlugin(armor('aliases')), costLimit(bounds)];
+  return [batchLimit(), tokenLimit(), maxDepthPlugin(armor('depth')), maxAliasesPlugin(armor('aliases')), costLimit(bounds)];
 }

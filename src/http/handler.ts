@@ -62,6 +62,15 @@ const uncounted = (pathAndQuery: string) => UNCOUNTED.has(pathAndQuery.split('?'
 
 /** URLs longer than this are refused (414) before anything reads them. */
 export const MAX_URL_LENGTH = 8 * 1024;
+/**
+ * Request bodies (GraphQL POSTs) larger than this are refused (413). The longest real operation — 100
+ * offers in detail, or a batch of ten — is a few KB; a 1 MB document or 5 MB of variables is not a client.
+ */
+export const MAX_BODY_BYTES = 100 * 1024;
+
+// The body is not read, so the connection cannot carry another request: it is closed after the answer.
+const tooLarge = () => problemResponse('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES} bytes.`, undefined, { connection: 'close' });
+const declaredTooLarge = (contentLength: string | null | undefined) => contentLength != null && Number(contentLength) > MAX_BODY_BYTES;
 
 export interface HttpHandler {
   fetch(request: Request): Promise<Response>;
@@ -103,6 +112,7 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
     if (request.method === 'OPTIONS' && pathname.startsWith('/api')) {
       return problemResponse('METHOD_NOT_ALLOWED', 'OPTIONS is not allowed here; the API is read-only (GET, HEAD).', undefined, { allow: 'GET, HEAD' });
     }
+    if (declaredTooLarge(request.headers.get('content-length'))) return tooLarge();
     const get = request.method === 'GET' || request.method === 'HEAD';
     const file = get ? statics(pathname) : undefined;
     if (file) return answer(request, await file);
@@ -124,6 +134,8 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
       logger.error({ requestId: currentRequestId(), err }, 'unexpected error');
       return problemResponse('INTERNAL_SERVER_ERROR', 'Unexpected error.');
     }
+    // A body sent without a length (chunked) is cut at the same bound by yoga, which answers 413 its way.
+    if (response.status === 413) return tooLarge();
     if (!get || response.status !== 200) {
       return request.method === 'HEAD' && response.body ? new Response(null, response) : response;
     }
@@ -199,6 +211,10 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
         refuse(req, res, startedAt, problemResponse('TOO_MANY_REQUESTS', `Too many requests; please wait ${wait} s (the limit is ${rateLimitPerMinute} a minute).`, undefined, { 'retry-after': String(wait) }));
         return;
       }
+    }
+    if (declaredTooLarge(req.headers['content-length'])) {
+      refuse(req, res, startedAt, tooLarge());
+      return;
     }
     if ((req.url?.length ?? 0) > MAX_URL_LENGTH) {
       refuse(req, res, startedAt, problemResponse('URI_TOO_LONG', `The URL is longer than ${MAX_URL_LENGTH} characters.`));
