@@ -6,6 +6,7 @@ import { createInMemoryAPQStore, useAPQ } from '@graphql-yoga/plugin-apq';
 import type { GraphQLError } from 'graphql';
 import { createLRUCache, createYoga, maskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { createCalcService } from './catalog/calc-service.js';
+import { createChangeFeed } from './catalog/change-feed.js';
 import { HealthCheck } from './catalog/health.js';
 import { createMarketHistory } from './catalog/history.js';
 import { watchDataVersion } from './catalog/reload.js';
@@ -26,6 +27,8 @@ import { currentRequestId } from './http/request-context.js';
 import { loadWebPage } from './http/web.js';
 import type { Logger } from './logger.js';
 import { graphqlReuseKey } from './graphql/reuse-key.js';
+import { useKnownOperationTypes } from './graphql/operation-types.js';
+import { registerStreamMetrics } from './http/stream-metrics.js';
 import { createRestFacade } from './rest/facade.js';
 import { matchRoute } from './rest/index.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
@@ -47,7 +50,9 @@ export interface App {
   listener(req: IncomingMessage, res: ServerResponse): void;
   services: Services;
   yoga: YogaServerInstance<Record<string, unknown>, Context>;
-  /** Stops watching for new data (the database itself is the caller's). */
+  /** Ends every change stream and subscription and refuses new ones (the first step of a shutdown). */
+  closeStreams(): void;
+  /** Ends the streams and stops watching for new data (the database itself is the caller's). */
   close(): Promise<void>;
 }
 
@@ -101,6 +106,15 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
   const market = createMarketHistory(db.prisma);
   const database = new DatabaseStatus();
   const healthCheck = new HealthCheck(db.prisma, database);
+  const changes = await createChangeFeed({
+    prisma: db.prisma,
+    store,
+    logger,
+    database,
+    maxPerClient: config.streamsPerIp,
+    maxBufferBytes: config.streamBufferMaxBytes,
+    heartbeatMs: config.streamHeartbeatMs,
+  });
   // A compiled query of the product list is several hundred KB of generated code: the REST routes use a
   // handful of fixed documents; the rest of this room is for the distinct documents GraphQL clients send.
   const compiledQueries = createLRUCache<NonNullable<ReturnType<JITCache['get']>>>({ max: 100 });
@@ -115,6 +129,7 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     caches: () => ({}),
     history: new HistoryCache(),
     database,
+    changes,
   };
 
   // The list lengths the data allows, for the cost estimate: worked out once per data version.
@@ -129,6 +144,7 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     dataVersion: () => store.current().version,
     dataAgeSeconds: () => dataAgeSeconds(store.current().lastObservedAt, clock()),
   });
+  registerStreamMetrics(metrics.registry, () => changes.stats());
   const rest = createRestFacade({ logger, metrics: async () => processMetrics() });
   /** The route a path belongs to, for the metrics: its template, never the raw path. */
   const routeLabel = (path: string): string => {
@@ -170,6 +186,7 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
       rest.plugin,
       restSpelling(),
       useAPQ({ store: createInMemoryAPQStore({ max: 1000, ttl: 0 }) }),
+      useKnownOperationTypes(),
       ...operationLimits(bounds),
       useGraphQlJit({}, { cache: compiledQueries }),
     ],
@@ -201,9 +218,20 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
       process: { rssMb: mb(memory.rss), heapUsedMb: mb(memory.heapUsed), heapTotalMb: mb(memory.heapTotal), uptimeSeconds: Math.round(process.uptime()) },
       data: { version: catalog.version, offers: catalog.offers.length },
       caches: services.caches(),
+      streams: changes.stats(),
     };
   };
   services.caches = () => ({ bodies: bodies.stats(), calculator: calc.stats(), history: services.history.stats(), compiledQueries: { entries: compiledQueries.size, max: compiledQueries.max } });
   const watcher = watchDataVersion(store, { pollMs: config.reloadPollMs, listenUrl: db.kind === 'postgresql' ? db.url : undefined, logger, database: services.database });
-  return { fetch, listener, services, yoga, close: () => watcher.stop() };
+  return {
+    fetch,
+    listener,
+    services,
+    yoga,
+    closeStreams: () => changes.close(),
+    async close() {
+      changes.close();
+      await watcher.stop();
+    },
+  };
 }

@@ -40,6 +40,12 @@ const envSchema = z.object({
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** On SIGTERM, how long requests in flight may take to finish before their connections are closed. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  /** Change streams (SSE and GraphQL subscriptions) one client address may hold open at once. */
+  STREAMS_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(50),
+  /** A change stream whose unsent events pass this many KB is cut (its client reads too slowly). */
+  STREAM_BUFFER_MAX_KB: z.coerce.number().int().min(1).max(1_048_576).default(1024),
+  /** How often an SSE change stream sends a comment to keep proxies from closing it. */
+  STREAM_HEARTBEAT_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
 });
 
 export type Config = Readonly<{
@@ -61,6 +67,9 @@ export type Config = Readonly<{
   trustProxy: boolean;
   requestTimeoutMs: number;
   shutdownGraceMs: number;
+  streamsPerIp: number;
+  streamBufferMaxBytes: number;
+  streamHeartbeatMs: number;
 }>;
 
 export class ConfigError extends Error {
@@ -96,5 +105,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    streamsPerIp: e.STREAMS_PER_IP,
+    streamBufferMaxBytes: e.STREAM_BUFFER_MAX_KB * 1024,
+    streamHeartbeatMs: e.STREAM_HEARTBEAT_MS,
   });
 }

@@ -2,6 +2,7 @@
 // its arguments with it (plugin-zod); the REST layer parses query strings and checks them with it too.
 import { z } from 'zod';
 import { Decimal } from '../domain/decimal.js';
+import { EVENT_KINDS } from '../ingest/diff.js';
 
 export const LIMITS = {
   amountMax: 1_000_000_000,
@@ -55,6 +56,9 @@ export const PARAMS = {
   id: z.string().min(1).max(200, 'must be at most 200 characters'),
   ids: z.array(z.string().min(1).max(200)).min(1, 'must list at least one id').max(LIMITS.idsMax, `must list at most ${LIMITS.idsMax} ids`),
   offerId: z.string().min(1).max(200, 'must be at most 200 characters'),
+  kind: list(z.enum(EVENT_KINDS)),
+  /** An event id a client got from us (Last-Event-ID, since): resume after it. */
+  since: z.string().regex(/^\d{1,15}$/, 'must be an event id (a whole number such as 1234)'),
 } satisfies Record<string, z.ZodType>;
 
 export type ParamName = keyof typeof PARAMS;
@@ -73,5 +77,7 @@ export const DEFAULTS = {
   historyPageSize: 100,
   historyLimit: 100,
   changesLimit: 50,
+  /** The Atom feed's newest entries. */
+  feedEntries: 50,
   days: 90,
 } as const;
