@@ -137,12 +137,23 @@ function responsesFor(route: RestRoute, components: Map<string, JsonSchema>, sch
   else if ('metrics' in body) ok.content = { 'application/json': { schema: { type: 'object', description: 'process memory, data version, cache sizes and hit counts' } } };
   else if ('openapi' in body) ok.content = { 'application/json': { schema: { type: 'object', description: 'an OpenAPI 3.1 document' } } };
   else if ('jsonOneOf' in body) ok.content = { 'application/json': { schema: { oneOf: body.jsonOneOf.map(graphqlType) } } };
-  else ok.content = { 'application/json': { schema: graphqlType(body.json) } };
+  else if ('atom' in body) ok.content = { 'application/atom+xml': { schema: { type: 'string', description: body.atom } } };
+  else if ('sse' in body) {
+    ok.headers = { 'Cache-Control': { description: 'no-store: never cached', schema: { type: 'string' } }, 'X-Request-Id': CACHE_HEADERS['X-Request-Id'] };
+    const description = 'Server-Sent Events: each event has `id:` its id, `event:` its kind and `data:` the JSON in x-event-data; comment lines keep the connection open; `retry:` the reconnection delay.';
+    ok.content = { 'text/event-stream': { schema: { type: 'string', description }, 'x-event-data': graphqlType(body.sse) } };
+  } else ok.content = { 'application/json': { schema: graphqlType(body.json) } };
   const responses: JsonSchema = {
     200: ok,
     304: { description: 'Not modified: the If-None-Match value matches the current ETag', headers: CACHE_HEADERS },
     405: problemResponse('Method not allowed (the API is read-only); Allow: GET, HEAD'),
   };
+  if ('sse' in body) {
+    // A stream has no validator to revalidate, and is refused beyond the streams allowed per client.
+    delete responses[304];
+    responses[429] = problemResponse('Too many open streams from this address (STREAMS_PER_IP); Retry-After says when to try again');
+    responses[503] = problemResponse('Shutting down, or the database is not reachable to read the events to resume from; Retry-After');
+  }
   if (route.params.length > 0) responses[400] = problemResponse('Invalid parameters: every bad parameter is listed in `errors`');
   if (route.notFound) responses[404] = problemResponse(route.notFound);
   if (route.operationId === 'getHealth') responses[503] = { description: 'Degraded', content: { 'application/json': { schema: graphqlType('Health') } } };
