@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { useGraphQlJit, type JITCache } from '@envelop/graphql-jit';
 import { createInMemoryAPQStore, useAPQ } from '@graphql-yoga/plugin-apq';
-import type { GraphQLError } from 'graphql';
+import { getOperationAST, type GraphQLError } from 'graphql';
 import { createLRUCache, createYoga, maskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { createCalcService } from './catalog/calc-service.js';
 import { createChangeFeed } from './catalog/change-feed.js';
@@ -188,7 +188,10 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
       useAPQ({ store: createInMemoryAPQStore({ max: 1000, ttl: 0 }) }),
       useKnownOperationTypes(),
       ...operationLimits(bounds),
-      useGraphQlJit({}, { cache: compiledQueries }),
+      // Subscriptions run on graphql-js: graphql-jit 0.8 hands a subscription field's resolver the
+      // operation's variables instead of the field's arguments (literal arguments are lost, and the
+      // argument checks see the wrong values). A subscription executes one small selection per event.
+      useGraphQlJit({}, { cache: compiledQueries, enableIf: (args) => getOperationAST(args.document, args.operationName)?.operation !== 'subscription' }),
     ],
   });
 

@@ -137,11 +137,20 @@ describe('Follower', () => {
     await follower.start();
     follower.deliver([event(1), event(2), event(3)]); // 900 bytes: kept
     expect(follower.ended).toBeNull();
-    follower.deliver([event(4)]); // 1,200
+    follower.deliver([event(4)]); // 1,200, while it has not taken the first three
     expect(follower.ended).toBe('slow');
     expect(ended).toEqual(['slow']);
     expect(sim.registered).toHaveLength(0);
     expect(await follower.nextBatch()).toBeNull();
+  });
+
+  it('takes one batch larger than the bound when it had taken everything before', async () => {
+    const sim = simulate(0, 0, 10, 1_000);
+    const follower = new Follower(sim.hub, { filter: ANY_CHANGE, since: null, client: 'c', transport: 'sse' });
+    await follower.start();
+    follower.deliver([1, 2, 3, 4, 5].map(event)); // 1,500 bytes at once
+    expect(follower.ended).toBeNull();
+    expect((await follower.nextBatch())!.map((e) => e.id)).toEqual([1, 2, 3, 4, 5]);
   });
 
   it('does not count what it has handed on against the bound', async () => {

@@ -11,8 +11,9 @@
 //   subscribes first (live batches are buffered meanwhile), then reads the backlog, then drains the
 //   buffer; throughout it passes on only ids above the last one it passed on. Ids increase with ingest
 //   order (changes.ts), so this is exact.
-// - What a follower has not taken yet is bounded: a client that reads too slowly for its unsent events
-//   to stay under the bound is cut (it can resume), instead of growing the process's memory.
+// - What a follower has not taken yet is bounded: a client still behind when new events come, whose
+//   unsent events then pass the bound, is cut (it can resume, from the database, at its own pace),
+//   instead of growing the process's memory.
 // - At most so many followers per client address; on shutdown every follower is ended.
 import type { PrismaClient } from '../db/client.js';
 import type { DatabaseStatus } from '../db/status.js';
@@ -165,12 +166,16 @@ export class Follower implements AsyncIterableIterator<FeedEvent> {
     }
   }
 
-  /** From the feed: new events matching the filter. */
+  /**
+   * From the feed: new events matching the filter. A follower that had taken everything before is not
+   * cut for the size of one batch (a feed page at most); one that is still behind and passes the bound is.
+   */
   deliver(events: readonly FeedEvent[]): void {
     if (this.ended) return;
+    const behind = this.bytes > 0;
     (this.backlog ? this.buffered : this.queue).push(...events);
     for (const e of events) this.bytes += e.size;
-    if (this.bytes > this.hub.maxBufferBytes) {
+    if (behind && this.bytes > this.hub.maxBufferBytes) {
       this.hub.cut(this);
       this.end('slow');
       return;

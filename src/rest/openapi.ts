@@ -141,7 +141,8 @@ function responsesFor(route: RestRoute, components: Map<string, JsonSchema>, sch
   else if ('sse' in body) {
     ok.headers = { 'Cache-Control': { description: 'no-store: never cached', schema: { type: 'string' } }, 'X-Request-Id': CACHE_HEADERS['X-Request-Id'] };
     const description = 'Server-Sent Events: each event has `id:` its id, `event:` its kind and `data:` the JSON in x-event-data; comment lines keep the connection open; `retry:` the reconnection delay.';
-    ok.content = { 'text/event-stream': { schema: { type: 'string', description }, 'x-event-data': graphqlType(body.sse) } };
+    graphqlType(body.sse); // into the components
+    ok.content = { 'text/event-stream': { schema: { type: 'string', description }, 'x-event-data': { $ref: `#/components/schemas/${body.sse}` } } };
   } else ok.content = { 'application/json': { schema: graphqlType(body.json) } };
   const responses: JsonSchema = {
     200: ok,

@@ -64,7 +64,10 @@ function eventStream(follower: Follower, amount: Decimal | null, signal: AbortSi
         // `retry:` sets the reconnection delay; a bare `id:` sets where a reconnection resumes (after the
         // client's Last-Event-ID, or after the newest event now), without dispatching an event.
         controller.enqueue(encoder.encode(`retry: ${RETRY_MS}\nid: ${follower.position}\n\n`));
+        // Only to a client that is waiting for data: one that has not taken what was sent needs no
+        // keep-alive, and comments must not pile up behind it.
         setHeartbeat(() => {
+          if ((controller.desiredSize ?? -1) < 0) return;
           try {
             controller.enqueue(HEARTBEAT);
           } catch {
