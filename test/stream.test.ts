@@ -4,9 +4,12 @@
 // per slow client) and the end of every stream on shutdown. Over a loopback port where connections
 // matter; ingests go through the real ingest, and reach the streams through the reload signal.
 import { parseFeed } from '@rowanmanning/feed-parser';
+import fc from 'fast-check';
 import { createClient } from 'graphql-sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANY_CHANGE, changeFilter, changesAfter, matchesChange, newestChanges } from '../src/catalog/changes.js';
 import { applySnapshot } from '../src/ingest/apply.js';
+import { EVENT_KINDS } from '../src/ingest/diff.js';
 import type { Snapshot, SnapshotOffer } from '../src/ingest/snapshot.js';
 import { generateSnapshots } from '../src/sample/generate.js';
 import { createTestApp, SAMPLE, serve, type TestApp } from './support/app.js';
@@ -212,6 +215,7 @@ describe('GET /api/changes/stream', () => {
       ['?kind=rate_sideways', {}, ['kind']],
       ['?amount=-5&type=savings', {}, ['type', 'amount']],
       ['?since=12a', {}, ['since']],
+      ['?since=99999999999', {}, ['since']], // beyond any event id
       ['?offerId=' + 'x'.repeat(300), {}, ['offerId']],
       ['', { 'last-event-id': 'abc' }, ['Last-Event-ID']],
     ];
@@ -244,6 +248,32 @@ describe('GET /api/changes/stream', () => {
     const json = (await (await fetch(`${base}/api/metrics`)).json()) as { streams: { open: { sse: number } } };
     expect(json.streams.open.sse).toBe(1);
     await sse.close();
+  });
+});
+
+describe('the filter', () => {
+  it('selects the same events in SQL (a request, a backlog) as in memory (the feed), for any filter', async () => {
+    const all = await changesAfter(t.db.prisma, 0, ANY_CHANGE, 100_000);
+    const catalog = t.app.services.store.current();
+    const offers = [...new Set(all.map((e) => e.offerId))].slice(0, 10);
+    const brands = catalog.institutions.flatMap((i) => i.brands);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          kind: fc.option(fc.subarray([...EVENT_KINDS], { minLength: 1 }), { nil: null }),
+          offerId: fc.option(fc.constantFrom(...offers, 'no-such-offer'), { nil: null }),
+          brand: fc.option(fc.constantFrom(...brands.map((b) => b.id), ...brands.map((b) => b.name.toUpperCase()), 'nobody'), { nil: null }),
+          type: fc.constantFrom('all', 'flexible', 'notice', 'deposit') as fc.Arbitrary<'all' | 'flexible' | 'notice' | 'deposit'>,
+        }),
+        async (args) => {
+          const filter = changeFilter(args, catalog);
+          const inSql = await newestChanges(t.db.prisma, filter, 100_000);
+          const inMemory = all.filter((e) => matchesChange(filter, e)).reverse();
+          expect(inSql.map((e) => e.id)).toEqual(inMemory.map((e) => e.id));
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });
 

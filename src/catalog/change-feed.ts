@@ -46,8 +46,11 @@ export class FeedClosedError extends Error {
   }
 }
 
-/** Why a follower ended: the client left (returned), shutdown (closed), too slow (slow) or the database failed during its backlog (failed). */
-export type EndReason = 'returned' | 'closed' | 'slow' | 'failed';
+/**
+ * Why a follower ended: its reader stopped reading (returned), its client's connection closed (left),
+ * shutdown (closed), too slow (slow), or the database failed during its backlog (failed).
+ */
+export type EndReason = 'returned' | 'left' | 'closed' | 'slow' | 'failed';
 
 export interface FollowOptions {
   filter: ChangeFilter;
@@ -59,7 +62,7 @@ export interface FollowOptions {
   /** Called every heartbeat interval while it is open (SSE sends a comment). */
   onHeartbeat?: () => void;
   /** Called once when it ends for a reason other than the client leaving. */
-  onEnd?: (reason: Exclude<EndReason, 'returned'>) => void;
+  onEnd?: (reason: Exclude<EndReason, 'returned' | 'left'>) => void;
 }
 
 export interface FeedStats {
@@ -209,7 +212,9 @@ export class Follower implements AsyncIterableIterator<FeedEvent> {
   async next(): Promise<IteratorResult<FeedEvent>> {
     if (this.iterated.length === 0) {
       const batch = await this.nextBatch();
-      if (!batch) return { done: true, value: undefined };
+      // A reader that called return() has stopped reading: a pending next() is left unanswered, since
+      // answering it makes graphql-yoga write its `complete` into the stream it has just cancelled.
+      if (!batch) return this.ended === 'returned' ? new Promise<never>(() => {}) : { done: true, value: undefined };
       this.iterated = batch;
     }
     return { done: false, value: this.iterated.shift()! };
@@ -235,7 +240,7 @@ export class Follower implements AsyncIterableIterator<FeedEvent> {
     if (this.registered) this.hub.unregister(this);
     this.registered = false;
     this.notify();
-    if (reason !== 'returned') this.options.onEnd?.(reason);
+    if (reason !== 'returned' && reason !== 'left') this.options.onEnd?.(reason);
   }
 
   private notify() {

@@ -13,6 +13,8 @@ export const LIMITS = {
   textMax: 100,
   idsMax: 100,
   listMax: 100,
+  /** Event ids are 32-bit (PostgreSQL integer). */
+  eventIdMax: 2_147_483_647,
 } as const;
 
 const AMOUNT_MAX = new Decimal(LIMITS.amountMax);
@@ -58,7 +60,11 @@ export const PARAMS = {
   offerId: z.string().min(1).max(200, 'must be at most 200 characters'),
   kind: list(z.enum(EVENT_KINDS)),
   /** An event id a client got from us (Last-Event-ID, since): resume after it. */
-  since: z.string().regex(/^\d{1,15}$/, 'must be an event id (a whole number such as 1234)'),
+  since: z.string().check((ctx) => {
+    if (!/^\d{1,10}$/.test(ctx.value) || Number(ctx.value) > LIMITS.eventIdMax) {
+      ctx.issues.push({ code: 'custom', input: ctx.value, message: `must be an event id (a whole number from 0 to ${LIMITS.eventIdMax})` });
+    }
+  }),
 } satisfies Record<string, z.ZodType>;
 
 export type ParamName = keyof typeof PARAMS;

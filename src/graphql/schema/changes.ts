@@ -127,8 +127,8 @@ builder.subscriptionField('changes', (t) =>
       // yoga does not end a subscription whose client hung up until it next writes to it (and then only
       // when the write fails); the request's signal says so at once.
       const signal = (ctx as { request?: Request }).request?.signal;
-      if (signal?.aborted) void follower.return();
-      else signal?.addEventListener('abort', () => void follower.return(), { once: true });
+      if (signal?.aborted) follower.end('left');
+      else signal?.addEventListener('abort', () => follower.end('left'), { once: true });
       return follower;
     },
     resolve: (event: FeedEvent, args) => withImpact(event, event.basis, args.amount == null ? null : new Decimal(args.amount), DEFAULTS.horizon),

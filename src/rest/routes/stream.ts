@@ -74,11 +74,12 @@ function eventStream(follower: Follower, amount: Decimal | null, signal: AbortSi
             // closed meanwhile
           }
         });
-        if (signal.aborted) void follower.return();
-        else signal.addEventListener('abort', () => void follower.return(), { once: true });
+        if (signal.aborted) follower.end('left');
+        else signal.addEventListener('abort', () => follower.end('left'), { once: true });
       },
       async pull(controller) {
         const batch = await follower.nextBatch();
+        if (follower.ended === 'returned') return; // cancelled by its reader while waiting: nothing left to write to
         if (batch) return controller.enqueue(framesOf(batch, amount));
         if (follower.ended === 'closed') controller.enqueue(GOODBYE);
         controller.close();
