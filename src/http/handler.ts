@@ -75,12 +75,6 @@ export interface HttpHandler {
 export function createHttpHandler({ upstream, cache, reuseKey, cacheable, version, clock, logger, rateLimitPerMinute = 0, trustProxy = false, requestTimeoutMs = 30_000, observe }: HttpDeps): HttpHandler {
   const limiter = rateLimitPerMinute > 0 ? new RateLimiter(rateLimitPerMinute) : null;
 
-  const clientOf = (req: IncomingMessage): string => {
-    const forwarded = trustProxy ? req.headers['x-forwarded-for'] : undefined;
-    const first = typeof forwarded === 'string' ? forwarded.split(',', 1)[0]!.trim() : '';
-    return first || req.socket.remoteAddress || 'unknown';
-  };
-
   /** The upstream's answer, or a 503 when it does not start in time (the work goes on; the client is told). */
   function withTimeout(request: Request): Promise<Response> {
     let timer: NodeJS.Timeout | undefined;
@@ -182,6 +176,12 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
       logLine(logger, id, startedAt, req.method ?? 'GET', pathAndQuery, 200, observe);
     });
   }
+
+  const clientOf = (req: IncomingMessage): string => {
+    const forwarded = trustProxy ? req.headers['x-forwarded-for'] : undefined;
+    const first = typeof forwarded === 'string' ? forwarded.split(',', 1)[0]!.trim() : '';
+    return first || req.socket.remoteAddress || 'unknown';
+  };
 
   /** A small answer written directly (limits), with the usual request id and log line. */
   function refuse(req: IncomingMessage, res: ServerResponse, startedAt: bigint, response: Response) {
