@@ -3,9 +3,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { useGraphQlJit, type JITCache } from '@envelop/graphql-jit';
 import { createInMemoryAPQStore, useAPQ } from '@graphql-yoga/plugin-apq';
-import type { GraphQLError } from 'graphql';
+import { getOperationAST, type GraphQLError } from 'graphql';
 import { createLRUCache, createYoga, maskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { createCalcService } from './catalog/calc-service.js';
+import { createChangeFeed } from './catalog/change-feed.js';
 import { HealthCheck } from './catalog/health.js';
 import { createMarketHistory } from './catalog/history.js';
 import { watchDataVersion } from './catalog/reload.js';
@@ -29,6 +30,8 @@ import { currentRequestId } from './http/request-context.js';
 import { loadWebPage } from './http/web.js';
 import type { Logger } from './logger.js';
 import { graphqlReuseKey } from './graphql/reuse-key.js';
+import { useKnownOperationTypes } from './graphql/operation-types.js';
+import { registerStreamMetrics } from './http/stream-metrics.js';
 import { createRestFacade } from './rest/facade.js';
 import { matchRoute } from './rest/index.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
@@ -52,7 +55,9 @@ export interface App {
   clientError: HttpHandler['clientError'];
   services: Services;
   yoga: YogaServerInstance<Record<string, unknown>, Context>;
-  /** Stops watching for new data (the database itself is the caller's). */
+  /** Ends every change stream and subscription and refuses new ones (the first step of a shutdown). */
+  closeStreams(): void;
+  /** Ends the streams and stops watching for new data (the database itself is the caller's). */
   close(): Promise<void>;
 }
 
@@ -106,6 +111,15 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
   const market = createMarketHistory(db.prisma);
   const database = new DatabaseStatus();
   const healthCheck = new HealthCheck(db.prisma, database);
+  const changes = await createChangeFeed({
+    prisma: db.prisma,
+    store,
+    logger,
+    database,
+    maxPerClient: config.streamsPerIp,
+    maxBufferBytes: config.streamBufferMaxBytes,
+    heartbeatMs: config.streamHeartbeatMs,
+  });
   // A compiled query of the product list is several hundred KB of generated code: the REST routes use a
   // handful of fixed documents; the rest of this room is for the distinct documents GraphQL clients send.
   const compiledQueries = createLRUCache<NonNullable<ReturnType<JITCache['get']>>>({ max: 100 });
@@ -120,6 +134,7 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     caches: () => ({}),
     history: new HistoryCache(),
     database,
+    changes,
   };
 
   // The list lengths the data allows, for the cost estimate: worked out once per data version.
@@ -134,6 +149,7 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     dataVersion: () => store.current().version,
     dataAgeSeconds: () => dataAgeSeconds(store.current().lastObservedAt, clock()),
   });
+  registerStreamMetrics(metrics.registry, () => changes.stats());
   const rest = createRestFacade({ logger, metrics: async () => processMetrics(), rateLimited: config.rateLimitPerMinute > 0 });
   /** The route a path belongs to, for the metrics: its template, never the raw path. */
   const routeLabel = (path: string): string => {
@@ -178,9 +194,13 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
       rest.plugin,
       restSpelling(),
       useAPQ({ store: createInMemoryAPQStore({ max: 1000, ttl: 0 }) }),
+      useKnownOperationTypes(),
       ...operationLimits(bounds),
       variableErrors(),
-      useGraphQlJit({}, { cache: compiledQueries }),
+      // Subscriptions run on graphql-js: graphql-jit 0.8 hands a subscription field's resolver the
+      // operation's variables instead of the field's arguments (literal arguments are lost, and the
+      // argument checks see the wrong values). A subscription executes one small selection per event.
+      useGraphQlJit({}, { cache: compiledQueries, enableIf: (args) => getOperationAST(args.document, args.operationName)?.operation !== 'subscription' }),
     ],
   });
 
@@ -211,9 +231,21 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
       process: { rssMb: mb(memory.rss), heapUsedMb: mb(memory.heapUsed), heapTotalMb: mb(memory.heapTotal), uptimeSeconds: Math.round(process.uptime()) },
       data: { version: catalog.version, offers: catalog.offers.length },
       caches: services.caches(),
+      streams: changes.stats(),
     };
   };
   services.caches = () => ({ bodies: bodies.stats(), calculator: calc.stats(), history: services.history.stats(), compiledQueries: { entries: compiledQueries.size, max: compiledQueries.max } });
   const watcher = watchDataVersion(store, { pollMs: config.reloadPollMs, listenUrl: db.kind === 'postgresql' ? db.url : undefined, logger, database: services.database });
-  return { fetch, listener, clientError: http.clientError, services, yoga, close: () => watcher.stop() };
+  return {
+    fetch,
+    listener,
+    clientError: http.clientError,
+    services,
+    yoga,
+    closeStreams: () => changes.close(),
+    async close() {
+      changes.close();
+      await watcher.stop();
+    },
+  };
 }

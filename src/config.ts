@@ -45,6 +45,12 @@ const envSchema = z.object({
   INGEST_MAX_FUTURE_SKEW_MINUTES: z.coerce.number().min(0).max(1440).default(DEFAULT_MAX_FUTURE_SKEW_MINUTES),
   /** How long an ingest (or a migration, or the first-start seeding) waits for the writer before it; 0: not at all. */
   INGEST_WAIT_SECONDS: z.coerce.number().min(0).max(86_400).default(600),
+  /** Change streams (SSE and GraphQL subscriptions) one client address may hold open at once. */
+  STREAMS_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(50),
+  /** A change stream whose unsent events pass this many KB is cut (its client reads too slowly). */
+  STREAM_BUFFER_MAX_KB: z.coerce.number().int().min(1).max(1_048_576).default(1024),
+  /** How often an SSE change stream sends a comment to keep proxies from closing it. */
+  STREAM_HEARTBEAT_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
 });
 
 export type Config = Readonly<{
@@ -68,6 +74,9 @@ export type Config = Readonly<{
   shutdownGraceMs: number;
   ingestMaxFutureSkewMs: number;
   ingestWaitMs: number;
+  streamsPerIp: number;
+  streamBufferMaxBytes: number;
+  streamHeartbeatMs: number;
 }>;
 
 export class ConfigError extends Error {
@@ -105,5 +114,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     ingestMaxFutureSkewMs: e.INGEST_MAX_FUTURE_SKEW_MINUTES * 60_000,
     ingestWaitMs: e.INGEST_WAIT_SECONDS * 1000,
+    streamsPerIp: e.STREAMS_PER_IP,
+    streamBufferMaxBytes: e.STREAM_BUFFER_MAX_KB * 1024,
+    streamHeartbeatMs: e.STREAM_HEARTBEAT_MS,
   });
 }

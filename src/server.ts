@@ -1,6 +1,6 @@
 // Starts the service: configuration, database (migrated), sample data on first start, then listen.
-// On SIGTERM or SIGINT it stops accepting, lets requests in flight finish (for a bounded time), closes
-// the database and exits 0.
+// On SIGTERM or SIGINT it stops accepting, ends the change streams, lets requests in flight finish (for
+// a bounded time), closes the database and exits 0.
 import http from 'node:http';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -82,6 +82,9 @@ async function main() {
     stopping = true;
     logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: no new connections; finishing the requests in flight');
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // Open change streams would hold their connections for as long as their clients stay: ended here
+    // (their clients resume elsewhere with Last-Event-ID), they finish like any other answer.
+    app.closeStreams();
     // A keep-alive connection whose last request just finished would otherwise wait out the grace period.
     const sweep = setInterval(() => server.closeIdleConnections(), 100);
     sweep.unref();

@@ -311,7 +311,7 @@ describe('GET /api/products/{id}', () => {
     expect(body.offer.calc.steps).toHaveLength(12);
     expect(Object.keys(body.offer.calc.steps[0])).toEqual(['month', 'openingBalance', 'rate', 'interest', 'credited', 'withholding', 'closingBalance']);
     expect(Object.keys(body.history[0])).toEqual(['id', 'offerId', 'offer', 'validFrom', 'validTo', 'observedAt', 'headlineRate', 'rateType', 'tierMode', 'tiers', 'promotion', 'sourceId']);
-    expect(Object.keys(body.events[0])).toEqual(['id', 'kind', 'at', 'offerId', 'brandId', 'institutionId', 'summary', 'from', 'to']);
+    expect(Object.keys(body.events[0])).toEqual(['id', 'kind', 'at', 'offerId', 'brandId', 'institutionId', 'summary', 'from', 'to', 'impact']);
     expect(Object.keys(body.sources[0])).toEqual(['id', 'name', 'kind', 'url', 'status', 'lastCheckedAt', 'lastSuccessAt', 'lastError']);
     const custom = await getJson(`/api/products/${offer.id}?amount=2500.5&horizon=3`);
     expect(custom.body.offer.calc).toMatchObject({ amount: '2500.50', months: 3 });

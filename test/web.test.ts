@@ -12,7 +12,10 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WEB_DIR } from '../src/http/web.js';
-import { createTestApp, type TestApp } from './support/app.js';
+import { applySnapshot } from '../src/ingest/apply.js';
+import type { Snapshot } from '../src/ingest/snapshot.js';
+import { generateSnapshots } from '../src/sample/generate.js';
+import { createTestApp, SAMPLE, type TestApp } from './support/app.js';
 import { browserSkip, launchChromium } from './support/browser.js';
 
 const ARTIFACTS = path.resolve('test/artifacts');
@@ -161,6 +164,7 @@ describe.skipIf(browserSkip !== null)('the comparison page in Chromium', () => {
 
   afterAll(async () => {
     await browser?.close();
+    server?.closeAllConnections(); // change streams a failed test left open
     await new Promise((resolve) => server?.close(resolve));
     await t?.close();
     if (Object.keys(perf).length) {
@@ -427,6 +431,29 @@ describe.skipIf(browserSkip !== null)('the comparison page in Chromium', () => {
     const total = (await api(`/api/products?${query}&pageSize=1`)).total as number;
     expect(lines).toHaveLength(total);
     expect(lines.slice(0, shown.length).map((l) => l.split(';')[0])).toEqual(shown.map((r) => r.id));
+    expect(s.problems).toEqual([]);
+    await s.close();
+  });
+
+  it('shows a change ingested while it is open as it lands (the change stream), marked new, without asking again', async () => {
+    const s = await open('/');
+    await s.page.locator('.changes ol.events li').first().waitFor();
+    await poll(() => t.app.services.changes.stats().open.sse).toBe(1); // the page follows the stream
+    let last: Snapshot | undefined;
+    for (const snapshot of generateSnapshots(SAMPLE)) last = snapshot;
+    const next = structuredClone(last!);
+    next.observedAt = new Date(Date.parse(next.observedAt) + 3_600_000).toISOString();
+    const offer = next.offers.find((o) => o.type === 'flexible')!;
+    const rate = (Number(offer.plan.headlineRate) + 0.53).toFixed(2);
+    offer.plan = { ...offer.plan, headlineRate: rate, tierMode: 'whole', tiers: [{ from: '0.00', to: null, rate }], promotion: null };
+    await applySnapshot(t.db.prisma, next);
+    const fresh = s.page.locator('.changes ol.events li.fresh');
+    await fresh.first().waitFor({ timeout: 15_000 });
+    // It arrived after the reload, so the list answers with the new data too.
+    const { items } = await api<{ items: { summary: string; offerId: string; kind: string }[] }>('/api/changes?limit=5');
+    const arrived = items.filter((e) => e.offerId === offer.id);
+    await poll(() => fresh.allTextContents()).toEqual(expect.arrayContaining(arrived.map((e) => expect.stringContaining(e.summary))));
+    expect(s.graphql.filter((name) => name === 'LatestChanges')).toHaveLength(1); // no polling
     expect(s.problems).toEqual([]);
     await s.close();
   });

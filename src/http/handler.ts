@@ -1,21 +1,36 @@
 // The service's HTTP front: every request passes here, GraphQL and REST alike.
 // - A GET whose finished answer is cached (same normalised request, same data version) is answered
 //   from the cache: on node without even building a Request, and never reaching GraphQL.
-// - Anything else goes to yoga; a 200 GET is finished (ETag, compressed forms) and cached.
+// - Anything else goes to yoga; a 200 GET is finished (ETag, compressed forms) and cached, except
+//   Server-Sent Events, which pass through as they are written (never cached or compressed).
 // - Either way: 304 for a matching If-None-Match, Cache-Control, compression, HEAD, X-Request-Id, a log line.
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createServerAdapter } from '@whatwg-node/server';
 import type { Logger } from '../logger.js';
 import type { BodyCache } from './body-cache.js';
-import { answer, answerStream, cacheHeaders, encodedBody, finish, linkHeader, matchesIfNoneMatch, preferredEncoding, STREAM_ETAG, type FinishedBody } from './layer.js';
+import {
+  answer,
+  answerEventStream,
+  answerStream,
+  cacheHeaders,
+  encodedBody,
+  EVENT_STREAM,
+  finish,
+  isEventStream,
+  linkHeader,
+  matchesIfNoneMatch,
+  preferredEncoding,
+  STREAM_ETAG,
+  type FinishedBody,
+} from './layer.js';
 import { CORS_HEADERS, isPreflight, preflight } from './cors.js';
 import { pagePolicy, SECURITY_HEADERS } from './security.js';
 import type { StaticFiles } from './static.js';
 import { logged, logLine, type RequestObserver } from './logging.js';
 import { problemResponse } from './problem.js';
 import { RateLimiter } from './rate-limit.js';
-import { currentRequestId, requestIdFrom, requestScope } from './request-context.js';
+import { currentRequestId, requestIdFrom, requestScope, type RequestScope } from './request-context.js';
 
 /**
  * The normalised request behind a URL, for reusing its finished answer: kept while the data version
@@ -94,6 +109,8 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
     return Promise.race([upstream(request), late]).finally(() => clearTimeout(timer));
   }
   const keyFor = (pathAndQuery: string, accept: string | null | undefined): string | null => {
+    // An event stream is never reused, and a client that asks for one must not get a finished answer.
+    if (accept && EVENT_STREAM.test(accept)) return null;
     const found = reuseKey(pathAndQuery, accept ?? '');
     if (!found) return null;
     return found.reuse === 'minute' ? `${version()}|${found.key}|${Math.floor(clock().getTime() / 60_000)}` : `${version()}|${found.key}`;
@@ -136,6 +153,8 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
     }
     // A body sent without a length (chunked) is cut at the same bound by yoga, which answers 413 its way.
     if (response.status === 413) return tooLarge();
+    // Server-Sent Events (the change stream, GraphQL subscriptions) go out as they are produced.
+    if (isEventStream(response)) return answerEventStream(request, response);
     if (!get || response.status !== 200) {
       return request.method === 'HEAD' && response.body ? new Response(null, response) : response;
     }
@@ -149,12 +168,17 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
     return answer(request, finished, key ? grew(key) : undefined);
   }
 
-  const fetch = (request: Request): Promise<Response> => {
-    const scope = { id: requestIdFrom(request.headers.get('x-request-id')), startedAt: process.hrtime.bigint() };
+  const fetch = (request: Request, server?: { req?: IncomingMessage }): Promise<Response> => {
+    const scope: RequestScope = { id: requestIdFrom(request.headers.get('x-request-id')), startedAt: process.hrtime.bigint() };
+    const req = server?.req;
+    if (req) {
+      scope.client = clientOf(req);
+      scope.abort = () => req.socket.destroy();
+    }
     return requestScope.run(scope, async () => logged(logger, scope, request.method, request.url, await handle(request), { 'x-request-id': scope.id, ...EVERY_ANSWER }, observe));
   };
 
-  const adapter = createServerAdapter(fetch);
+  const adapter = createServerAdapter((request, server) => fetch(request, server as { req?: IncomingMessage }));
 
   /** A cache hit written straight to the socket: no Request, no Headers, no yoga (and a 304 no promise). */
   function serveCached(req: IncomingMessage, res: ServerResponse, entry: FinishedBody, onGrow: (() => void) | undefined, startedAt: bigint): void | Promise<void> {

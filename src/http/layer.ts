@@ -176,3 +176,28 @@ export function answerStream(request: Request, response: Response, etag: string)
   const compressed = Readable.fromWeb(response.body as never).pipe(compressor);
   return new Response(Readable.toWeb(compressed) as unknown as ReadableStream, { status: response.status, headers });
 }
+
+/** An Accept or Content-Type naming Server-Sent Events. */
+export const EVENT_STREAM = /text\/event-stream/i;
+
+export const isEventStream = (response: Response): boolean => EVENT_STREAM.test(response.headers.get('content-type') ?? '');
+
+/**
+ * Server-Sent Events, as they are produced: no body cache (it would wait for an end that never comes),
+ * no compression (it would hold events back in the compressor), no ETag; `no-store` and no buffering
+ * by a proxy in front (nginx reads X-Accel-Buffering). HEAD gets the headers and ends the stream.
+ */
+export function answerEventStream(request: Request, response: Response): Response {
+  const headers = new Headers(response.headers);
+  headers.set('cache-control', CACHE_CONTROL.none);
+  headers.set('x-accel-buffering', 'no');
+  headers.delete('etag');
+  headers.delete('content-length');
+  // graphql-yoga labels its streams "Content-Encoding: none", which is no encoding HTTP knows.
+  if (headers.get('content-encoding') === 'none') headers.delete('content-encoding');
+  if (request.method === 'HEAD' || !response.body) {
+    void response.body?.cancel();
+    return new Response(null, { status: response.status, headers });
+  }
+  return new Response(response.body, { status: response.status, headers });
+}

@@ -126,7 +126,14 @@ export function createRestFacade({ logger, metrics, rateLimited = false }: { log
       return result.data as T;
     };
     try {
-      return await found.route.handle({ variables: found.variables, url, run, version: async () => (await contextOnce()).contextValue.catalog.version });
+      return await found.route.handle({
+        variables: found.variables,
+        url,
+        run,
+        version: async () => (await contextOnce()).contextValue.catalog.version,
+        request,
+        context: async () => (await contextOnce()).contextValue,
+      });
     } catch (err) {
       if (err instanceof OperationFailed) return problemFor(err.errors);
       throw err;

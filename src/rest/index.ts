@@ -2,6 +2,7 @@
 // service's own. Exact paths win over /products/{id}.
 import { changesRoute } from './routes/changes.js';
 import { exportRoute } from './routes/export.js';
+import { feedRoute } from './routes/feed.js';
 import { healthRoute } from './routes/health.js';
 import { historyRoute } from './routes/history.js';
 import { institutionsRoute } from './routes/institutions.js';
@@ -9,9 +10,10 @@ import { metaRoute } from './routes/meta.js';
 import { productRoute } from './routes/product.js';
 import { productsRoute } from './routes/products.js';
 import { serviceRoutes, type ServiceInfo } from './routes/service.js';
+import { streamRoute } from './routes/stream.js';
 import type { RestRoute } from './route.js';
 
-export const SPEC_ROUTES: readonly RestRoute[] = [productsRoute, exportRoute, productRoute, institutionsRoute, historyRoute, changesRoute, metaRoute, healthRoute];
+export const SPEC_ROUTES: readonly RestRoute[] = [productsRoute, exportRoute, productRoute, institutionsRoute, historyRoute, changesRoute, streamRoute, feedRoute, metaRoute, healthRoute];
 
 export const restRoutes = (info: ServiceInfo): RestRoute[] => [...SPEC_ROUTES, ...serviceRoutes(info)];
 

@@ -187,6 +187,11 @@ function okContent(route: RestRoute, components: Map<string, JsonSchema>, schema
   if ('metrics' in body) return { 'application/json': withExample({ type: 'object', description: 'process memory, data version, cache sizes and hit counts', additionalProperties: true }) };
   if ('openapi' in body) return { 'application/json': withExample({ type: 'object', description: 'an OpenAPI 3.1 document', additionalProperties: true }) };
   if ('jsonOneOf' in body) return { 'application/json': withExample({ oneOf: body.jsonOneOf.map(object) }) };
+  if ('atom' in body) return { 'application/atom+xml': withExample({ type: 'string', description: body.atom }) };
+  if ('sse' in body) {
+    const description = 'Server-Sent Events: each event has `id:` its id, `event:` its kind and `data:` the JSON in x-event-data; comment lines keep the connection open; `retry:` the reconnection delay.';
+    return { 'text/event-stream': { schema: { type: 'string', description }, 'x-event-data': object(body.sse) } };
+  }
   return { 'application/json': withExample(object(body.json)) };
 }
 
@@ -195,16 +200,19 @@ function responsesFor(route: RestRoute, components: Map<string, JsonSchema>, sch
   if (route.paged) headers.Link = ref('headers', 'Link');
   if ('csv' in route.body) headers['Content-Disposition'] = ref('headers', 'ContentDisposition');
   if (options.rateLimited && route.operationId !== 'getHealth') Object.assign(headers, { RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimitPolicy') });
-  const responses: JsonSchema = {
-    200: { description: route.summary, headers, content: okContent(route, components, schema) },
-    304: ref('responses', 'NotModified'),
-  };
+  const stream = 'sse' in route.body;
+  // A stream is never cached: no validator to revalidate, hence no ETag and no 304.
+  if (stream) Object.assign(headers, { 'Cache-Control': { description: 'no-store: never cached', schema: { type: 'string' } } }), delete headers.ETag;
+  const responses: JsonSchema = { 200: { description: route.summary, headers, content: okContent(route, components, schema) } };
+  if (!stream) responses[304] = ref('responses', 'NotModified');
   if (route.params.length > 0) responses[400] = withExampleOf(route, 400, ref('responses', 'BadRequest'));
   if (route.notFound) responses[404] = problemResponse(route.notFound, examples[route.operationId]?.['404'] ?? problemExample('NOT_FOUND', route.notFound));
   responses[405] = ref('responses', 'MethodNotAllowed');
   responses[414] = ref('responses', 'UriTooLong');
   responses[431] = ref('responses', 'HeadersTooLarge');
-  if (options.rateLimited && route.operationId !== 'getHealth') responses[429] = ref('responses', 'TooManyRequests');
+  if (stream) {
+    responses[429] = problemResponse('Too many open streams from this address (STREAMS_PER_IP), or over the rate limit: wait Retry-After seconds.', problemExample('TOO_MANY_REQUESTS', 'Too many open streams from your address (at most 50); close one first.'), { 'Retry-After': ref('headers', 'RetryAfter') });
+  } else if (options.rateLimited && route.operationId !== 'getHealth') responses[429] = ref('responses', 'TooManyRequests');
   responses[500] = ref('responses', 'InternalError');
   if (route.operationId === 'getHealth') {
     const degraded = examples.getHealth?.['503'];

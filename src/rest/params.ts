@@ -38,6 +38,25 @@ export function paramsOf(field: GraphQLField<unknown, unknown>, pathParams: read
 /** The REST parameters of a root field: its arguments, some of them in the path. */
 export const queryParams = (field: string, pathParams: readonly string[] = []): ParamSpec[] => paramsOf(schema.getQueryType()!.getFields()[field]!, pathParams);
 
+/** The REST parameters of a subscription field (a stream): its arguments. */
+export const subscriptionParams = (field: string): ParamSpec[] => paramsOf(schema.getSubscriptionType()!.getFields()[field]!);
+
+/**
+ * Variables in GraphQL spelling → the values resolvers see (an enum's internal value: RATE_UP →
+ * rate_up), for a route that hands its parameters to a service instead of running an operation.
+ */
+export function internalValues(specs: readonly ParamSpec[], variables: Record<string, unknown>): Record<string, unknown> {
+  const values: Record<string, unknown> = { ...variables };
+  for (const spec of specs) {
+    const type = spec.base;
+    const value = variables[spec.name];
+    if (!isEnumType(type) || value == null) continue;
+    const internal = (name: unknown) => type.getValue(String(name))?.value ?? name;
+    values[spec.name] = Array.isArray(value) ? value.map(internal) : internal(value);
+  }
+  return values;
+}
+
 const INTEGER = /^[+-]?\d{1,15}$/;
 const DECIMAL = /^-?\d+(\.\d+)?$/;
 

@@ -3,6 +3,7 @@
 // takes the parsed parameters, runs a fixed GraphQL operation and shapes the answer. Every route takes
 // that one path: src/rest/facade.ts matches, parses and calls `handle`.
 import type { DocumentNode } from 'graphql';
+import type { Context } from '../graphql/context.js';
 import { CACHE_CONTROL, PAGING_HEADER } from '../http/layer.js';
 import type { ParamSpec } from './params.js';
 
@@ -29,7 +30,9 @@ export type Body =
   | { csv: string }
   | { html: string }
   | { openapi: true }
-  | { metrics: true };
+  | { metrics: true }
+  | { sse: string } // Server-Sent Events, each event's data a GraphQL output type, in REST spelling
+  | { atom: string }; // an Atom 1.0 feed
 
 /** Runs a GraphQL operation on the request's context; throws OperationFailed with its errors. */
 export type Runner = <T = Record<string, unknown>>(document: DocumentNode, variables: Variables) => Promise<T>;
@@ -41,6 +44,10 @@ export interface RouteRequest {
   run: Runner;
   /** The data version the request's context reads. */
   version(): Promise<number>;
+  /** The request itself: its headers (Last-Event-ID), and its signal, which aborts when the client leaves. */
+  request: Request;
+  /** The request's GraphQL context, for a route that reads a service rather than running an operation (the change stream). */
+  context(): Promise<Context>;
 }
 
 export interface RestRoute {

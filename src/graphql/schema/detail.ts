@@ -8,7 +8,7 @@ import { clientError } from '../../http/errors.js';
 import { DEFAULTS, PARAMS } from '../args.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
-import { ChangeEventRef } from './changes.js';
+import { ChangeEventRef, withImpacts } from './changes.js';
 import { RatePlanRef } from './history.js';
 import { SourceRef } from './meta.js';
 import { OfferRef, type OfferView } from './offer.js';
@@ -52,8 +52,12 @@ export const OfferDetailRef = builder.objectRef<DetailSource>('OfferDetail').imp
     events: t.field({
       type: [ChangeEventRef],
       nullable: true,
-      description: 'changes of this offer and of its institution, newest first (at most 100); null while the database is unreachable',
-      resolve: (d, _args, ctx) => ctx.loaders.events.load({ id: d.offer.id, institutionId: d.offer.institution.id }).catch(() => null),
+      description: 'changes of this offer and of its institution, newest first (at most 100), rate changes with their impact for the amount and horizon; null while the database is unreachable',
+      resolve: (d, _args, ctx) =>
+        ctx.loaders.events
+          .load({ id: d.offer.id, institutionId: d.offer.institution.id })
+          .then((events) => withImpacts(ctx, events, d.amount, d.horizon))
+          .catch(() => null),
     }),
     sameLicence: t.field({
       type: [OfferRef],
