@@ -2,12 +2,11 @@
 // at /api is a projection of the same schema. Tests call app.fetch(); server.ts listens.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { useGraphQlJit, type JITCache } from '@envelop/graphql-jit';
-import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
-import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { createInMemoryAPQStore, useAPQ } from '@graphql-yoga/plugin-apq';
-import { GraphQLError, type ValidationContext } from 'graphql';
+import { getOperationAST, type GraphQLError } from 'graphql';
 import { createLRUCache, createYoga, maskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { createCalcService } from './catalog/calc-service.js';
+import { createChangeFeed } from './catalog/change-feed.js';
 import { HealthCheck } from './catalog/health.js';
 import { createMarketHistory } from './catalog/history.js';
 import { watchDataVersion } from './catalog/reload.js';
@@ -17,15 +16,27 @@ import type { Database } from './db/client.js';
 import { createContext, type Context, type Services } from './graphql/context.js';
 import { HistoryCache } from './graphql/loaders.js';
 import { DatabaseStatus } from './db/status.js';
-import { costLimit } from './graphql/cost.js';
+import type { ListBounds } from './graphql/cost.js';
+import { listBounds, OPERATION_LIMITS, operationLimits } from './graphql/limits.js';
+import { variableErrors } from './graphql/variable-errors.js';
 import { schema } from './graphql/schema/index.js';
-import { DEFAULT_QUERY, graphiqlAssets, renderLocalGraphiQL } from './http/graphiql.js';
+import { graphiql, graphiqlFiles } from './http/graphiql.js';
+import { allOf } from './http/static.js';
 import { BodyCache } from './http/body-cache.js';
-import { createHttpHandler } from './http/handler.js';
+import { createHttpHandler, MAX_BODY_BYTES, type HttpHandler } from './http/handler.js';
+import { clipErrors, clipped } from './graphql/clip-errors.js';
 import { problemResponse } from './http/problem.js';
 import { currentRequestId } from './http/request-context.js';
+import { loadWebPage } from './http/web.js';
 import type { Logger } from './logger.js';
-import { restFacade } from './rest/plugin.js';
+import { graphqlReuseKey } from './graphql/reuse-key.js';
+import { useKnownOperationTypes } from './graphql/operation-types.js';
+import { registerStreamMetrics } from './http/stream-metrics.js';
+import { createRestFacade } from './rest/facade.js';
+import { matchRoute } from './rest/index.js';
+import { createMetrics, type Metrics } from './http/metrics.js';
+import { CACHE_CONTROL } from './http/layer.js';
+import { dataAgeSeconds } from './catalog/freshness.js';
 import { restSpelling } from './rest/spelling.js';
 
 export interface AppDeps {
@@ -40,33 +51,46 @@ export interface App {
   fetch(request: Request): Promise<Response>;
   /** node:http request listener */
   listener(req: IncomingMessage, res: ServerResponse): void;
+  /** node:http 'clientError' listener (requests Node could not parse). */
+  clientError: HttpHandler['clientError'];
   services: Services;
   yoga: YogaServerInstance<Record<string, unknown>, Context>;
-  /** Stops watching for new data (the database itself is the caller's). */
+  /** Ends every change stream and subscription and refuses new ones (the first step of a shutdown). */
+  closeStreams(): void;
+  /** Ends the streams and stops watching for new data (the database itself is the caller's). */
   close(): Promise<void>;
 }
 
-export const LIMITS = { depth: 8, aliases: 15, cost: 100_000 } as const;
-
-// graphql-armor throws from inside validation, which yoga answers with 200; reporting the rejection as
-// a validation error gets the 400 and a stable code instead.
-const tooComplex = {
-  exposeLimits: true,
-  propagateOnRejection: false,
-  onReject: [
-    (context: ValidationContext | null, error: GraphQLError) =>
-      context?.reportError(new GraphQLError(error.message.replace(/^Syntax Error: /, ''), { extensions: { code: 'QUERY_TOO_COMPLEX' } })),
-  ],
-};
-
-/** Paths that are neither GraphQL, its assets nor the REST API: a problem+json 404 ("/" leads to the docs). */
+/** Paths that are neither GraphQL, its assets nor the REST API: a problem+json 404 ("/" leads to the docs when the page is not built). */
 function notFound(): Plugin {
   return {
     onRequest({ url, endResponse }) {
       const path = url.pathname;
-      if (path === '/graphql' || path === '/api' || path.startsWith('/api/') || path === '/_yoga/health') return;
+      if (path === '/graphql' || path === '/api' || path.startsWith('/api/') || path === '/_yoga/health' || path === '/metrics') return;
       if (path === '/') return endResponse(new Response(null, { status: 302, headers: { location: '/api/docs' } }));
       endResponse(problemResponse('NOT_FOUND', `There is nothing at ${path}. The API is at /api (described at /api/docs) and GraphQL at /graphql.`));
+    },
+  };
+}
+
+/** GET /metrics: Prometheus text for the operator's scraper; never cached. */
+function prometheus(metrics: Metrics): Plugin {
+  return {
+    onRequest({ url, request, endResponse }) {
+      if (url.pathname !== '/metrics') return;
+      if (request.method !== 'GET' && request.method !== 'HEAD') {
+        return endResponse(problemResponse('METHOD_NOT_ALLOWED', `${request.method} is not allowed on /metrics.`, undefined, { allow: 'GET, HEAD' }));
+      }
+      return metrics.text().then((text) => endResponse(new Response(text, { headers: { 'content-type': metrics.contentType, 'cache-control': CACHE_CONTROL.none } })));
+    },
+  };
+}
+
+/** The GraphQL endpoint answers GraphiQL's page or JSON at one URL, chosen by Accept. */
+function graphqlVariesByAccept(): Plugin {
+  return {
+    onResponse({ request, response }) {
+      if (new URL(request.url).pathname === '/graphql') response.headers.set('vary', 'Accept');
     },
   };
 }
@@ -87,6 +111,15 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
   const market = createMarketHistory(db.prisma);
   const database = new DatabaseStatus();
   const healthCheck = new HealthCheck(db.prisma, database);
+  const changes = await createChangeFeed({
+    prisma: db.prisma,
+    store,
+    logger,
+    database,
+    maxPerClient: config.streamsPerIp,
+    maxBufferBytes: config.streamBufferMaxBytes,
+    heartbeatMs: config.streamHeartbeatMs,
+  });
   // A compiled query of the product list is several hundred KB of generated code: the REST routes use a
   // handful of fixed documents; the rest of this room is for the distinct documents GraphQL clients send.
   const compiledQueries = createLRUCache<NonNullable<ReturnType<JITCache['get']>>>({ max: 100 });
@@ -101,8 +134,30 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     caches: () => ({}),
     history: new HistoryCache(),
     database,
+    changes,
   };
 
+  // The list lengths the data allows, for the cost estimate: worked out once per data version.
+  let boundsOf: { version: number; bounds: ListBounds } | undefined;
+  const bounds = () => {
+    const catalog = store.current();
+    if (boundsOf?.version !== catalog.version) boundsOf = { version: catalog.version, bounds: listBounds(catalog) };
+    return boundsOf.bounds;
+  };
+  const metrics = createMetrics({
+    caches: () => services.caches(),
+    dataVersion: () => store.current().version,
+    dataAgeSeconds: () => dataAgeSeconds(store.current().lastObservedAt, clock()),
+  });
+  registerStreamMetrics(metrics.registry, () => changes.stats());
+  const rest = createRestFacade({ logger, metrics: async () => processMetrics(), rateLimited: config.rateLimitPerMinute > 0 });
+  /** The route a path belongs to, for the metrics: its template, never the raw path. */
+  const routeLabel = (path: string): string => {
+    if (path === '/graphql' || path === '/metrics' || path === '/') return path;
+    if (path.startsWith('/graphiql/')) return '/graphiql/{asset}';
+    if (path.startsWith('/assets/')) return '/assets/{file}';
+    return matchRoute(rest.routes, path)?.route.path ?? 'unmatched';
+  };
   const yoga = createYoga<Record<string, unknown>, Context>({
     schema,
     context: () => createContext(services),
@@ -111,36 +166,53 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     healthCheckEndpoint: '/_yoga/health',
     landingPage: false,
     logging: false,
-    graphiql: { title: 'Savings-rate API', defaultQuery: DEFAULT_QUERY },
-    renderGraphiQL: renderLocalGraphiQL,
+    // CORS is the HTTP layer's, one policy for every answer (src/http/cors.ts); yoga's would echo the
+    // Origin and allow credentials.
+    cors: false,
+    // GraphiQL is a page of our own (src/http/graphiql.ts).
+    graphiql: false,
+    // Clients that batch detail lookups send a JSON array of operations (limits in src/graphql/limits.ts).
+    batching: { limit: OPERATION_LIMITS.batch },
+    // The HTTP front refuses a declared length above this; yoga cuts a chunked body at the same bound.
+    maxRequestBodySize: MAX_BODY_BYTES,
     maskedErrors: {
       // Errors we raise on purpose (GraphQLErrors with a code) reach the client; anything else is
       // logged with the request id and answered as "Unexpected error." without internals.
       maskError(error, message, isDev) {
-        if (isOriginalGraphQLError(error)) return error as Error;
+        if (isOriginalGraphQLError(error)) return clipped(error as GraphQLError);
         const original = (error as { originalError?: unknown }).originalError ?? error;
         logger.error({ requestId: currentRequestId(), err: original }, 'unexpected error');
         return maskError(error, message, isDev);
       },
     },
     plugins: [
-      graphiqlAssets(),
+      graphiql(),
+      clipErrors(),
+      prometheus(metrics),
       notFound(),
-      restFacade(logger),
+      graphqlVariesByAccept(),
+      rest.plugin,
       restSpelling(),
       useAPQ({ store: createInMemoryAPQStore({ max: 1000, ttl: 0 }) }),
-      maxDepthPlugin({ n: LIMITS.depth, ...tooComplex }),
-      maxAliasesPlugin({ n: LIMITS.aliases, ...tooComplex }),
-      costLimit(LIMITS.cost),
-      useGraphQlJit({}, { cache: compiledQueries }),
+      useKnownOperationTypes(),
+      ...operationLimits(bounds),
+      variableErrors(),
+      // Subscriptions run on graphql-js: graphql-jit 0.8 hands a subscription field's resolver the
+      // operation's variables instead of the field's arguments (literal arguments are lost, and the
+      // argument checks see the wrong values). A subscription executes one small selection per event.
+      useGraphQlJit({}, { cache: compiledQueries, enableIf: (args) => getOperationAST(args.document, args.operationName)?.operation !== 'subscription' }),
     ],
   });
 
+  // The comparison page (dist/web) and GraphiQL's bundle: files served as they are, through the same front.
+  const web = await loadWebPage({ logger });
   const bodies = new BodyCache(config.cacheMaxBytes, config.cacheMaxEntries);
   store.onSwap(() => bodies.clear()); // new data: every cached answer is of the old version
   const http = createHttpHandler({
     upstream: async (request) => yoga.fetch(request),
     cache: bodies,
+    statics: allOf(web.files, graphiqlFiles()),
+    reuseKey: (pathAndQuery, accept) => (pathAndQuery.startsWith('/graphql') ? graphqlReuseKey(pathAndQuery, accept) : rest.reuseKey(pathAndQuery)),
     cacheable: () => services.database.ok(),
     version: () => store.current().version,
     clock,
@@ -148,9 +220,32 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     rateLimitPerMinute: config.rateLimitPerMinute,
     trustProxy: config.trustProxy,
     requestTimeoutMs: config.requestTimeoutMs,
+    observe: (method, path, status, seconds) => metrics.observeRequest(method, routeLabel(path), status, seconds),
   });
   const { fetch, listener } = http;
+  const processMetrics = async () => {
+    const memory = process.memoryUsage();
+    const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+    const catalog = store.current();
+    return {
+      process: { rssMb: mb(memory.rss), heapUsedMb: mb(memory.heapUsed), heapTotalMb: mb(memory.heapTotal), uptimeSeconds: Math.round(process.uptime()) },
+      data: { version: catalog.version, offers: catalog.offers.length },
+      caches: services.caches(),
+      streams: changes.stats(),
+    };
+  };
   services.caches = () => ({ bodies: bodies.stats(), calculator: calc.stats(), history: services.history.stats(), compiledQueries: { entries: compiledQueries.size, max: compiledQueries.max } });
   const watcher = watchDataVersion(store, { pollMs: config.reloadPollMs, listenUrl: db.kind === 'postgresql' ? db.url : undefined, logger, database: services.database });
-  return { fetch, listener, services, yoga, close: () => watcher.stop() };
+  return {
+    fetch,
+    listener,
+    clientError: http.clientError,
+    services,
+    yoga,
+    closeStreams: () => changes.close(),
+    async close() {
+      changes.close();
+      await watcher.stop();
+    },
+  };
 }

@@ -2,6 +2,7 @@
 // message naming the variable instead of surfacing later as an odd failure.
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_MAX_FUTURE_SKEW_MINUTES } from './ingest/validate.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -40,6 +41,16 @@ const envSchema = z.object({
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** On SIGTERM, how long requests in flight may take to finish before their connections are closed. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  /** How far a snapshot's observedAt may be ahead of the clock (clocks drift a little; time zones slip by hours). */
+  INGEST_MAX_FUTURE_SKEW_MINUTES: z.coerce.number().min(0).max(1440).default(DEFAULT_MAX_FUTURE_SKEW_MINUTES),
+  /** How long an ingest (or a migration, or the first-start seeding) waits for the writer before it; 0: not at all. */
+  INGEST_WAIT_SECONDS: z.coerce.number().min(0).max(86_400).default(600),
+  /** Change streams (SSE and GraphQL subscriptions) one client address may hold open at once. */
+  STREAMS_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(50),
+  /** A change stream whose unsent events pass this many KB is cut (its client reads too slowly). */
+  STREAM_BUFFER_MAX_KB: z.coerce.number().int().min(1).max(1_048_576).default(1024),
+  /** How often an SSE change stream sends a comment to keep proxies from closing it. */
+  STREAM_HEARTBEAT_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
 });
 
 export type Config = Readonly<{
@@ -61,6 +72,11 @@ export type Config = Readonly<{
   trustProxy: boolean;
   requestTimeoutMs: number;
   shutdownGraceMs: number;
+  ingestMaxFutureSkewMs: number;
+  ingestWaitMs: number;
+  streamsPerIp: number;
+  streamBufferMaxBytes: number;
+  streamHeartbeatMs: number;
 }>;
 
 export class ConfigError extends Error {
@@ -96,5 +112,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    ingestMaxFutureSkewMs: e.INGEST_MAX_FUTURE_SKEW_MINUTES * 60_000,
+    ingestWaitMs: e.INGEST_WAIT_SECONDS * 1000,
+    streamsPerIp: e.STREAMS_PER_IP,
+    streamBufferMaxBytes: e.STREAM_BUFFER_MAX_KB * 1024,
+    streamHeartbeatMs: e.STREAM_HEARTBEAT_MS,
   });
 }

@@ -1,12 +1,13 @@
 // Starts the service: configuration, database (migrated), sample data on first start, then listen.
-// On SIGTERM or SIGINT it stops accepting, lets requests in flight finish (for a bounded time), closes
-// the database and exits 0.
+// On SIGTERM or SIGINT it stops accepting, ends the change streams, lets requests in flight finish (for
+// a bounded time), closes the database and exits 0.
 import http from 'node:http';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { openDatabase } from './db/client.js';
+import { openDatabase, type Database } from './db/client.js';
+import { configuredTurn, takeTurn, withTurn } from './db/write-turn.js';
 import { formatSummary } from './ingest/run.js';
-import { serviceLogger } from './logger.js';
+import { serviceLogger, type Logger } from './logger.js';
 import { seedSampleIfEmpty } from './sample/seed.js';
 
 function configOrExit(): Config {
@@ -18,6 +19,31 @@ function configOrExit(): Config {
       process.exit(1);
     }
     throw err;
+  }
+}
+
+/**
+ * Opens the database, migrates it and on first start seeds it: writes, each in a turn among the writers
+ * (see db/write-turn.ts). On the embedded database the turn comes first: an ingest that runs while no
+ * service does has the data folder open and closes it when done, so the service waits for it and then
+ * opens the folder itself.
+ */
+async function openAndPrepare(config: Config, logger: Logger): Promise<Database> {
+  const turn = (activity: string) => configuredTurn(config, activity, (line) => logger.warn(line));
+  const held = config.databaseUrl ? null : await takeTurn(config, turn('service start-up'));
+  try {
+    const db = await openDatabase({ ...config, log: (msg) => logger.info(msg), writeTurn: held ? 'held' : turn('migration') });
+    logger.info({ database: db.kind, dataDir: db.kind === 'embedded' ? config.dataDir : undefined }, 'database ready');
+    if (config.seedSample && (await db.prisma.ingestRun.count()) === 0) {
+      const now = new Date().toISOString();
+      // Checked again in the turn: an ingest may have got there first.
+      const seed = () => seedSampleIfEmpty(db.prisma, { seed: config.sampleSeed, days: config.sampleDays, end: now.slice(0, 10), scale: 1, notAfter: now }, true);
+      const seeded = held ? await seed() : await withTurn(config, turn('first-start sample seeding'), seed);
+      if (seeded) logger.info({ summary: seeded }, `loaded the sample market:\n${formatSummary(seeded)}`);
+    }
+    return db;
+  } finally {
+    await held?.release();
   }
 }
 
@@ -33,14 +59,7 @@ async function main() {
     process.exit(1);
   });
 
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log: (msg) => logger.info(msg) });
-  logger.info({ database: db.kind, dataDir: db.kind === 'embedded' ? config.dataDir : undefined }, 'database ready');
-
-  if (config.seedSample) {
-    const end = new Date().toISOString().slice(0, 10);
-    const seeded = await seedSampleIfEmpty(db.prisma, { seed: config.sampleSeed, days: config.sampleDays, end, scale: 1 }, true);
-    if (seeded) logger.info({ summary: seeded }, `loaded the sample market:\n${formatSummary(seeded)}`);
-  }
+  const db = await openAndPrepare(config, logger);
 
   const app = await createApp({ config, db, logger });
   const server = http.createServer(
@@ -52,6 +71,7 @@ async function main() {
     },
     app.listener,
   );
+  server.on('clientError', app.clientError);
   server.listen(config.port, config.host, () => {
     logger.info({ port: config.port, host: config.host, startupMs: Date.now() - started }, `listening on http://${config.host}:${config.port}`);
   });
@@ -62,6 +82,9 @@ async function main() {
     stopping = true;
     logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: no new connections; finishing the requests in flight');
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // Open change streams would hold their connections for as long as their clients stay: ended here
+    // (their clients resume elsewhere with Last-Event-ID), they finish like any other answer.
+    app.closeStreams();
     // A keep-alive connection whose last request just finished would otherwise wait out the grace period.
     const sweep = setInterval(() => server.closeIdleConnections(), 100);
     sweep.unref();

@@ -4,7 +4,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BodyCache, requestKey } from '../src/http/body-cache.js';
+import { graphqlReuseKey } from '../src/graphql/reuse-key.js';
+import { BodyCache } from '../src/http/body-cache.js';
+import { createLogger } from '../src/logger.js';
+import { createRestFacade } from '../src/rest/facade.js';
 import { etagOf, type FinishedBody } from '../src/http/layer.js';
 import { applySnapshot } from '../src/ingest/apply.js';
 import type { Snapshot } from '../src/ingest/snapshot.js';
@@ -96,7 +99,7 @@ describe('new data', () => {
 describe('the body cache', () => {
   const entry = (size: number): FinishedBody => {
     const body = new Uint8Array(size).fill(65);
-    return { status: 200, headers: [['content-type', 'application/json']], body, etag: etagOf(body), encoded: {} };
+    return { status: 200, headers: [['content-type', 'application/json']], cacheControl: 'no-cache', vary: 'Accept-Encoding', body, etag: etagOf(body), encoded: {} };
   };
 
   it('evicts the least recently used beyond its entry limit', () => {
@@ -129,23 +132,34 @@ describe('the body cache', () => {
     expect(cache.stats().bytes).toBeLessThanOrEqual(before);
   });
 
-  it.each([
-    ['/api/products?type=deposit&amount=1000', '/api/products?amount=1000&type=deposit', true],
-    ['/api/products?amount=1000&country=', '/api/products?amount=1000', true],
-    ['/api/products?amount=1000', '/api/products?amount=1001', false],
-  ])('keys %s and %s alike: %s', (a, b, same) => {
-    expect(requestKey(a, false, 7, 0) === requestKey(b, false, 7, 0)).toBe(same);
-  });
+  describe('keys: one per normalised request', () => {
+    const rest = createRestFacade({ logger: createLogger('silent'), metrics: async () => ({}) });
+    const key = (path: string) => rest.reuseKey(path)?.key ?? null;
 
-  it('keys by data version, keeps what depends on the clock for a minute at most, and skips health and the export', () => {
-    expect(requestKey('/api/products', false, 1, 0)).not.toBe(requestKey('/api/products', false, 2, 0));
-    expect(requestKey('/api/products', false, 1, 0)).toBe(requestKey('/api/products', false, 1, 3_600_000));
-    expect(requestKey('/api/products?freshness=24h', false, 1, 0)).not.toBe(requestKey('/api/products?freshness=24h', false, 1, 60_000));
-    expect(requestKey('/api/meta/last-updated', false, 1, 0)).not.toBe(requestKey('/api/meta/last-updated', false, 1, 60_000));
-    expect(requestKey('/graphql?query={products{total}}', true, 1, 0)).not.toBe(requestKey('/graphql?query={products{total}}', false, 1, 0));
-    for (const path of ['/api/health', '/api/products/export?type=all', '/api/metrics', '/graphql?query={health{status}}', '/nothing']) {
-      expect(requestKey(path, false, 1, 0), path).toBeNull();
-    }
+    it.each([
+      ['/api/products?type=deposit&amount=1000', '/api/products?amount=1000&type=deposit', true],
+      ['/api/products?amount=1000&country=', '/api/products?amount=1000', true],
+      ['/api/products?amount=50000&type=flexible&pageSize=50', '/api/products', true],
+      ['/api/products?type=all&terms=24,12', '/api/products?terms=12,24&type=ALL', true],
+      ['/api/products?amount=1000', '/api/products?amount=1001', false],
+      ['/api/products/abc?amount=10', '/api/products/abd?amount=10', false],
+    ])('keys %s and %s alike: %s', (a, b, same) => {
+      expect(key(a)).not.toBeNull();
+      expect(key(a) === key(b)).toBe(same);
+    });
+
+    it('reuses what depends on the clock for a minute at most, and never health, the export, metrics, bad or unknown requests', () => {
+      expect(rest.reuseKey('/api/products')?.reuse).toBe('version');
+      expect(rest.reuseKey('/api/products?freshness=24h')?.reuse).toBe('minute');
+      expect(rest.reuseKey('/api/meta/last-updated')?.reuse).toBe('minute');
+      expect(graphqlReuseKey('/graphql?query={products{total}}', '*/*')?.reuse).toBe('minute');
+      expect(graphqlReuseKey('/graphql?query={products{total}}', 'text/html')?.key).not.toBe(graphqlReuseKey('/graphql?query={products{total}}', 'application/json')?.key);
+      expect(graphqlReuseKey('/graphql?query={products{total}}', 'application/graphql-response+json')?.key).not.toBe(graphqlReuseKey('/graphql?query={products{total}}', 'application/json')?.key);
+      expect(graphqlReuseKey('/graphql?query={health{status}}', 'application/json')).toBeNull();
+      for (const path of ['/api/health', '/api/products/export?type=all', '/api/metrics', '/api/products?amount=-1', '/api/nothing', '/nothing']) {
+        expect(rest.reuseKey(path), path).toBeNull();
+      }
+    });
   });
 
   it('is emptied when the data changes, and its size is visible in /api/metrics', async () => {
@@ -202,6 +216,14 @@ describe('the node fast path', () => {
     const gz = await raw(path, { 'accept-encoding': 'gzip' });
     expect(gz.headers['content-encoding']).toBe('gzip');
     expect(gunzipSync(gz.body).equals(first.body)).toBe(true);
+  });
+
+  it('makes the Link header of a cached answer from the request at hand', async () => {
+    const a = await raw('/api/products?type=all&pageSize=7&amount=4321');
+    const b = await raw('/api/products?amount=4321&pageSize=7&type=all&ref=b');
+    expect(b.body.equals(a.body)).toBe(true); // the same normalised request: one cache entry
+    expect(a.headers.link).toContain('</api/products?type=all&pageSize=7&amount=4321&page=2>; rel="next"');
+    expect(b.headers.link).toContain('</api/products?amount=4321&pageSize=7&type=all&ref=b&page=2>; rel="next"');
   });
 
   it('puts a reason phrase on the status line of answers built by the application', async () => {

@@ -33,6 +33,8 @@ describe('docker-compose.yml', () => {
     expect(dockerfile).toMatch(/^FROM node:20/m);
     expect(dockerfile).toMatch(/RUN npm ci/);
     expect(dockerfile).toMatch(/RUN npm run build/);
+    expect(dockerfile).toMatch(/^COPY [^\n]*schema\.graphql/m); // the web page's operations are checked against it
+    expect(dockerfile).toMatch(/^COPY docs /m); // the calculation guide is served from docs/calculation.md
     expect(dockerfile).toMatch(/CMD \["node", "dist\/main\.js"\]/);
   });
 });
@@ -42,6 +44,13 @@ describe('configuration', () => {
     expect(loadConfig({})).toMatchObject({ port: 3000, databaseUrl: undefined, seedSample: true, sampleDays: 400, logLevel: 'info' });
   });
 
+  it.each([
+    [{}, { ingestWaitMs: 600_000, ingestMaxFutureSkewMs: 300_000 }],
+    [{ INGEST_WAIT_SECONDS: '0', INGEST_MAX_FUTURE_SKEW_MINUTES: '0.5' }, { ingestWaitMs: 0, ingestMaxFutureSkewMs: 30_000 }],
+  ])('reads the ingest\'s wait and clock skew from %j', (env, expected) => {
+    expect(loadConfig(env)).toMatchObject(expected);
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ PORT: '', DATABASE_URL: '' })).toMatchObject({ port: 3000, databaseUrl: undefined });
   });
@@ -49,12 +58,12 @@ describe('configuration', () => {
   it('names every bad variable at once', () => {
     const error = (() => {
       try {
-        loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', SEED_SAMPLE: 'maybe' });
+        loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', SEED_SAMPLE: 'maybe', INGEST_WAIT_SECONDS: '-1', INGEST_MAX_FUTURE_SKEW_MINUTES: 'soon' });
       } catch (e) {
         return e;
       }
     })() as ConfigError;
     expect(error).toBeInstanceOf(ConfigError);
-    expect(error.problems.map((p) => p.split(':')[0])).toEqual(['PORT', 'DATABASE_URL', 'SEED_SAMPLE']);
+    expect(error.problems.map((p) => p.split(':')[0])).toEqual(['PORT', 'DATABASE_URL', 'SEED_SAMPLE', 'INGEST_MAX_FUTURE_SKEW_MINUTES', 'INGEST_WAIT_SECONDS']);
   });
 });

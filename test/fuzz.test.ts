@@ -8,7 +8,8 @@ import { createTestApp, type TestApp } from './support/app.js';
 let t: TestApp;
 let offerId: string;
 beforeAll(async () => {
-  t = await createTestApp({ days: 5 });
+  // Streams opened by the fuzzing are cancelled at once, but close a moment later: no per-client limit here.
+  t = await createTestApp({ days: 5, env: { STREAMS_PER_IP: '1000000' } });
   offerId = t.app.services.store.current().offers[0]!.id;
 });
 afterAll(async () => {
@@ -30,27 +31,59 @@ const valueArb = fc.oneof(
   { weight: 1, arbitrary: fc.array(fc.integer({ min: -5, max: 700 }), { maxLength: 150 }).map((a) => a.join(',')) },
 );
 
-const ROUTES: { path: () => string; params: string[] }[] = [
+const CHANGE_FILTERS = ['kind', 'offerId', 'brand', 'type', 'amount'];
+
+const ROUTES: { path: () => string; params: string[]; headers?: string[] }[] = [
   { path: () => '/api/products', params: ['amount', 'horizon', 'type', 'terms', 'termMin', 'termMax', 'channel', 'country', 'dgsCountry', 'fullDgs', 'withholding', 'promotions', 'newCustomers', 'payout', 'currentAccount', 'fees', 'earlyWithdrawal', 'noticeMax', 'freshness', 'includeIneligible', 'sort', 'brand', 'zoek', 'order', 'page', 'pageSize'] },
   { path: () => '/api/products/export', params: ['amount', 'horizon', 'type', 'terms', 'termMin', 'termMax', 'country', 'sort', 'zoek', 'pageSize'] },
   { path: () => `/api/products/${encodeURIComponent(offerId)}`, params: ['amount', 'horizon'] },
   { path: () => '/api/rates/history', params: ['offerId', 'limit', 'brand', 'type', 'page', 'pageSize', 'view', 'days'] },
-  { path: () => '/api/changes', params: ['limit'] },
+  { path: () => '/api/changes', params: ['limit', ...CHANGE_FILTERS] },
+  { path: () => '/api/changes/stream', params: [...CHANGE_FILTERS, 'since'], headers: ['last-event-id'] },
+  { path: () => '/api/changes/feed', params: CHANGE_FILTERS },
   { path: () => '/api/institutions', params: ['x'] },
   { path: () => '/api/meta/last-updated', params: ['x'] },
 ];
 
+// Every form a client may send a parameter in (contract §11.1): plain, bracketed, indexed, odd.
+const formArb = fc.constantFrom((n: string) => n, (n: string) => `${n}[]`, (n: string) => `${n}[0]`, (n: string) => `${n}[1]`, (n: string) => `${n}[x]`);
+
 const queryArb = (params: string[]) =>
-  fc.array(fc.tuple(fc.constantFrom(...params, 'unknownParam'), valueArb, fc.boolean()), { maxLength: 6 }).map((pairs) => {
+  fc.array(fc.tuple(fc.constantFrom(...params, 'unknownParam'), valueArb, fc.boolean(), formArb, formArb), { maxLength: 6 }).map((pairs) => {
     const query = new URLSearchParams();
-    for (const [name, value, repeat] of pairs) {
-      query.append(name, value);
-      if (repeat) query.append(name, value);
+    for (const [name, value, repeat, form, again] of pairs) {
+      query.append(form(name), value);
+      if (repeat) query.append(again(name), value);
     }
     return query;
   });
 
-async function expectSane(res: Response, sent: URLSearchParams | null) {
+/** The parameter a query key stands for: `terms[]` and `terms[0]` are forms of `terms`. */
+const baseName = (key: string) => key.replace(/\[[^\]]*\]$/, '');
+
+/** What a stream says first (it never ends by itself), then it is closed. */
+async function opening(res: Response, ms = 150): Promise<string> {
+  const reader = res.body!.getReader();
+  let text = '';
+  const deadline = Date.now() + ms;
+  for (;;) {
+    let timer: NodeJS.Timeout | undefined;
+    const chunk = await Promise.race([reader.read(), new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), Math.max(1, deadline - Date.now()))))]);
+    clearTimeout(timer);
+    if (!chunk || chunk.done) break;
+    text += new TextDecoder().decode(chunk.value);
+  }
+  await reader.cancel().catch(() => {});
+  return text;
+}
+
+const isEventStream = (res: Response) => /text\/event-stream/.test(res.headers.get('content-type') ?? '');
+
+async function expectSane(res: Response, sent: URLSearchParams | null, header?: string) {
+  if (res.status === 200 && isEventStream(res)) {
+    expect(await opening(res)).toMatch(/^retry: 5000\nid: \d+\n\n/);
+    return;
+  }
   expect(res.status, await res.clone().text().then((b) => b.slice(0, 300))).toBeLessThan(500);
   if (res.status >= 400) {
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -58,7 +91,7 @@ async function expectSane(res: Response, sent: URLSearchParams | null) {
     expect(problem.status).toBe(res.status);
     if (res.status === 400 && sent) {
       expect(problem.errors?.length).toBeGreaterThan(0);
-      for (const e of problem.errors!) expect([...sent.keys()]).toContain(e.parameter);
+      for (const e of problem.errors!) expect([...sent.keys()].map(baseName).concat(header ? [header] : [])).toContain(e.parameter);
     }
   } else {
     await res.arrayBuffer();
@@ -68,9 +101,18 @@ async function expectSane(res: Response, sent: URLSearchParams | null) {
 describe('REST fuzzing', () => {
   it.each(ROUTES.map((r) => [r.path(), r] as const))('%s never answers 5xx', async (_name, route) => {
     await fc.assert(
-      fc.asyncProperty(queryArb(route.params), async (query) => {
-        const res = await t.get(`${route.path()}?${query.toString()}`);
-        await expectSane(res, query);
+      fc.asyncProperty(queryArb(route.params), fc.option(valueArb, { nil: undefined }), async (query, headerValue) => {
+        // Headers a route reads (Last-Event-ID) get the same garbage; a value fetch cannot send is left out.
+        const headers = new Headers();
+        if (route.headers && headerValue !== undefined) {
+          try {
+            headers.set(route.headers[0]!, headerValue);
+          } catch {
+            // not a valid header value
+          }
+        }
+        const res = await t.get(`${route.path()}?${query.toString()}`, { headers });
+        await expectSane(res, query, headers.has('last-event-id') ? 'Last-Event-ID' : undefined);
       }),
       { numRuns: 120 },
     );
@@ -125,7 +167,7 @@ describe('GraphQL fuzzing', () => {
     ['offers', ['ids', 'amount', 'horizon'], '{ offer { id } }'],
     ['rateHistory', ['offerId', 'limit', 'brand', 'type', 'page', 'pageSize'], '{ total }'],
     ['marketHistory', ['days'], '{ items { date } }'],
-    ['changes', ['limit'], '{ items { id } }'],
+    ['changes', ['limit', ...CHANGE_FILTERS], '{ items { id impact { delta } } }'],
   ];
   const types = (field: string): Record<string, string> => {
     const args = t.app.yoga.getEnveloped().schema.getQueryType()!.getFields()[field]!.args as readonly { name: string; type: unknown }[];
@@ -147,6 +189,69 @@ describe('GraphQL fuzzing', () => {
         }
       }),
       { numRuns: 80 },
+    );
+  });
+
+  // A client's mistake is a 4xx on the event-stream transport too (issue 18: a subscription that failed
+  // validation with Accept: text/event-stream was a 500), with graphql-sse's headers and methods.
+  it('never answers a 5xx or an unexpected error over Server-Sent Events', async () => {
+    const subscriptionArgs = ['kind', 'offerId', 'brand', 'type', 'amount', 'since'];
+    const subscriptionTypes: Record<string, string> = { kind: '[EventKind!]', offerId: 'ID', brand: 'String', type: 'TypeFilter', amount: 'Decimal', since: 'ID' };
+    const documentArb = fc.oneof(
+      fc.constantFrom(
+        'subscription { changes { id } }',
+        'subscription { changes { id kind impact { delta } } }',
+        'subscription { nope }',
+        'subscription { changes { nope } }',
+        'subscription { changes { id } other: changes { id } }',
+        'subscription S { changes { id } } subscription T { changes { kind } }',
+        'subscription { __typename }',
+        'subscription { changes(kind: [SIDEWAYS]) { id } }',
+        'subscription { changes(amount: "-1", since: "abc") { id } }',
+        'subscription { changes(since: 99999999999) { id } }',
+        'mutation { changes { id } }',
+        'mutation { x }',
+        '{ changes { items { id } } }',
+        '{ nope }',
+        'query { products { total } } subscription { changes { id } }',
+        '{{',
+        '',
+        'subscription',
+        `subscription { ${'changes { '.repeat(20)}`,
+      ),
+      fc.string({ maxLength: 60 }),
+      fc.subarray(subscriptionArgs, { minLength: 1 }).map((chosen) => chosen),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        documentArb,
+        fc.array(jsonArb, { minLength: subscriptionArgs.length, maxLength: subscriptionArgs.length }),
+        fc.constantFrom('POST', 'GET', 'PUT', 'DELETE'),
+        fc.constantFrom<Record<string, string>>(
+          { accept: 'text/event-stream' },
+          { accept: 'text/event-stream', 'x-graphql-event-stream-token': 'abc' },
+          { accept: 'text/event-stream, application/json' },
+          { accept: 'text/event-stream;q=0.9, application/graphql-response+json' },
+        ),
+        async (doc, values, method, headers) => {
+          let query: string;
+          let variables: Record<string, unknown> | undefined;
+          if (Array.isArray(doc)) {
+            variables = Object.fromEntries(doc.map((name, i) => [name, values[i]]));
+            query = `subscription(${doc.map((n) => `$${n}: ${subscriptionTypes[n]}`).join(', ')}) { changes(${doc.map((n) => `${n}: $${n}`).join(', ')}) { id impact { delta } } }`;
+          } else query = doc;
+          const params = new URLSearchParams({ query, ...(variables ? { variables: JSON.stringify(variables) } : {}) });
+          const init: RequestInit =
+            method === 'GET' || method === 'DELETE'
+              ? { method, headers }
+              : { method, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) };
+          const res = await t.app.fetch(new Request(`http://test.local/graphql${method === 'GET' || method === 'DELETE' ? `?${params}` : ''}`, init));
+          expect(res.status, `${method} ${query.slice(0, 80)}`).toBeLessThan(500);
+          const text = res.body ? (isEventStream(res) ? await opening(res) : await res.text()) : '';
+          expect(text, query.slice(0, 80)).not.toMatch(/INTERNAL_SERVER_ERROR|Unexpected error/);
+        },
+      ),
+      { numRuns: 150 },
     );
   });
 

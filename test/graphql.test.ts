@@ -2,7 +2,11 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIMITS } from '../src/app.js';
+import { OPERATION_LIMITS as LIMITS } from '../src/graphql/limits.js';
+import { sofaProjection } from '../src/rest/projection.js';
+import { schema } from '../src/graphql/schema/index.js';
+import { getNamedType, isObjectType, print } from 'graphql';
+import { UNIT } from '../src/graphql/scalars.js';
 import { listProducts } from '../src/catalog/pipeline.js';
 import { productQuery } from '../src/catalog/query.js';
 import { Decimal } from '../src/domain/decimal.js';
@@ -43,7 +47,8 @@ describe('root fields', () => {
     expect(products.items).toHaveLength(3);
     expect(products.items[0].calc.steps).toEqual([]);
     expect(products.items[0].type).toMatch(/^(FLEXIBLE|NOTICE|DEPOSIT)$/);
-    expect(products.facets.type.map((f: { value: string }) => f.value)).toEqual(['deposit', 'flexible', 'notice']);
+    expect(products.facets.type.map((f: { value: string }) => f.value)).toEqual(['DEPOSIT', 'FLEXIBLE', 'NOTICE']);
+    expect(products.facets.term.map((f: { value: number }) => f.value)).toEqual(products.termCurve.map((p: { term: number }) => p.term));
     expect(products.termCurve.map((p: { term: number }) => p.term)).toEqual([1, 3, 6, 9, 12, 18, 24, 36, 48, 60, 84, 120]);
     expect(products.generatedAt).toBe('2026-11-20T06:00:00.000Z');
     expect(products.market.best.flexible).toMatch(/^\d+\.\d{2}$/);
@@ -203,27 +208,76 @@ describe('invalid arguments', () => {
 });
 
 describe('protection', () => {
-  it('rejects a query deeper than the limit', async () => {
+  /** POST with the Accept header a client sends: the status must not depend on it. */
+  async function post(body: unknown, accept: string) {
+    const res = await t.app.fetch(new Request('http://test.local/graphql', { method: 'POST', headers: { 'content-type': 'application/json', accept }, body: JSON.stringify(body) }));
+    return { status: res.status, body: (await res.json()) as any };
+  }
+  const ACCEPTS = ['application/json', 'application/graphql-response+json', 'application/graphql-response+json, application/json;q=0.9', '*/*'];
+
+  const deep = () => {
     let selection = 'id';
     for (let i = 0; i < LIMITS.depth; i++) selection = `sameLicence { ${selection} }`;
-    const { status, body } = await t.graphql(`{ product(id: "x") { offer { id } ${selection} } }`);
-    expect(status).toBe(400);
-    expect(body.errors?.[0]?.message).toMatch(/depth/i);
+    return `{ product(id: "x") { offer { id } ${selection} } }`;
+  };
+  const aliased = () => `{ ${Array.from({ length: LIMITS.aliases + 1 }, (_, i) => `a${i}: changes(limit: 1) { items { id } }`).join(' ')} }`;
+  /** offers with `n` ids and the whole detail selection: what GET /api/products/{id} answers, `n` times. */
+  const details = (n: number, alias = 'offers') => {
+    const printed = print(sofaProjection(schema)('product'));
+    const selection = printed.slice(printed.indexOf('{', printed.indexOf('product(')), printed.lastIndexOf('}'));
+    const offers = t.app.services.store.current().offers;
+    const ids = Array.from({ length: n }, (_, i) => JSON.stringify(offers[(i * 7) % offers.length]!.id)).join(', ');
+    return `${alias}: offers(ids: [${ids}]) ${selection}`;
+  };
+  const costly = () => `{ ${details(100, 'a')} ${details(100, 'b')} }`;
+
+  it.each([
+    ['depth', () => ({ query: deep() }), /depth/i],
+    ['aliases', () => ({ query: aliased() }), /alias/i],
+    ['cost', () => ({ query: costly() }), /cost/i],
+    ['batch', () => Array.from({ length: LIMITS.batch + 1 }, () => ({ query: '{ meta { dataVersion } }' })), /batch/i],
+  ] as const)('answers an operation over the %s limit 400, whatever the client accepts', async (limit, body, message) => {
+    for (const accept of ACCEPTS) {
+      const { status, body: answer } = await post(body(), accept);
+      expect(status, `${limit}, Accept: ${accept}`).toBe(400);
+      const error = (Array.isArray(answer) ? answer[0] : answer).errors[0];
+      expect(error.message).toMatch(message);
+      expect(error.extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit, max: LIMITS[limit] });
+    }
   });
 
-  it('rejects too many aliases', async () => {
-    const aliases = Array.from({ length: LIMITS.aliases + 1 }, (_, i) => `a${i}: changes(limit: 1) { items { id } }`).join(' ');
-    const { status, body } = await t.graphql(`{ ${aliases} }`);
-    expect(status).toBe(400);
-    expect(body.errors?.[0]?.message).toMatch(/alias/i);
+  it('lets offers take its 100 ids with the whole detail selection (what GET /api/products/{id} answers)', async () => {
+    const { status, body } = await post({ query: `{ ${details(100)} }` }, 'application/graphql-response+json');
+    expect(body.errors).toBeUndefined();
+    expect(status).toBe(200);
+    expect(body.data.offers).toHaveLength(100);
+    expect(body.data.offers[99].offer.calc.steps.length).toBeGreaterThan(0);
   });
 
-  it('rejects an operation whose estimated cost is too high', async () => {
-    const offer = `items { ${OFFER_FIELDS} calc { steps { month openingBalance rate interest credited withholding closingBalance } } }`;
-    const aliases = Array.from({ length: 10 }, (_, i) => `p${i}: products(pageSize: 500, amount: "${1000 + i}") { ${offer} }`).join(' ');
-    const { status, body } = await t.graphql(`{ ${aliases} }`);
-    expect(status).toBe(400);
-    expect(body.errors?.[0]?.message).toMatch(/cost/i);
+  it('answers a batch of operations in order, and the batch shares one cost budget', async () => {
+    const batch = [{ query: '{ meta { dataVersion } }' }, { query: 'query($n: Int!) { changes(limit: $n) { items { id } } }', variables: { n: 3 } }, { query: '{ nope }' }];
+    const { status, body } = await post(batch, 'application/json');
+    expect(Array.isArray(body)).toBe(true);
+    expect(body).toHaveLength(3);
+    expect(body[0].data.meta.dataVersion).toBeGreaterThan(0);
+    expect(body[1].data.changes.items).toHaveLength(3);
+    expect(body[2].errors[0].message).toMatch(/nope/);
+    expect(status).toBe(200);
+    // Each of these fits the budget alone; together they do not.
+    const heavy = { query: `{ ${details(100)} }` };
+    expect((await post(heavy, 'application/json')).status).toBe(200);
+    const two = await post([heavy, heavy], 'application/json');
+    const errors = two.body.flatMap((r: any) => r.errors ?? []);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ extensions: { code: 'QUERY_TOO_COMPLEX', limit: 'cost' } });
+    expect(errors[0].message).toMatch(/batch/);
+  });
+
+  it('states every limit in the schema', () => {
+    const query = schema.getQueryType()!;
+    for (const [name, max] of Object.entries(LIMITS)) expect(query.description, name).toContain(String(max));
+    expect(query.getFields().offers!.description).toMatch(/100 ids/);
+    expect(query.getFields().products!.args.find((a) => a.name === 'pageSize')!.description).toMatch(/500/);
   });
 
   it('masks unexpected errors: no internal message, a stable code', async () => {
@@ -275,19 +329,37 @@ describe('database access', () => {
   });
 });
 
+describe('GraphQL over GET', () => {
+  it('answers with the media type the client accepts, first time and from the cache, and 304 for its ETag', async () => {
+    const url = `/graphql?query=${encodeURIComponent('{ meta { dataVersion } }')}`;
+    for (const [accept, type] of [
+      ['application/json', 'application/json; charset=utf-8'],
+      ['application/graphql-response+json', 'application/graphql-response+json; charset=utf-8'],
+    ] as const) {
+      const first = await t.get(url, { headers: { accept } });
+      const again = await t.get(url, { headers: { accept } });
+      expect(first.headers.get('content-type'), accept).toBe(type);
+      expect(again.headers.get('content-type'), `${accept}, cached`).toBe(type);
+      expect(first.headers.get('vary')).toMatch(/Accept\b/);
+      const etag = again.headers.get('etag')!;
+      expect((await t.get(url, { headers: { accept, 'if-none-match': etag } })).status).toBe(304);
+    }
+  });
+});
+
 describe('GraphiQL and persisted queries', () => {
   it('serves GraphiQL to a browser with assets from this server only', async () => {
     const page = await t.get('/graphql', { headers: { accept: 'text/html' } });
     expect(page.status).toBe(200);
     const html = await page.text();
-    expect(html).toMatch(/YogaGraphiQL/);
+    expect(html).toMatch(/<script src="\/graphiql\/yoga-graphiql\.umd\.js"><\/script>/);
     expect(html).not.toMatch(/unpkg|cdn|https?:\/\//i);
     const assets = [...html.matchAll(/(\/graphiql\/[\w./-]+\.(?:js|css))/g)].map((m) => m[1]!);
     expect(assets.length).toBeGreaterThanOrEqual(3);
     for (const asset of new Set(assets)) {
       const res = await t.get(asset);
       expect(res.status, asset).toBe(200);
-      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(1000);
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(20);
     }
   });
 
@@ -305,8 +377,61 @@ describe('GraphiQL and persisted queries', () => {
   });
 });
 
+describe('decimals', () => {
+  it('says what every Decimal field is measured in: euros, percent per year, or percent of something', () => {
+    const units = Object.values(UNIT);
+    let checked = 0;
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (!isObjectType(type) || type.name.startsWith('__')) continue;
+      for (const field of Object.values(type.getFields())) {
+        if (getNamedType(field.type).name !== 'Decimal') continue;
+        expect(units.some((u) => field.description?.endsWith(u)), `${type.name}.${field.name}: ${field.description}`).toBe(true);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(40);
+  });
+});
+
 describe('schema.graphql', () => {
   it('is the printed schema (run `npm run schema` after changing the schema)', async () => {
     expect(await readFile(SCHEMA_FILE, 'utf8')).toBe(printedSchema());
+  });
+});
+
+describe('facets (contract §11.6)', () => {
+  // Every bucket's value goes straight back into the filter of the same name, and the list it gives
+  // has exactly the bucket's count: one spelling for answers and arguments.
+  it('round-trips every facet value into its filter', async () => {
+    const base = 'amount: "25000", type: ALL, fullDgs: false';
+    const { products } = await data(`{ products(${base}) { total facets { type { value count } channel { value count } country { value count }
+      dgsCountry { value count } payout { value count } term { value count } withholding { value count } } } }`);
+    const filterOf: Record<string, string> = { type: 'TypeFilter!', channel: 'ChannelFilter!', country: '[String!]', dgsCountry: '[String!]', payout: '[Payout!]', term: '[Int!]', withholding: 'WithholdingFilter!' };
+    let checked = 0;
+    for (const [facet, buckets] of Object.entries(products.facets as Record<string, { value: unknown; count: number }[]>)) {
+      expect(buckets.length, facet).toBeGreaterThan(0);
+      const argument = facet === 'term' ? 'terms' : facet;
+      const list = filterOf[facet]!.startsWith('[');
+      for (const { value, count } of buckets) {
+        // Passed as a variable of the argument's own type: what a typed client does with the value.
+        const query = `query($v: ${filterOf[facet]}) { products(${base.replace(facet === 'type' ? 'type: ALL, ' : '@', '')}, ${argument}: $v, pageSize: 500) { total items { type } } }`;
+        const result = await data(query, { v: list ? [value] : value });
+        const total = facet === 'term' ? result.products.items.filter((i: { type: string }) => i.type === 'DEPOSIT').length : result.products.total;
+        expect(total, `${facet}=${JSON.stringify(value)}`).toBe(count);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(40);
+  });
+});
+
+describe('variables a scalar refuses', () => {
+  it('are answered with the scalar\'s own message, naming the variable, not graphql-jit\'s "Expected type"', async () => {
+    const { status, body } = await t.graphql('query($amount: Decimal!, $h: Int) { products(amount: $amount, horizon: $h) { total } }', { amount: 'abc', h: 'twelve' });
+    expect(status).toBe(400);
+    const messages = body.errors!.map((e) => e.message);
+    expect(messages.some((m) => /Decimal must be a decimal number such as "1234\.56"/.test(m))).toBe(true);
+    expect(body.errors!.flatMap((e) => (e.extensions?.errors as { parameter: string }[]).map((p) => p.parameter)).sort()).toEqual(['amount', 'h']);
+    expect(body.errors!.every((e) => e.extensions?.code === 'BAD_USER_INPUT')).toBe(true);
   });
 });

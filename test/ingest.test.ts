@@ -2,13 +2,14 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { applySnapshot, IngestError } from '../src/ingest/apply.js';
-import { main as ingestCli } from '../src/ingest/cli.js';
+import { EXIT, main as ingestCli } from '../src/ingest/cli.js';
 import type { EventKind } from '../src/ingest/diff.js';
 import type { Snapshot } from '../src/ingest/snapshot.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
-import { baseSnapshot, clone } from './support/snapshots.js';
+import { baseSnapshot, clone, flexOffer } from './support/snapshots.js';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -99,6 +100,31 @@ describe('validation', () => {
     ]);
   });
 
+  // issue 19: a snapshot dated hours ahead (a time-zone slip at a source) locked out every real one until its time.
+  it.each([
+    ['3 h ahead', '2026-11-02T09:00:00.000Z', '2026-11-02T09:00:00.000Z is 3 h 0 min ahead of the clock (2026-11-02T06:00:00.000Z)'],
+    ['6 min ahead', '2026-11-02T06:06:00.000Z', '2026-11-02T06:06:00.000Z is 6 min ahead of the clock (2026-11-02T06:00:00.000Z)'],
+  ])('rejects a snapshot observed %s of the clock, naming both, and writes nothing', async (_ahead, observedAt, message) => {
+    await applySnapshot(db.prisma, baseSnapshot(day(1)));
+    const before = await dump();
+    const now = () => new Date(day(2));
+    const error = (await applySnapshot(db.prisma, baseSnapshot(observedAt), { now }).catch((e: unknown) => e)) as IngestError;
+    expect(error).toBeInstanceOf(IngestError);
+    expect(error.problems).toEqual([{ path: '$.observedAt', message: expect.stringContaining(message) }]);
+    expect(error.problems[0]!.message).toMatch(/at most 5 min is accepted \(INGEST_MAX_FUTURE_SKEW_MINUTES\)/);
+    expect(await dump()).toEqual(before);
+    // The present is not locked out: the real snapshot of the hour applies.
+    await expect(applySnapshot(db.prisma, baseSnapshot(day(2)), { now })).resolves.toMatchObject({ status: 'applied' });
+  });
+
+  it.each([
+    ['at the clock', day(2), undefined],
+    ['within the default skew', '2026-11-02T06:05:00.000Z', undefined],
+    ['within a configured skew', '2026-11-02T07:00:00.000Z', 60 * 60_000],
+  ])('accepts a snapshot observed %s', async (_when, observedAt, maxFutureSkewMs) => {
+    await expect(applySnapshot(db.prisma, baseSnapshot(observedAt), { now: () => new Date(day(2)), maxFutureSkewMs })).resolves.toMatchObject({ status: 'applied' });
+  });
+
   it('rejects a snapshot older than the last one applied', async () => {
     await applySnapshot(db.prisma, baseSnapshot(day(5)));
     const error = (await applySnapshot(db.prisma, baseSnapshot(day(4))).catch((e: unknown) => e)) as IngestError;
@@ -146,6 +172,38 @@ describe('transactions', () => {
     expect(await db.prisma.dataVersion.findUnique({ where: { id: 1 } })).toMatchObject({ version: c.dataVersion, changedAt: new Date(day(3)) });
   });
 
+  // issue 19: Prisma split large batches into several statements and sent them at once on the
+  // transaction's one connection; pg deprecates that ("Calling client.query() when the client is already
+  // executing a query") and pg 9 will refuse it.
+  it('sends one query at a time on a connection, however large the snapshot', async () => {
+    await applySnapshot(db.prisma, baseSnapshot(day(1)));
+    const large = baseSnapshot(day(2));
+    large.offers[0]!.plan.headlineRate = '2.50';
+    // 5,000 new offers: 45,000 plan and 40,000 event parameters, beyond one statement's 32,767 in Prisma's batches.
+    for (let i = 0; i < 5_000; i++) large.offers.push({ ...flexOffer(day(2)), id: `bulk-${i}`, name: `Bulk ${i}` });
+    const overlaps: string[] = [];
+    const query = pg.Client.prototype.query;
+    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      const client = this as unknown as { _activeQuery: unknown; _queryQueue: unknown[] };
+      if (client._activeQuery || client._queryQueue.length > 0) overlaps.push(String((args[0] as { text?: string }).text ?? args[0]).slice(0, 60));
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as never);
+    try {
+      await expect(applySnapshot(db.prisma, large)).resolves.toMatchObject({ status: 'applied', plansAdded: 5_001, events: { new_offer: 5_000, rate_up: 1 } });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(overlaps).toEqual([]);
+    // The rows are those Prisma wrote: ids in the order of the change set, absent promotions SQL NULL.
+    const plans = await db.prisma.ratePlan.findMany({ where: { offerId: { startsWith: 'bulk-' } }, orderBy: { id: 'asc' }, select: { offerId: true, promotion: true } });
+    expect(plans.map((p) => p.offerId)).toEqual(Array.from({ length: 5_000 }, (_, i) => `bulk-${i}`));
+    expect(await db.prisma.$queryRawUnsafe('SELECT count(*)::int AS n FROM "RatePlan" WHERE "promotion" IS NULL')).toEqual([{ n: 5_003 }]);
+    expect(await db.prisma.ratePlan.count({ where: { validTo: new Date(day(2)) } })).toBe(1);
+    const events = await db.prisma.changeEvent.findMany({ where: { at: new Date(day(2)) }, orderBy: { id: 'asc' } });
+    expect(events[0]).toMatchObject({ kind: 'rate_up', from: { headlineRate: '2.35' }, to: { headlineRate: '2.50' } });
+    expect(events.at(-1)).toMatchObject({ kind: 'new_offer', offerId: 'bulk-4999', from: null, to: { headlineRate: '2.35', promotion: null } });
+  }, 120_000);
+
   it('serialises two ingests that run at the same time', async () => {
     const x = baseSnapshot(day(1));
     const y = baseSnapshot(day(1)); // same content: whichever runs second must see the first's commit
@@ -166,6 +224,11 @@ describe('change events', () => {
     ['a new offer id', (s) => void s.offers.push({ ...clone(s.offers[1]!), id: 'zeeland-online-24m', termMonths: 24 }), ['new_offer']],
     ['an offer missing from a complete snapshot', (s) => void s.offers.pop(), ['removed_offer']],
     ['a DGS that is no longer verified', (s) => void (s.institutions[0]!.dgs.verified = false), ['dgs_change']],
+    ['a higher DGS limit', (s) => void (s.institutions[0]!.dgs.limit = '150000.00'), ['dgs_change']],
+    ['a DGS under another scheme', (s) => void (s.institutions[0]!.dgs.scheme = 'DNB DGS (new)'), ['dgs_change']],
+    ['a DGS of another country', (s) => void (s.institutions[0]!.dgs.country = 'BE'), ['dgs_change']],
+    // issue 19: a source re-verifies often; followers of the change stream must not be alerted for that.
+    ['only a re-verified DGS (a new verifiedAt)', (s) => void (s.institutions[0]!.dgs.verifiedAt = day(2)), []],
     ['a rate and a promotion at once', (s) => {
       s.offers[0]!.plan.headlineRate = '2.85';
       s.offers[0]!.plan.promotion = { kind: 'bonus', rate: '0.50', months: 3, maxBalance: '50000.00' };
@@ -182,6 +245,29 @@ describe('change events', () => {
     const events = await db.prisma.changeEvent.findMany({ where: { at: new Date(day(2)) }, orderBy: { id: 'asc' } });
     expect(events.map((e) => e.kind)).toEqual(kinds);
     for (const e of events) expect(e.summary.length).toBeGreaterThan(10);
+  });
+
+  it('keeps the new verifiedAt of a re-verified DGS on the institution without an event (issue 19)', async () => {
+    await applySnapshot(db.prisma, baseSnapshot(day(1)));
+    const reverified = baseSnapshot(day(2));
+    reverified.institutions[0]!.dgs.verifiedAt = '2026-11-01T09:30:00.000Z';
+    await expect(applySnapshot(db.prisma, reverified)).resolves.toMatchObject({ status: 'applied', events: { dgs_change: 0 } });
+    expect(await db.prisma.institution.findUnique({ where: { id: 'zeeland-spaarbank' } })).toMatchObject({ dgsVerifiedAt: new Date('2026-11-01T09:30:00.000Z') });
+    expect(await db.prisma.changeEvent.count({ where: { kind: 'dgs_change' } })).toBe(0);
+
+    // A real change made together with a re-verification shows both in the event.
+    const raised = baseSnapshot(day(3));
+    raised.institutions[0]!.dgs = { ...raised.institutions[0]!.dgs, limit: '150000.00', verifiedAt: '2026-11-02T10:00:00.000Z' };
+    await applySnapshot(db.prisma, raised);
+    expect(await db.prisma.changeEvent.findMany({ where: { kind: 'dgs_change' } })).toMatchObject([
+      {
+        at: new Date(day(3)),
+        institutionId: 'zeeland-spaarbank',
+        summary: 'Zeeland Spaarbank N.V.: deposit guarantee details changed (limit, verifiedAt)',
+        from: { limit: '100000.00', verifiedAt: '2026-11-01T09:30:00.000Z' },
+        to: { limit: '150000.00', verifiedAt: '2026-11-02T10:00:00.000Z' },
+      },
+    ]);
   });
 
   it('derives promotion_end when a promotion disappears', async () => {
@@ -266,6 +352,35 @@ describe('npm run ingest', () => {
       err.mockRestore();
     }
     expect((await counts()).ingestRun).toBe(2);
+  });
+
+  it(`exits ${EXIT.failed} with the driver's message when the database cannot be reached, writing nothing`, async () => {
+    const file = path.join(await mkdtemp(path.join(os.tmpdir(), 'snapshots-')), 'day1.json');
+    await writeFile(file, JSON.stringify(baseSnapshot(day(1))));
+    const err = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      expect(await ingestCli([file], { DATABASE_URL: 'postgresql://nobody:x@127.0.0.1:1/none' })).toBe(EXIT.failed);
+      expect(err.mock.calls.flat().join('\n')).toMatch(/^error: .*ECONNREFUSED.*; nothing was written\.$/m);
+    } finally {
+      err.mockRestore();
+    }
+  });
+
+  it('takes the allowed skew ahead of the clock from INGEST_MAX_FUTURE_SKEW_MINUTES', async () => {
+    const file = path.join(await mkdtemp(path.join(os.tmpdir(), 'snapshots-')), 'ahead.json');
+    const inTenMinutes = new Date(Date.now() + 10 * 60_000).toISOString();
+    await writeFile(file, JSON.stringify(baseSnapshot(inTenMinutes)));
+    const err = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    try {
+      expect(await ingestCli([file], { DATABASE_URL: db.url })).toBe(1);
+      expect(err.mock.calls.flat().join('\n')).toContain(`$.observedAt: ${inTenMinutes} is 10 min ahead of the clock`);
+      expect(await ingestCli([file], { DATABASE_URL: db.url, INGEST_MAX_FUTURE_SKEW_MINUTES: '15' })).toBe(0);
+    } finally {
+      err.mockRestore();
+      log.mockRestore();
+    }
+    expect((await counts()).ingestRun).toBe(1);
   });
 });
 

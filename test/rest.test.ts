@@ -1,8 +1,10 @@
 // The REST facade as clients of the spec use it: black-box through app.fetch.
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { validate } from '@readme/openapi-parser';
+import axios from 'axios';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CSV_COLUMNS, csvRow, type ExportItem } from '../src/rest/csv.js';
+import { Decimal } from '../src/domain/decimal.js';
 import { respellObject } from '../src/rest/spelling.js';
 import { schema } from '../src/graphql/schema/index.js';
 import { createTestApp, type TestApp } from './support/app.js';
@@ -41,7 +43,8 @@ describe('GET /api/products', () => {
     const { status, headers, body } = await getJson('/api/products');
     expect(status).toBe(200);
     expect(headers.get('content-type')).toMatch(/^application\/json/);
-    expect(Object.keys(body)).toEqual(['items', 'total', 'hiddenByDgs', 'hiddenIneligible', 'facets', 'termCurve', 'typeMax', 'market', 'generatedAt']);
+    expect(Object.keys(body)).toEqual(['items', 'total', 'hiddenByDgs', 'hiddenIneligible', 'facets', 'termCurve', 'typeMax', 'market', 'generatedAt', 'page', 'pageSize', 'pages']);
+    expect(body).toMatchObject({ page: 1, pageSize: 50, pages: Math.max(1, Math.ceil(body.total / 50)) });
     expect(body.items).toHaveLength(Math.min(50, body.total));
     for (const item of body.items) {
       expect(Object.keys(item)).toEqual(OFFER_KEYS);
@@ -170,6 +173,134 @@ describe('GET /api/products', () => {
   });
 });
 
+describe('paging (contract §11.3)', () => {
+  /** rel → the URL's query, from an RFC 8288 Link header. */
+  function links(header: string | null): Record<string, URLSearchParams> {
+    const out: Record<string, URLSearchParams> = {};
+    for (const part of (header ?? '').split(/,\s*(?=<)/)) {
+      const m = /^<([^>]*)>;\s*rel="(\w+)"$/.exec(part.trim());
+      if (m) out[m[2]!] = new URL(m[1]!, 'http://test.local').searchParams;
+    }
+    return out;
+  }
+
+  it('links first, prev, next and last from the request\'s own query, only those that exist', async () => {
+    const query = 'type=all&terms[]=12&terms[]=24&fullDgs=false&pageSize=5&utm_source=feed';
+    const first = await getJson(`/api/products?${query}`);
+    const { pages, total } = first.body;
+    expect(pages).toBe(Math.ceil(total / 5));
+    expect(pages).toBeGreaterThan(3);
+    const l1 = links(first.headers.get('link'));
+    expect(Object.keys(l1)).toEqual(['first', 'next', 'last']);
+    expect(l1.next!.get('page')).toBe('2');
+    expect(l1.last!.get('page')).toBe(String(pages));
+    // The rest of the query is the client's own: its list form and even parameters we ignore.
+    expect(l1.next!.getAll('terms[]')).toEqual(['12', '24']);
+    expect(l1.next!.get('utm_source')).toBe('feed');
+
+    const middle = await getJson(`/api/products?${query}&page=2`);
+    expect(Object.keys(links(middle.headers.get('link')))).toEqual(['first', 'prev', 'next', 'last']);
+    expect(links(middle.headers.get('link')).prev!.get('page')).toBe('1');
+    const last = await getJson(`/api/products?${query}&page=${pages}`);
+    expect(Object.keys(links(last.headers.get('link')))).toEqual(['first', 'prev', 'last']);
+    // Following next from page 1 to the end visits every item once.
+    const seen: string[] = [];
+    let next: string | null = `/api/products?${query}`;
+    while (next) {
+      const res: { headers: Headers; body: any } = await getJson(next);
+      seen.push(...res.body.items.map((i: any) => i.id));
+      const n: URLSearchParams | undefined = links(res.headers.get('link')).next;
+      next = n ? `/api/products?${n}` : null;
+    }
+    expect(seen).toHaveLength(total);
+    expect(new Set(seen).size).toBe(total);
+  });
+
+  it('gives an empty list one page, and a page past the end links back into the list', async () => {
+    const empty = await getJson('/api/products?zoek=nothing-matches-this');
+    expect(empty.body).toMatchObject({ total: 0, page: 1, pages: 1 });
+    expect(Object.keys(links(empty.headers.get('link')))).toEqual(['first', 'last']);
+    const beyond = await getJson('/api/products?type=all&pageSize=500&page=99');
+    expect(beyond.body.items).toEqual([]);
+    const l = links(beyond.headers.get('link'));
+    expect(Object.keys(l)).toEqual(['first', 'prev', 'last']);
+    expect(l.prev!.get('page')).toBe(String(beyond.body.pages));
+  });
+
+  it('links the rate-plan listing, but not one offer\'s plans', async () => {
+    const listing = await getJson('/api/rates/history?pageSize=10&page=3');
+    expect(listing.body).toMatchObject({ page: 3, pageSize: 10, pages: Math.ceil(listing.body.total / 10) });
+    expect(Object.keys(links(listing.headers.get('link')))).toEqual(['first', 'prev', 'next', 'last']);
+    const offer = t.app.services.store.current().offers[0]!;
+    expect((await t.get(`/api/rates/history?offerId=${offer.id}`)).headers.get('link')).toBeNull();
+    expect((await t.get('/api/rates/history?view=market')).headers.get('link')).toBeNull();
+  });
+});
+
+describe('multi-value parameters in the forms clients send (contract §11.1)', () => {
+  // A list given in any client's form is the same list: the answer is byte for byte the comma form's.
+  const LISTS: [string, string[]][] = [
+    ['terms', ['12', '24']],
+    ['country', ['NL', 'DE']],
+    ['dgsCountry', ['LT', 'NL']],
+    ['payout', ['MONTHLY', 'AT_MATURITY']],
+  ];
+  const FORMS: [string, (name: string, values: string[]) => string][] = [
+    ['repeated', (n, v) => v.map((x) => `${n}=${x}`).join('&')],
+    ['bracketed', (n, v) => v.map((x) => `${n}[]=${x}`).join('&')],
+    ['bracketed and escaped', (n, v) => v.map((x) => `${n}%5B%5D=${x}`).join('&')],
+    ['indexed', (n, v) => v.map((x, i) => `${n}[${i}]=${x}`).join('&')],
+    ['mixed', (n, v) => `${n}=${v[0]}&${n}[]=${v.slice(1).join(',')}`],
+    ['bracketed with commas', (n, v) => `${n}[]=${v.join(',')}`],
+    ['as axios sends it', (n, v) => axios.getUri({ url: '', params: { [n]: v } }).replace(/^\?/, '')],
+  ];
+  const base = 'type=all&fullDgs=false&amount=20000';
+
+  it.each(LISTS.flatMap(([name, values]) => FORMS.map(([form, write]) => [name, form, write(name, values), values] as const)))(
+    '%s %s (%s) is the comma-separated list',
+    async (name, _form, query, values) => {
+      const comma = await t.get(`/api/products?${base}&${name}=${values.join(',')}`);
+      const other = await t.get(`/api/products?${base}&${query}`);
+      expect(other.status).toBe(200);
+      const [a, b] = [await comma.text(), await other.text()];
+      expect(b).toBe(a);
+      const all = (await getJson(`/api/products?${base}`)).body.total;
+      expect((JSON.parse(a) as { total: number }).total).toBeLessThan(all); // the filter did narrow the list
+      const csvComma = await (await t.get(`/api/products/export?${base}&${name}=${values.join(',')}`)).text();
+      const csvOther = await t.get(`/api/products/export?${base}&${query}`);
+      expect(csvOther.status).toBe(200);
+      expect(await csvOther.text()).toBe(csvComma);
+    },
+  );
+
+  it('narrows axios\'s default terms[]=12&terms[]=24 to 12- and 24-month deposits', async () => {
+    const { body } = await getJson(axios.getUri({ url: '/api/products', params: { type: 'all', terms: [12, 24], pageSize: 500 } }));
+    const deposits = body.items.filter((i: any) => i.type === 'deposit');
+    expect(deposits.length).toBeGreaterThan(0);
+    expect(new Set(deposits.map((i: any) => i.termMonths))).toEqual(new Set([12, 24]));
+  });
+
+  it.each([
+    ['amount[]=1000', 'amount=1000'],
+    ['type[]=deposit', 'type=deposit'],
+    ['amount=1000&foo[]=1&bar[0]=2', 'amount=1000'],
+  ])('reads %s as %s', async (odd, plain) => {
+    expect(await (await t.get(`/api/products?${odd}`)).text()).toBe(await (await t.get(`/api/products?${plain}`)).text());
+  });
+
+  it.each([
+    ['amount=1000&amount[]=2000', ['amount']],
+    ['type=all&type[]=deposit', ['type']],
+    ['terms[a]=12', ['terms']],
+    ['terms[]=12&terms[]=x', ['terms']],
+    ['country[nl]=NL&amount=0', ['country', 'amount']],
+  ])('answers ?%s with a 400 naming %j', async (query, parameters) => {
+    const { status, body } = await getJson(`/api/products?${query}`);
+    expect(status).toBe(400);
+    expect(body.errors.map((e: { parameter: string }) => e.parameter).sort()).toEqual([...parameters].sort());
+  });
+});
+
 describe('GET /api/products/{id}', () => {
   it('answers the detail with steps, defaulting to 50000 and 12 months', async () => {
     const offer = t.app.services.store.current().offers.find((o) => o.type === 'flexible')!;
@@ -180,7 +311,7 @@ describe('GET /api/products/{id}', () => {
     expect(body.offer.calc.steps).toHaveLength(12);
     expect(Object.keys(body.offer.calc.steps[0])).toEqual(['month', 'openingBalance', 'rate', 'interest', 'credited', 'withholding', 'closingBalance']);
     expect(Object.keys(body.history[0])).toEqual(['id', 'offerId', 'offer', 'validFrom', 'validTo', 'observedAt', 'headlineRate', 'rateType', 'tierMode', 'tiers', 'promotion', 'sourceId']);
-    expect(Object.keys(body.events[0])).toEqual(['id', 'kind', 'at', 'offerId', 'brandId', 'institutionId', 'summary', 'from', 'to']);
+    expect(Object.keys(body.events[0])).toEqual(['id', 'kind', 'at', 'offerId', 'brandId', 'institutionId', 'summary', 'from', 'to', 'impact']);
     expect(Object.keys(body.sources[0])).toEqual(['id', 'name', 'kind', 'url', 'status', 'lastCheckedAt', 'lastSuccessAt', 'lastError']);
     const custom = await getJson(`/api/products/${offer.id}?amount=2500.5&horizon=3`);
     expect(custom.body.offer.calc).toMatchObject({ amount: '2500.50', months: 3 });
@@ -232,7 +363,7 @@ describe('the other endpoints', () => {
 
   it('GET /api/rates/history: listing (100 per page), one offer (limit 100), market view (90 days)', async () => {
     const listing = await getJson('/api/rates/history');
-    expect(Object.keys(listing.body)).toEqual(['items', 'total', 'page', 'pageSize']);
+    expect(Object.keys(listing.body)).toEqual(['items', 'total', 'page', 'pageSize', 'pages']);
     expect(listing.body).toMatchObject({ page: 1, pageSize: 100 });
     expect(listing.body.items).toHaveLength(100);
     const offer = t.app.services.store.current().offers[0]!;
@@ -245,7 +376,7 @@ describe('the other endpoints', () => {
     expect((await getJson('/api/rates/history?view=market&days=7')).body.items).toHaveLength(7);
     const filtered = await getJson(`/api/rates/history?type=deposit&brand=${offer.brand.id}&page=1&pageSize=5`);
     expect(filtered.body).toEqual(
-      await viaGraphql(`{ rateHistory(type: DEPOSIT, brand: "${offer.brand.id}", page: 1, pageSize: 5) { items { id offerId offer { id name brand { id name country } } validFrom validTo observedAt headlineRate rateType tierMode tiers { from to rate } promotion { kind rate months maxBalance } sourceId } total page pageSize } }`).then((d) => d.rateHistory),
+      await viaGraphql(`{ rateHistory(type: DEPOSIT, brand: "${offer.brand.id}", page: 1, pageSize: 5) { items { id offerId offer { id name brand { id name country } } validFrom validTo observedAt headlineRate rateType tierMode tiers { from to rate } promotion { kind rate months maxBalance } sourceId } total page pageSize pages } }`).then((d) => d.rateHistory),
     );
     expect((await getJson('/api/rates/history?offerId=nope')).status).toBe(404);
     const bad = await getJson('/api/rates/history?view=table&days=0&limit=501&pageSize=0&type=bond');
@@ -274,6 +405,44 @@ describe('the other endpoints', () => {
       expect(stale.headers.get('cache-control')).toBe('no-cache');
     } finally {
       t.clock.now = now;
+    }
+  });
+});
+
+describe('the numbers agree (contract §11.2)', () => {
+  // The meta summary's `stale` and health's `checks.data` are one rule: around the maximum age, to the
+  // millisecond, they never disagree (they did for the second after it: one compared milliseconds, the
+  // other whole seconds).
+  it.each([-1_000, -1, 0, 1, 500, 999, 1_000, 1_001, 86_400_000])('say the same of the data %i ms past its maximum age', async (past) => {
+    const observed = t.app.services.store.current().lastObservedAt!;
+    const now = t.clock.now;
+    t.clock.now = new Date(observed.getTime() + t.config.maxDataAgeSeconds * 1000 + past);
+    try {
+      // POST: never a cached answer (a GET of the summary is reused within its minute)
+      const meta = ((await t.graphql<{ meta: { stale: boolean } }>('{ meta { stale } }')).body.data!).meta;
+      const health = await getJson('/api/health');
+      expect(meta.stale).toBe(health.body.checks.data !== 'ok');
+      expect(meta.stale).toBe(past >= 1_000); // whole seconds: stale once a full second past the maximum
+      expect(health.status).toBe(meta.stale ? 503 : 200);
+    } finally {
+      t.clock.now = now;
+    }
+  });
+
+  it('shows, in every detail, the last balance as end balance + fees when interest compounds and the amount when it is paid out', async () => {
+    const offers = t.app.services.store.current().offers;
+    const chosen = offers.filter((_, i) => i % 23 === 0);
+    expect(chosen.some((o) => o.interestCompounds)).toBe(true);
+    expect(chosen.some((o) => !o.interestCompounds)).toBe(true);
+    for (const offer of chosen) {
+      for (const amount of ['1234.56', '25000', '99999.99']) {
+        const { body } = await getJson(`/api/products/${offer.id}?amount=${amount}&horizon=24`);
+        const c = body.offer.calc;
+        const last = c.steps.at(-1);
+        const expected = offer.interestCompounds ? new Decimal(c.endBalance).plus(c.fees) : new Decimal(c.amount);
+        expect(last.closingBalance, `${offer.id} ${amount}`).toBe(expected.toFixed(2));
+        expect(new Decimal(c.endBalance).eq(new Decimal(c.amount).plus(c.netInterest))).toBe(true);
+      }
     }
   });
 });
@@ -455,7 +624,10 @@ describe('GET /api/openapi.json and /api/docs', () => {
       const params = op.parameters.map((p: { name: string }) => p.name);
       for (const name of names) expect(params, `${path} ${name}`).toContain(name);
       expect(Object.keys(op.responses), path).toEqual(expect.arrayContaining(['200', '304', '405']));
-      if (names.length > 0) expect(op.responses['400'].content['application/problem+json'], path).toBeDefined();
+      if (names.length > 0) {
+        const bad = op.responses['400'].$ref ? body.components.responses[op.responses['400'].$ref.split('/').pop()] : op.responses['400'];
+        expect(bad.content['application/problem+json'], path).toBeDefined();
+      }
     }
     const products = Object.fromEntries(body.paths['/api/products'].get.parameters.map((p: any) => [p.name, p.schema]));
     expect(products.amount).toMatchObject({ type: 'number', default: 50000, exclusiveMinimum: 0, maximum: 1e9 });
@@ -480,5 +652,19 @@ describe('GET /api/openapi.json and /api/docs', () => {
     expect(html).toMatch(/GET \/api\/products\/export/);
     expect(html).toMatch(/id="problem-invalid-parameters"/);
     expect(html).not.toMatch(/<script|<link[^>]+href="https?:|src="https?:/);
+  });
+});
+
+describe('the calculation guide', () => {
+  it('is where the schema\'s Calc description says, as a page of the service', async () => {
+    const calc = schema.getType('Calc')!.description!;
+    const link = /(\/api\/docs\/[\w/-]+)/.exec(calc)?.[1];
+    expect(link).toBeDefined();
+    const res = await t.get(link!);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const html = await res.text();
+    expect(html).toContain('<h1>How an offer is calculated</h1>');
+    expect(html).toMatch(/<table>[\s\S]*comparableYield/); // the markdown's tables are rendered
   });
 });

@@ -1,11 +1,12 @@
 // Liveness and readiness: the database answers, and the newest data is younger than the limit.
 import type { PrismaClient } from '../db/client.js';
 import type { DatabaseStatus } from '../db/status.js';
+import { dataAgeSeconds, dataState, type DataState } from './freshness.js';
 import type { Catalog } from './types.js';
 
 export interface HealthReport {
   status: 'ok' | 'degraded';
-  checks: { database: 'ok' | 'unavailable'; data: 'ok' | 'stale' | 'empty' };
+  checks: { database: 'ok' | 'unavailable'; data: DataState };
   /** Seconds since the newest snapshot was observed; null when there is no data. */
   dataAgeSeconds: number | null;
 }
@@ -16,18 +17,18 @@ const PROBE_REUSE_MS = 1_000;
 /** A probe stuck behind other queries still counts as a working database if a read succeeded this recently. */
 const BUSY_NOT_DOWN_MS = 10_000;
 
-/** The newest snapshot's time (null: no data), or 'timeout' / 'error' when the database did not answer. */
-type Probe = Date | null | 'timeout' | 'error';
+/** Whether the database answered a trivial query in time. */
+type Probe = 'ok' | 'timeout' | 'error';
 
-async function newestSnapshot(prisma: PrismaClient): Promise<Probe> {
+async function databaseAnswers(prisma: PrismaClient): Promise<Probe> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), DB_TIMEOUT_MS);
   });
-  const query = prisma.ingestRun
-    .findFirst({ orderBy: { observedAt: 'desc' }, select: { observedAt: true } })
-    .then((row) => row?.observedAt ?? null)
-    .catch(() => 'error' as const);
+  const query = prisma.$queryRaw`SELECT 1`.then(
+    () => 'ok' as const,
+    () => 'error' as const,
+  );
   try {
     return await Promise.race([query, timeout]);
   } finally {
@@ -51,11 +52,11 @@ export class HealthCheck {
   private probe(): Promise<Probe> {
     const now = performance.now();
     if (this.last && now - this.last.at < PROBE_REUSE_MS) return this.last.probe;
-    const probe = newestSnapshot(this.prisma).then((result) => {
+    const probe = databaseAnswers(this.prisma).then((result) => {
       // Only a failed query marks the database down; a slow answer under load says degraded here but does
       // not switch off caching for everyone (the reads that really fail do that themselves).
       if (result === 'error') this.status?.failed();
-      else if (result !== 'timeout') this.status?.succeeded();
+      else if (result === 'ok') this.status?.succeeded();
       return result;
     });
     this.last = { at: now, probe };
@@ -63,15 +64,13 @@ export class HealthCheck {
   }
 
   async report(catalog: Catalog, now: Date, maxDataAgeSeconds: number): Promise<HealthReport> {
-    const newest = await this.probe();
+    const probe = await this.probe();
     // A slow probe under load waits in the connection queue behind the traffic; the reads ahead of it
     // are what tells a busy database from a gone one.
-    const busy = newest === 'timeout' && this.status?.answeredWithin(BUSY_NOT_DOWN_MS) === true;
-    const database = (newest === 'timeout' && !busy) || newest === 'error' ? 'unavailable' : 'ok';
-    // Without the database, the catalogue still knows how old the data it serves is.
-    const observed = newest instanceof Date || newest === null ? newest : catalog.lastObservedAt;
-    const dataAgeSeconds = observed ? Math.max(0, Math.floor((now.getTime() - observed.getTime()) / 1000)) : null;
-    const data = dataAgeSeconds === null ? 'empty' : dataAgeSeconds > maxDataAgeSeconds ? 'stale' : 'ok';
-    return { status: database === 'ok' && data === 'ok' ? 'ok' : 'degraded', checks: { database, data }, dataAgeSeconds };
+    const busy = probe === 'timeout' && this.status?.answeredWithin(BUSY_NOT_DOWN_MS) === true;
+    const database = (probe === 'timeout' && !busy) || probe === 'error' ? 'unavailable' : 'ok';
+    // The data judged is the data served: the catalogue's, with or without the database.
+    const data = dataState(catalog.lastObservedAt, now, maxDataAgeSeconds);
+    return { status: database === 'ok' && data === 'ok' ? 'ok' : 'degraded', checks: { database, data }, dataAgeSeconds: dataAgeSeconds(catalog.lastObservedAt, now) };
   }
 }

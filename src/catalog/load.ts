@@ -12,11 +12,11 @@ import type { Catalog, CatalogBrand, CatalogInstitution, CatalogOffer, CatalogSo
 const dec = (v: { toString(): string }) => new Decimal(v.toString());
 const decOrNull = (v: { toString(): string } | null) => (v === null ? null : dec(v));
 
-function tiersOf(json: unknown): Tier[] {
+export function tiersOf(json: unknown): Tier[] {
   return (json as TierJson[]).map((t) => ({ from: dec(t.from), to: t.to === null ? null : dec(t.to), rate: dec(t.rate) }));
 }
 
-function promotionOf(json: unknown): Promotion | null {
+export function promotionOf(json: unknown): Promotion | null {
   const p = json as PromotionJson | null;
   return p && { kind: p.kind, rate: dec(p.rate), months: p.months, maxBalance: p.maxBalance === null ? null : dec(p.maxBalance) };
 }

@@ -70,6 +70,10 @@ export interface ProductList {
   total: number;
   hiddenByDgs: number;
   hiddenIneligible: number;
+  page: number;
+  pageSize: number;
+  /** Pages of pageSize that hold the total; 1 for an empty list (its first page exists, empty). */
+  pages: number;
   facets: Facets;
   termCurve: TermPoint[];
   typeMax: Record<OfferType, BestRate | null>;
@@ -137,6 +141,9 @@ export interface PipelineContext {
   /** For freshness=24h. */
   now: Date;
 }
+
+/** Pages of `pageSize` that hold `total` items: at least one (an empty list has an empty first page). */
+export const pageCount = (total: number, pageSize: number): number => Math.max(1, Math.ceil(total / pageSize));
 
 export function listProducts(ctx: PipelineContext, q: ProductQuery): ProductList {
   const { catalog, calc } = ctx;
@@ -237,6 +244,9 @@ export function listProducts(ctx: PipelineContext, q: ProductQuery): ProductList
     total: rows.length,
     hiddenByDgs,
     hiddenIneligible,
+    page: q.page,
+    pageSize: q.pageSize,
+    pages: pageCount(rows.length, q.pageSize),
     facets,
     termCurve: [...termBest.entries()].sort(([a], [b]) => a - b).map(([term, r]) => ({ term, rate: r.yields.comparableYield, offerId: r.offer.id })),
     typeMax: { flexible: best(typeMax.flexible), notice: best(typeMax.notice), deposit: best(typeMax.deposit) },

@@ -4,6 +4,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { EMBEDDED_POOL_SIZE, openEmbedded, type EmbeddedDatabase } from './embedded.js';
 import { PrismaClient } from './generated/client.js';
 import { applyMigrations, isUpToDate } from './migrate.js';
+import { withTurn, type TurnOptions } from './write-turn.js';
 
 export type { PrismaClient } from './generated/client.js';
 export { Prisma } from './generated/client.js';
@@ -21,6 +22,11 @@ export interface OpenOptions {
   dataDir: string;
   migrate?: boolean;
   log?: (msg: string) => void;
+  /**
+   * Migrating writes, so it waits for its turn among the writers (see write-turn.ts): 'held' when the
+   * caller has its turn already (an ingest), else how long to wait for one.
+   */
+  writeTurn: 'held' | TurnOptions;
 }
 
 export function createPrisma(url: string, poolSize: number): PrismaClient {
@@ -49,7 +55,9 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   }
   try {
     if (options.migrate !== false && !(await isUpToDate(url))) {
-      const applied = await applyMigrations(url);
+      // Two processes migrating one database at once both fail, and leave it marked as failed for good.
+      const migrate = async () => ((await isUpToDate(url)) ? [] : applyMigrations(url));
+      const applied = options.writeTurn === 'held' ? await migrate() : await withTurn(options, options.writeTurn, migrate);
       if (applied.length > 0) log(`applied migrations: ${applied.join(', ')}`);
     }
     const prisma = createPrisma(url, embedded ? EMBEDDED_POOL_SIZE : 10);

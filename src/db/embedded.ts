@@ -31,7 +31,7 @@ interface LockInfo {
 const lockPath = (dataDir: string) => path.join(dataDir, 'embedded.lock.json');
 const socketUrl = (port: number) => `postgresql://postgres:postgres@127.0.0.1:${port}/postgres`;
 
-function processAlive(pid: number): boolean {
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -3,6 +3,7 @@
 import { loadConfig } from '../config.js';
 import { openEmbedded } from './embedded.js';
 import { applyMigrations, createMigration } from './migrate.js';
+import { configuredTurn, withTurn } from './write-turn.js';
 
 async function main(argv: string[]): Promise<number> {
   const [command, name] = argv;
@@ -17,13 +18,15 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'deploy') {
     const config = loadConfig();
-    const embedded = config.databaseUrl ? undefined : await openEmbedded(config.dataDir, { log: (m) => console.error(m) });
-    try {
-      const applied = await applyMigrations(config.databaseUrl ?? embedded!.url);
-      console.log(applied.length ? `applied: ${applied.join(', ')}` : 'the database is up to date');
-    } finally {
-      await embedded?.close();
-    }
+    const applied = await withTurn(config, configuredTurn(config, 'migration', console.error), async () => {
+      const embedded = config.databaseUrl ? undefined : await openEmbedded(config.dataDir, { log: (m) => console.error(m) });
+      try {
+        return await applyMigrations(config.databaseUrl ?? embedded!.url);
+      } finally {
+        await embedded?.close();
+      }
+    });
+    console.log(applied.length ? `applied: ${applied.join(', ')}` : 'the database is up to date');
     return 0;
   }
   console.error('usage: migrate-cli deploy | create <name>');

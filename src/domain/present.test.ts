@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Decimal } from './decimal.js';
+import { arbitraryCase } from './__tests__/arbitraries.js';
+import { calculate } from './calc.js';
+import { Decimal, toFixed2 } from './decimal.js';
 import { centsAmbiguous, presentCalc, toCents, type PresentableCalc } from './present.js';
 
 const d = (s: string) => new Decimal(s);
@@ -39,7 +41,8 @@ describe('presentCalc', () => {
 
   it('presents every step value to the cent', () => {
     const step = { month: 1, openingBalance: d('1000'), rate: d('2.404999'), interest: d('2.0041'), credited: d('2.005'), withholding: d('0'), closingBalance: d('1002.005') };
-    expect(presentCalc(result({ steps: [step] })).steps).toEqual([
+    // a one-month run: the month's credit is the whole gross interest
+    expect(presentCalc(result({ grossInterest: d('2.005'), steps: [step] })).steps).toEqual([
       { month: 1, openingBalance: '1000.00', rate: '2.40', interest: '2.00', credited: '2.01', withholding: '0.00', closingBalance: '1002.01' },
     ]);
   });
@@ -98,6 +101,24 @@ describe('centsAmbiguous', () => {
         expect(centsAmbiguous(v, scaleExp)).toBe(byString(v, scaleExp));
       }),
       { numRuns: 2_000 },
+    );
+  });
+});
+
+describe('the numbers of one calculation agree (contract §11.2)', () => {
+  it('shows the last balance as end balance + fees when interest compounds, and the amount when it is paid out', () => {
+    fc.assert(
+      fc.property(arbitraryCase(), (input) => {
+        const shown = presentCalc(calculate(input, { steps: true }));
+        const n = (s: string) => new Decimal(s);
+        expect(n(shown.netInterest).eq(n(shown.grossInterest).minus(shown.withholdingTax).minus(shown.fees))).toBe(true);
+        expect(n(shown.endBalance).eq(n(shown.amount).plus(shown.netInterest))).toBe(true);
+        const last = shown.steps.at(-1)!;
+        expect(shown.steps).toHaveLength(input.months);
+        const expected = input.terms.interestCompounds ? n(shown.endBalance).plus(shown.fees) : n(shown.amount);
+        expect(last.closingBalance, JSON.stringify({ shown: { ...shown, steps: undefined }, last })).toBe(toFixed2(expected));
+      }),
+      { numRuns: 3000 },
     );
   });
 });

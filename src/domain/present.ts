@@ -124,6 +124,12 @@ export function presentCalc(result: PresentableCalc): PresentedCalc {
   const fees = moneyToCents(result.fees, a);
   // Sums of two-decimal strings are exact in Decimal; toFixed2 only formats them.
   const net = new Decimal(grossInterest).minus(withholdingTax).minus(fees);
+  const steps = (result.steps ?? []).map((step) => presentStep(step, a));
+  const last = result.steps?.at(-1);
+  // One quantity, one value (contract §11.2): at the end the account holds what the saver ends with
+  // before fees (end balance + fees) when interest compounds, and the amount when it was paid out.
+  // Rounded on its own, the last balance could be a cent off the sum of the figures shown above it.
+  if (last && !last.closingBalance.eq(a)) steps[steps.length - 1]!.closingBalance = toFixed2(new Decimal(amount).plus(grossInterest).minus(withholdingTax));
   return {
     amount,
     months: result.months,
@@ -137,6 +143,6 @@ export function presentCalc(result: PresentableCalc): PresentedCalc {
     comparableYield: toCents(result.comparableYield),
     effectiveRate: toCents(result.effectiveRate),
     returnPerYear: moneyToCents(result.returnPerYear, a),
-    steps: (result.steps ?? []).map((step) => presentStep(step, a)),
+    steps,
   };
 }

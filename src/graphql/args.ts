@@ -2,6 +2,7 @@
 // its arguments with it (plugin-zod); the REST layer parses query strings and checks them with it too.
 import { z } from 'zod';
 import { Decimal } from '../domain/decimal.js';
+import { EVENT_KINDS } from '../ingest/diff.js';
 
 export const LIMITS = {
   amountMax: 1_000_000_000,
@@ -12,6 +13,8 @@ export const LIMITS = {
   textMax: 100,
   idsMax: 100,
   listMax: 100,
+  /** Event ids are 32-bit (PostgreSQL integer). */
+  eventIdMax: 2_147_483_647,
 } as const;
 
 const AMOUNT_MAX = new Decimal(LIMITS.amountMax);
@@ -55,6 +58,13 @@ export const PARAMS = {
   id: z.string().min(1).max(200, 'must be at most 200 characters'),
   ids: z.array(z.string().min(1).max(200)).min(1, 'must list at least one id').max(LIMITS.idsMax, `must list at most ${LIMITS.idsMax} ids`),
   offerId: z.string().min(1).max(200, 'must be at most 200 characters'),
+  kind: list(z.enum(EVENT_KINDS)),
+  /** An event id a client got from us (Last-Event-ID, since): resume after it. */
+  since: z.string().check((ctx) => {
+    if (!/^\d{1,10}$/.test(ctx.value) || Number(ctx.value) > LIMITS.eventIdMax) {
+      ctx.issues.push({ code: 'custom', input: ctx.value, message: `must be an event id (a whole number from 0 to ${LIMITS.eventIdMax})` });
+    }
+  }),
 } satisfies Record<string, z.ZodType>;
 
 export type ParamName = keyof typeof PARAMS;
@@ -73,5 +83,7 @@ export const DEFAULTS = {
   historyPageSize: 100,
   historyLimit: 100,
   changesLimit: 50,
+  /** The Atom feed's newest entries. */
+  feedEntries: 50,
   days: 90,
 } as const;

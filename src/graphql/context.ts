@@ -1,6 +1,7 @@
 // What every resolver gets: the services (built once) and, per request, the catalogue it reads from
 // (taken once, so a reload mid-request cannot mix data versions), the time and fresh dataloaders.
 import type { CalcService } from '../catalog/calc-service.js';
+import type { ChangeFeed } from '../catalog/change-feed.js';
 import type { HealthReport } from '../catalog/health.js';
 import type { MarketHistory } from '../catalog/history.js';
 import type { CatalogStore } from '../catalog/store.js';
@@ -25,6 +26,8 @@ export interface Services {
   database: DatabaseStatus;
   /** The wall clock, injected so tests can hold it still. */
   clock(): Date;
+  /** New change events as they are ingested, for the streams and subscriptions. */
+  changes: ChangeFeed;
 }
 
 export interface Context {

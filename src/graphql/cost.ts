@@ -5,7 +5,6 @@
 import {
   getNamedType,
   getNullableType,
-  GraphQLError,
   isListType,
   isObjectType,
   Kind,
@@ -18,23 +17,35 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
 
-/** Lists no argument bounds: their longest realistic length. */
-const LIST_SIZES: Record<string, number> = {
-  history: 100,
-  events: 100,
-  sameLicence: 20,
-  tiers: 10,
-  brands: 5,
-  sharedWith: 5,
-};
+/**
+ * How long the lists no argument bounds can be: taken from the data (the catalogue being served), so the
+ * estimate is an upper bound that does not charge every query for the longest list imaginable.
+ */
+export interface ListBounds {
+  /** The longest deposit term in months (a detail's steps: max(horizon, this)). */
+  longestTerm: number;
+  /** The most active offers one institution has, minus the offer itself. */
+  sameLicence: number;
+  tiers: number;
+  brands: number;
+  institutions: number;
+  /** The detail shows at most this many plans and events. */
+  history: number;
+  events: number;
+}
+
+/** Bounds for when nothing is known of the data: the largest values the rules allow. */
+export const WORST_CASE: ListBounds = { longestTerm: 600, sameLicence: 1_000, tiers: 20, brands: 20, institutions: 1_000, history: 100, events: 100 };
+
+/** What a list holds when neither an argument nor the data bounds it. */
 const DEFAULT_LIST_SIZE = 25;
 
 interface Walk {
   schema: GraphQLSchema;
   fragments: Map<string, FragmentDefinitionNode>;
   variables: Record<string, unknown>;
+  bounds: ListBounds;
 }
 
 function argumentsOf(walk: Walk, parent: GraphQLObjectType, node: FieldNode): Record<string, unknown> {
@@ -55,20 +66,49 @@ function sizeFrom(args: Record<string, unknown>): number | undefined {
   return undefined;
 }
 
-/** Monthly steps are filled in the detail's offer only (one per month, at most 600); lists leave them empty. */
-const stepsSize = (path: readonly string[]) => (path.includes('offer') ? 600 : 0);
+/** The longest a list-valued field can be, from the data, where no argument says. */
+function knownSize(walk: Walk, field: string, path: readonly string[], rootArgs: Record<string, unknown>): number | undefined {
+  const b = walk.bounds;
+  switch (field) {
+    // Monthly steps are filled in the detail's offer only (one per month); lists leave them empty.
+    case 'steps':
+      return path.includes('offer') ? Math.max(typeof rootArgs.horizon === 'number' ? rootArgs.horizon : 12, b.longestTerm) : 0;
+    case 'sameLicence':
+      return b.sameLicence;
+    case 'tiers':
+      return b.tiers;
+    case 'brands':
+      return b.brands;
+    case 'sharedWith':
+      return Math.max(0, b.brands - 1);
+    case 'history':
+      return b.history;
+    case 'events':
+      return b.events;
+    default:
+      return path.length === 1 && path[0] === 'institutions' ? b.institutions : undefined;
+  }
+}
 
-function selectionCost(walk: Walk, type: GraphQLObjectType, set: SelectionSetNode, inheritedSize: number | undefined, seen: Set<string>, path: readonly string[]): number {
+function selectionCost(
+  walk: Walk,
+  type: GraphQLObjectType,
+  set: SelectionSetNode,
+  inheritedSize: number | undefined,
+  seen: Set<string>,
+  path: readonly string[],
+  rootArgs: Record<string, unknown>,
+): number {
   let cost = 0;
   for (const selection of set.selections) {
     if (selection.kind === Kind.INLINE_FRAGMENT) {
-      cost += selectionCost(walk, type, selection.selectionSet, inheritedSize, seen, path);
+      cost += selectionCost(walk, type, selection.selectionSet, inheritedSize, seen, path, rootArgs);
       continue;
     }
     if (selection.kind === Kind.FRAGMENT_SPREAD) {
       const fragment = walk.fragments.get(selection.name.value);
       if (fragment && !seen.has(fragment.name.value)) {
-        cost += selectionCost(walk, type, fragment.selectionSet, inheritedSize, new Set([...seen, fragment.name.value]), path);
+        cost += selectionCost(walk, type, fragment.selectionSet, inheritedSize, new Set([...seen, fragment.name.value]), path, rootArgs);
       }
       continue;
     }
@@ -77,43 +117,26 @@ function selectionCost(walk: Walk, type: GraphQLObjectType, set: SelectionSetNod
     const args = argumentsOf(walk, type, selection);
     const own = sizeFrom(args);
     const fieldType = getNullableType(field.type);
-    const known = field.name === 'steps' ? stepsSize(path) : LIST_SIZES[field.name];
-    const multiplier = isListType(fieldType) ? (own ?? inheritedSize ?? known ?? DEFAULT_LIST_SIZE) : 1;
+    const multiplier = isListType(fieldType) ? (own ?? inheritedSize ?? knownSize(walk, field.name, path, rootArgs) ?? DEFAULT_LIST_SIZE) : 1;
     const named = getNamedType(field.type);
     const children =
       selection.selectionSet && isObjectType(named)
-        ? selectionCost(walk, named, selection.selectionSet, isListType(fieldType) ? undefined : own, seen, [...path, field.name])
+        ? selectionCost(walk, named, selection.selectionSet, isListType(fieldType) ? undefined : own, seen, [...path, field.name], path.length === 0 ? args : rootArgs)
         : 0;
     cost += multiplier * (1 + children);
   }
   return cost;
 }
 
-export function estimateCost(schema: GraphQLSchema, operation: OperationDefinitionNode, fragments: FragmentDefinitionNode[], variables: Record<string, unknown>): number {
+export function estimateCost(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  fragments: FragmentDefinitionNode[],
+  variables: Record<string, unknown>,
+  bounds: ListBounds = WORST_CASE,
+): number {
   const root = operation.operation === 'query' ? schema.getQueryType() : null;
   if (!root) return 0;
-  return selectionCost({ schema, fragments: new Map(fragments.map((f) => [f.name.value, f])), variables }, root, operation.selectionSet, undefined, new Set(), []);
-}
-
-/** Rejects, before execution, operations estimated to cost more than `maxCost`. */
-export function costLimit(maxCost: number): Plugin {
-  return {
-    onExecute({ args, setResultAndStopExecution }) {
-      const definitions = (args.document as DocumentNode).definitions;
-      const operations = definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-      const operation = args.operationName ? operations.find((o) => o.name?.value === args.operationName) : operations[0];
-      if (!operation) return;
-      const fragments = definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION);
-      const cost = estimateCost(args.schema, operation, fragments, (args.variableValues ?? {}) as Record<string, unknown>);
-      if (cost > maxCost) {
-        setResultAndStopExecution({
-          errors: [
-            new GraphQLError(`Query too complex: its estimated cost ${cost} exceeds ${maxCost}. Ask for fewer or smaller lists, or split the query.`, {
-              extensions: { code: 'QUERY_TOO_COMPLEX', cost, maxCost, http: { status: 400 } },
-            }),
-          ],
-        });
-      }
-    },
-  };
+  const walk = { schema, fragments: new Map(fragments.map((f) => [f.name.value, f])), variables, bounds };
+  return selectionCost(walk, root, operation.selectionSet, undefined, new Set(), [], {});
 }

@@ -1,5 +1,6 @@
 // GraphQL enums: names in UPPER_SNAKE, values in the REST spelling of the contract, so resolvers and
 // the REST layer work with "deposit" and "24h" while GraphQL clients see DEPOSIT and LAST_24H.
+import { EVENT_KINDS } from '../ingest/diff.js';
 import { builder } from './builder.js';
 
 /** name → value, in the order they are listed. */
@@ -27,11 +28,7 @@ export const RateTypeEnum = enumOf('RateType', upper(['variable', 'fixed'] as co
 export const TierModeEnum = enumOf('TierMode', upper(['whole', 'marginal'] as const), 'whole: the tier the balance falls in applies to all of it; marginal: each slice earns its own tier');
 export const PromotionKindEnum = enumOf('PromotionKind', upper(['bonus', 'replace'] as const), 'bonus: added to the base rate; replace: paid instead of it');
 export const IneligibleReasonEnum = enumOf('IneligibleReason', upper(['below_minimum', 'above_maximum'] as const), 'why the amount does not fit the offer');
-export const EventKindEnum = enumOf(
-  'EventKind',
-  upper(['rate_up', 'rate_down', 'promotion_start', 'promotion_end', 'new_offer', 'removed_offer', 'dgs_change'] as const),
-  'what changed',
-);
+export const EventKindEnum = enumOf('EventKind', upper(EVENT_KINDS), 'what changed');
 export const SourceKindEnum = enumOf('SourceKind', upper(['official', 'aggregator', 'manual'] as const), 'where the data comes from');
 export const SourceStatusEnum = enumOf('SourceStatus', upper(['ok', 'failing'] as const), 'the health of a source at its last check');
 export const HealthStatusEnum = enumOf('HealthStatus', upper(['ok', 'degraded'] as const), 'ok, or degraded when the database does not answer or the data is too old');

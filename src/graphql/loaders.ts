@@ -5,8 +5,10 @@
 // promises, so requests that miss the same entry at the same time share one query; a failed query is
 // not kept.
 import DataLoader from 'dataloader';
+import { filterKey, newestChanges, type ChangeFilter } from '../catalog/changes.js';
 import { eventsOfOffers, listPlans, plansOfOffers, recentChanges, sourcesByIds, type EventItem, type PlanItem } from '../catalog/history.js';
 import { LoadMemo } from '../catalog/load-memo.js';
+import { loadImpactBases, type ImpactBasis } from '../catalog/impact-basis.js';
 import type { CatalogSource } from '../catalog/types.js';
 import type { PrismaClient } from '../db/client.js';
 import type { DatabaseStatus } from '../db/status.js';
@@ -24,6 +26,10 @@ export interface Loaders {
   sources: DataLoader<string, CatalogSource | null>;
   /** The newest change events (at most CHANGES_MAX). */
   changes(limit: number): Promise<EventItem[]>;
+  /** The newest change events that pass a filter. */
+  filteredChanges(filter: ChangeFilter, limit: number): Promise<EventItem[]>;
+  /** What each event's impact is calculated from (null for events that have none), in the events' order. */
+  impactBases(events: readonly EventItem[]): Promise<(ImpactBasis | null)[]>;
   planPage(filter: PlanFilter): Promise<{ items: PlanItem[]; total: number }>;
 }
 
@@ -41,6 +47,8 @@ export class HistoryCache {
   events!: LoadMemo<EventItem[]>;
   sources!: LoadMemo<CatalogSource | null>;
   changes!: LoadMemo<EventItem[]>;
+  filteredChanges!: LoadMemo<EventItem[]>;
+  impactBases!: LoadMemo<ImpactBasis | null>;
   planPages!: LoadMemo<{ items: PlanItem[]; total: number }>;
 
   /** maxOffers: offers whose plans and events are kept (a few KB each). */
@@ -54,7 +62,7 @@ export class HistoryCache {
   }
 
   stats() {
-    return { version: this.version, plans: this.plans.size, events: this.events.size, sources: this.sources.size, changes: this.changes.size, planPages: this.planPages.size, maxOffers: this.maxOffers };
+    return { version: this.version, plans: this.plans.size, events: this.events.size, sources: this.sources.size, changes: this.changes.size, filteredChanges: this.filteredChanges.size, impactBases: this.impactBases.size, planPages: this.planPages.size, maxOffers: this.maxOffers };
   }
 
   private reset(version: number) {
@@ -63,6 +71,8 @@ export class HistoryCache {
     this.events = new LoadMemo(this.maxOffers);
     this.sources = new LoadMemo(this.maxOffers);
     this.changes = new LoadMemo(1);
+    this.filteredChanges = new LoadMemo(200);
+    this.impactBases = new LoadMemo(CHANGES_MAX * 4);
     this.planPages = new LoadMemo(500);
   }
 }
@@ -75,6 +85,10 @@ export function createLoaders(prisma: PrismaClient, cache: HistoryCache, databas
     }),
     sources: new DataLoader((ids) => cache.sources.many(ids, (id) => id, (missing) => database.track(() => sourcesByIds(prisma, missing)), null)),
     changes: async (limit) => (await cache.changes.get('newest', () => database.track(() => recentChanges(prisma, CHANGES_MAX)))).slice(0, limit),
+    // Kept per filter at the largest limit, like the unfiltered list: another limit is a slice of it.
+    filteredChanges: async (filter, limit) =>
+      (await cache.filteredChanges.get(filterKey(filter), () => database.track(() => newestChanges(prisma, filter, CHANGES_MAX)))).slice(0, limit),
+    impactBases: (events) => cache.impactBases.many(events, (e) => String(e.id), (missing) => database.track(() => loadImpactBases(prisma, missing)), null),
     planPage: (filter) =>
       cache.planPages.get(`${filter.brand ?? ''}|${filter.type}|${filter.page}|${filter.pageSize}`, () => database.track(() => listPlans(prisma, filter))),
   };

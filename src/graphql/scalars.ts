@@ -19,6 +19,20 @@ function parseDecimal(value: unknown): string {
 // anything but a coded GraphQLError would be masked as an unexpected server error.
 const invalid = (message: string) => clientError('BAD_USER_INPUT', message);
 
+/**
+ * What a decimal field is measured in, at the end of its description: a client must not have to guess
+ * whether "2.35" is euros or percent, nor per what. Every Decimal field says one of these.
+ */
+export const UNIT = {
+  euros: 'in euros, two decimals',
+  perYear: 'in percent per year, two decimals',
+  ofInterest: 'in percent of the interest, two decimals',
+  ofAmount: 'in percent of the amount, two decimals',
+} as const;
+
+export const euros = (what: string) => `${what}; ${UNIT.euros}`;
+export const perYear = (what: string) => `${what}; ${UNIT.perYear}`;
+
 export const DecimalScalar = builder.scalarType('Decimal', {
   description: 'An exact decimal as a string: money in euros and rates in percent per year, with two decimals ("1234.56", "2.35").',
   serialize: (value) => (typeof value === 'string' ? value : toFixed2(value)),

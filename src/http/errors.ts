@@ -5,10 +5,13 @@ import type { DatabaseStatus } from '../db/status.js';
 
 export const ERRORS = {
   BAD_USER_INPUT: { status: 400, title: 'Invalid request parameters', slug: 'invalid-parameters' },
+  BAD_REQUEST: { status: 400, title: 'Bad request', slug: 'bad-request' },
   QUERY_TOO_COMPLEX: { status: 400, title: 'Query too complex', slug: 'query-too-complex' },
   NOT_FOUND: { status: 404, title: 'Not found', slug: 'not-found' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed', slug: 'method-not-allowed' },
+  PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large', slug: 'payload-too-large' },
   URI_TOO_LONG: { status: 414, title: 'URI too long', slug: 'uri-too-long' },
+  REQUEST_HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large', slug: 'request-headers-too-large' },
   TOO_MANY_REQUESTS: { status: 429, title: 'Too many requests', slug: 'too-many-requests' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable', slug: 'service-unavailable' },
   INTERNAL_SERVER_ERROR: { status: 500, title: 'Unexpected error', slug: 'unexpected-error' },
@@ -32,9 +35,16 @@ export interface Problem {
 
 export const problemType = (code: ErrorCode) => `/api/docs#problem-${ERRORS[code].slug}`;
 
+/**
+ * What a message may echo of a client's input at most: a 1 MB field name or path is not repeated back
+ * in full (to that client, or into the log).
+ */
+export const MAX_ECHO = 300;
+export const clip = (text: string, max = MAX_ECHO): string => (text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`);
+
 export function problem(code: ErrorCode, detail: string, errors?: ParameterProblem[]): Problem {
   const { status, title } = ERRORS[code];
-  return { type: problemType(code), title, status, detail, ...(errors ? { errors } : {}) };
+  return { type: problemType(code), title, status, detail: clip(detail, 3 * MAX_ECHO), ...(errors ? { errors: errors.map((e) => ({ parameter: clip(e.parameter, 100), message: clip(e.message) })) } : {}) };
 }
 
 /**

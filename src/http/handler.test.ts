@@ -1,6 +1,6 @@
 // The HTTP front on its own, in front of an upstream that misbehaves on purpose.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../logger.js';
@@ -24,6 +24,7 @@ function handlerWith(upstream: HttpDeps['upstream'], extra: Partial<HttpDeps> = 
   const handler = createHttpHandler({
     upstream,
     cache: new BodyCache(1_000_000, 100),
+    reuseKey: (pathAndQuery) => ({ key: pathAndQuery, reuse: 'version' }),
     cacheable: () => true,
     version: () => 1,
     clock: () => new Date('2026-11-23T12:00:00Z'),
@@ -74,7 +75,8 @@ describe('on a node server', () => {
   afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
 
   async function serve(handler: ReturnType<typeof handlerWith>['handler']): Promise<string> {
-    server = http.createServer(handler.listener);
+    server = http.createServer({ maxHeaderSize: 16 * 1024 }, handler.listener);
+    server.on('clientError', handler.clientError);
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
@@ -109,6 +111,26 @@ describe('on a node server', () => {
     expect(new Set(statuses)).toEqual(new Set([200]));
   });
 
+  it.each([
+    ['headers over 16 KB', `GET /api/meta HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(17 * 1024)}\r\n\r\n`, 431, 'REQUEST_HEADERS_TOO_LARGE'],
+    ['a request line that is not HTTP', 'GET /api/meta SPDY/9\r\n\r\n', 400, 'BAD_REQUEST'],
+  ] as const)('answers %s Node cannot parse with a problem, not a bare status line', async (_what, raw, status, code) => {
+    const base = await serve(handlerWith(ok).handler);
+    const { port } = new URL(base);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(port), '127.0.0.1', () => socket.end(raw));
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    const [head, body] = answer.split('\r\n\r\n');
+    expect(head!.split('\r\n')[0]).toBe(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}`);
+    expect(head).toMatch(/content-type: application\/problem\+json/i);
+    expect(head).toMatch(/access-control-allow-origin: \*/i);
+    expect(JSON.parse(body!)).toMatchObject({ status, type: problemType(code) });
+  });
+
   it('refuses an over-long URL with 414 before the application sees it', async () => {
     let reached = 0;
     const { handler } = handlerWith(() => ((reached += 1), ok()));
@@ -117,5 +139,32 @@ describe('on a node server', () => {
     expect(res.status).toBe(414);
     expect(await res.json()).toMatchObject({ status: 414, type: problemType('URI_TOO_LONG') });
     expect(reached).toBe(0);
+  });
+});
+
+describe('reuse of finished answers', () => {
+  it('answers again from the cache while the data version stays, and what depends on the clock for a minute at most', async () => {
+    let version = 1;
+    const clock = { now: new Date('2026-11-23T12:00:10Z') };
+    let calls = 0;
+    const { handler } = handlerWith(
+      () => {
+        calls++;
+        return ok();
+      },
+      { version: () => version, clock: () => clock.now, reuseKey: (path) => (path.includes('never') ? null : { key: path, reuse: path.includes('clock') ? 'minute' : 'version' }) },
+    );
+    const get = async (path: string) => (await handler.fetch(new Request(`http://test.local${path}`))).status;
+    for (const path of ['/data', '/clock', '/never']) await get(path);
+    expect(calls).toBe(3);
+    clock.now = new Date('2026-11-23T12:00:50Z');
+    for (const path of ['/data', '/clock', '/never']) await get(path);
+    expect(calls).toBe(4); // only /never went upstream again
+    clock.now = new Date('2026-11-23T12:01:00Z');
+    for (const path of ['/data', '/clock']) await get(path);
+    expect(calls).toBe(5); // the next minute: /clock again
+    version = 2;
+    await get('/data');
+    expect(calls).toBe(6); // new data: /data again
   });
 });

@@ -1,25 +1,55 @@
 // The service's HTTP front: every request passes here, GraphQL and REST alike.
 // - A GET whose finished answer is cached (same normalised request, same data version) is answered
 //   from the cache: on node without even building a Request, and never reaching GraphQL.
-// - Anything else goes to yoga; a 200 GET is finished (ETag, compressed forms) and cached.
+// - Anything else goes to yoga; a 200 GET is finished (ETag, compressed forms) and cached, except
+//   Server-Sent Events, which pass through as they are written (never cached or compressed).
 // - Either way: 304 for a matching If-None-Match, Cache-Control, compression, HEAD, X-Request-Id, a log line.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { createServerAdapter } from '@whatwg-node/server';
 import type { Logger } from '../logger.js';
-import { BodyCache, requestKey } from './body-cache.js';
-import { answer, answerStream, cacheHeaders, encodedBody, finish, matchesIfNoneMatch, preferredEncoding, type FinishedBody } from './layer.js';
-import { logged, logLine } from './logging.js';
+import type { BodyCache } from './body-cache.js';
+import {
+  answer,
+  answerEventStream,
+  answerStream,
+  cacheHeaders,
+  encodedBody,
+  EVENT_STREAM,
+  finish,
+  isEventStream,
+  linkHeader,
+  matchesIfNoneMatch,
+  preferredEncoding,
+  STREAM_ETAG,
+  type FinishedBody,
+} from './layer.js';
+import { CORS_HEADERS, isPreflight, preflight } from './cors.js';
+import { pagePolicy, SECURITY_HEADERS } from './security.js';
+import type { StaticFiles } from './static.js';
+import { logged, logLine, type RequestObserver } from './logging.js';
 import { problemResponse } from './problem.js';
 import { RateLimiter } from './rate-limit.js';
-import { currentRequestId, requestIdFrom, requestScope } from './request-context.js';
+import { currentRequestId, requestIdFrom, requestScope, type RequestScope } from './request-context.js';
 
-/** Marks a streamed response, with the ETag computed from what determines its body. */
-export const STREAM_ETAG = 'x-stream-etag';
+/**
+ * The normalised request behind a URL, for reusing its finished answer: kept while the data version
+ * stays (`version`), or at most a minute when the answer depends on the clock (`minute`).
+ */
+export interface ReuseKey {
+  key: string;
+  reuse: 'version' | 'minute';
+}
 
 export interface HttpDeps {
   /** The application behind the cache (yoga). */
   upstream(request: Request): Promise<Response>;
   cache: BodyCache;
+  /**
+   * Null: the answer to this URL is never reused (health, streams, unknown paths, bad requests). The
+   * request's Accept is given for answers that vary by it (GraphQL: GraphiQL's page, JSON media types).
+   */
+  reuseKey(pathAndQuery: string, accept: string): ReuseKey | null;
   /** Whether new answers may be kept (not while the database fails: they may lack what it holds). */
   cacheable(): boolean;
   /** The data version the next request will see. */
@@ -32,17 +62,39 @@ export interface HttpDeps {
   trustProxy?: boolean;
   /** An answer not started within this long is a 503. */
   requestTimeoutMs?: number;
+  /** Told of every answer (the request metrics). */
+  observe?: RequestObserver;
+  /** Files served as they are (the page, GraphiQL's bundle), answered before anything else. */
+  statics?: StaticFiles;
 }
+
+/** What every answer carries, whichever path gives it. */
+const EVERY_ANSWER: Readonly<Record<string, string>> = { ...CORS_HEADERS, ...SECURITY_HEADERS };
+
+/** Probes and scrapes are not the traffic the rate limit is for: health checks and metrics are not counted. */
+const UNCOUNTED = new Set(['/api/health', '/metrics', '/api/metrics']);
+const uncounted = (pathAndQuery: string) => UNCOUNTED.has(pathAndQuery.split('?', 1)[0]!);
 
 /** URLs longer than this are refused (414) before anything reads them. */
 export const MAX_URL_LENGTH = 8 * 1024;
+/**
+ * Request bodies (GraphQL POSTs) larger than this are refused (413). The longest real operation — 100
+ * offers in detail, or a batch of ten — is a few KB; a 1 MB document or 5 MB of variables is not a client.
+ */
+export const MAX_BODY_BYTES = 100 * 1024;
+
+// The body is not read, so the connection cannot carry another request: it is closed after the answer.
+const tooLarge = () => problemResponse('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES} bytes.`, undefined, { connection: 'close' });
+const declaredTooLarge = (contentLength: string | null | undefined) => contentLength != null && Number(contentLength) > MAX_BODY_BYTES;
 
 export interface HttpHandler {
   fetch(request: Request): Promise<Response>;
   listener(req: IncomingMessage, res: ServerResponse): void;
+  /** For the server's 'clientError': a request Node could not parse still gets a problem, not a bare status line. */
+  clientError(err: Error & { code?: string }, socket: Duplex): void;
 }
 
-export function createHttpHandler({ upstream, cache, cacheable, version, clock, logger, rateLimitPerMinute = 0, trustProxy = false, requestTimeoutMs = 30_000 }: HttpDeps): HttpHandler {
+export function createHttpHandler({ upstream, cache, reuseKey, cacheable, version, clock, logger, rateLimitPerMinute = 0, trustProxy = false, requestTimeoutMs = 30_000, observe, statics = () => undefined }: HttpDeps): HttpHandler {
   const limiter = rateLimitPerMinute > 0 ? new RateLimiter(rateLimitPerMinute) : null;
 
   /** The upstream's answer, or a 503 when it does not start in time (the work goes on; the client is told). */
@@ -56,7 +108,13 @@ export function createHttpHandler({ upstream, cache, cacheable, version, clock, 
     });
     return Promise.race([upstream(request), late]).finally(() => clearTimeout(timer));
   }
-  const keyFor = (pathAndQuery: string, accept: string | null | undefined) => requestKey(pathAndQuery, /text\/html/.test(accept ?? ''), version(), clock().getTime());
+  const keyFor = (pathAndQuery: string, accept: string | null | undefined): string | null => {
+    // An event stream is never reused, and a client that asks for one must not get a finished answer.
+    if (accept && EVENT_STREAM.test(accept)) return null;
+    const found = reuseKey(pathAndQuery, accept ?? '');
+    if (!found) return null;
+    return found.reuse === 'minute' ? `${version()}|${found.key}|${Math.floor(clock().getTime() / 60_000)}` : `${version()}|${found.key}`;
+  };
   const grew = (key: string) => () => cache.grew(key);
 
   async function handle(request: Request): Promise<Response> {
@@ -65,15 +123,19 @@ export function createHttpHandler({ upstream, cache, cacheable, version, clock, 
     if (url.pathname.length + url.search.length > MAX_URL_LENGTH) {
       return problemResponse('URI_TOO_LONG', `The URL is longer than ${MAX_URL_LENGTH} characters.`);
     }
-    // A CORS preflight gets yoga's answer (browsers need it to send If-None-Match); any other OPTIONS
-    // on the read-only API is a method it does not allow.
-    if (request.method === 'OPTIONS' && pathname.startsWith('/api') && !request.headers.has('access-control-request-method')) {
+    // A CORS preflight is answered here, for every path alike; any other OPTIONS on the read-only API is
+    // a method it does not allow.
+    if (isPreflight(request)) return preflight(request, pathname);
+    if (request.method === 'OPTIONS' && pathname.startsWith('/api')) {
       return problemResponse('METHOD_NOT_ALLOWED', 'OPTIONS is not allowed here; the API is read-only (GET, HEAD).', undefined, { allow: 'GET, HEAD' });
     }
+    if (declaredTooLarge(request.headers.get('content-length'))) return tooLarge();
     const get = request.method === 'GET' || request.method === 'HEAD';
+    const file = get ? statics(pathname) : undefined;
+    if (file) return answer(request, await file);
     const key = get ? keyFor(pathname + url.search, request.headers.get('accept')) : null;
     const cached = key ? cache.get(key) : undefined;
-    if (cached) return answer(request, pathname, cached, grew(key!));
+    if (cached) return answer(request, cached, grew(key!));
 
     let response: Response;
     try {
@@ -89,48 +151,58 @@ export function createHttpHandler({ upstream, cache, cacheable, version, clock, 
       logger.error({ requestId: currentRequestId(), err }, 'unexpected error');
       return problemResponse('INTERNAL_SERVER_ERROR', 'Unexpected error.');
     }
+    // A body sent without a length (chunked) is cut at the same bound by yoga, which answers 413 its way.
+    if (response.status === 413) return tooLarge();
+    // Server-Sent Events (the change stream, GraphQL subscriptions) go out as they are produced.
+    if (isEventStream(response)) return answerEventStream(request, response);
     if (!get || response.status !== 200) {
       return request.method === 'HEAD' && response.body ? new Response(null, response) : response;
     }
     const streamEtag = response.headers.get(STREAM_ETAG);
     if (streamEtag) {
       response.headers.delete(STREAM_ETAG);
-      return answerStream(request, pathname, response, streamEtag);
+      return answerStream(request, response, streamEtag);
     }
     const finished = await finish(response);
     if (key && cacheable()) cache.set(key, finished);
-    return answer(request, pathname, finished, key ? grew(key) : undefined);
+    return answer(request, finished, key ? grew(key) : undefined);
   }
 
-  const fetch = (request: Request): Promise<Response> => {
-    const scope = { id: requestIdFrom(request.headers.get('x-request-id')), startedAt: process.hrtime.bigint() };
-    return requestScope.run(scope, async () => logged(logger, scope, request.method, request.url, await handle(request)));
+  const fetch = (request: Request, server?: { req?: IncomingMessage }): Promise<Response> => {
+    const scope: RequestScope = { id: requestIdFrom(request.headers.get('x-request-id')), startedAt: process.hrtime.bigint() };
+    const req = server?.req;
+    if (req) {
+      scope.client = clientOf(req);
+      scope.abort = () => req.socket.destroy();
+    }
+    return requestScope.run(scope, async () => logged(logger, scope, request.method, request.url, await handle(request), { 'x-request-id': scope.id, ...EVERY_ANSWER }, observe));
   };
 
-  const adapter = createServerAdapter(fetch);
+  const adapter = createServerAdapter((request, server) => fetch(request, server as { req?: IncomingMessage }));
 
   /** A cache hit written straight to the socket: no Request, no Headers, no yoga (and a 304 no promise). */
-  function serveCached(req: IncomingMessage, res: ServerResponse, entry: FinishedBody, key: string, startedAt: bigint): void | Promise<void> {
+  function serveCached(req: IncomingMessage, res: ServerResponse, entry: FinishedBody, onGrow: (() => void) | undefined, startedAt: bigint): void | Promise<void> {
     const header = req.headers['x-request-id'];
     const id = requestIdFrom(typeof header === 'string' ? header : null);
     const pathAndQuery = req.url ?? '/';
-    const pathname = pathAndQuery.split('?', 1)[0]!;
-    const headers = cacheHeaders(pathname, entry.etag);
-    headers['x-request-id'] = id;
+    const headers: Record<string, string> = { ...cacheHeaders(entry.etag, entry.cacheControl, entry.vary), ...EVERY_ANSWER, 'x-request-id': id };
     if (matchesIfNoneMatch(req.headers['if-none-match'] ?? null, entry.etag)) {
       res.writeHead(304, headers);
       res.end();
-      logLine(logger, id, startedAt, req.method ?? 'GET', pathAndQuery, 304);
+      logLine(logger, id, startedAt, req.method ?? 'GET', pathAndQuery, 304, observe);
       return;
     }
     for (const [name, value] of entry.headers) headers[name] = value;
+    const policy = pagePolicy(headers['content-type'], headers['content-security-policy']);
+    if (policy) headers['content-security-policy'] = policy;
+    if (entry.paging) headers.link = linkHeader(pathAndQuery, entry.paging.page, entry.paging.pages);
     const encoding = preferredEncoding(req.headers['accept-encoding'] ?? null);
-    return encodedBody(entry, encoding, grew(key)).then((body) => {
+    return encodedBody(entry, encoding, onGrow).then((body) => {
       if (body !== entry.body) headers['content-encoding'] = encoding!;
       headers['content-length'] = String(body.byteLength);
       res.writeHead(200, headers);
       res.end(req.method === 'HEAD' ? undefined : body);
-      logLine(logger, id, startedAt, req.method ?? 'GET', pathAndQuery, 200);
+      logLine(logger, id, startedAt, req.method ?? 'GET', pathAndQuery, 200, observe);
     });
   }
 
@@ -145,37 +217,47 @@ export function createHttpHandler({ upstream, cache, cacheable, version, clock, 
     const header = req.headers['x-request-id'];
     const id = requestIdFrom(typeof header === 'string' ? header : null);
     void response.text().then((body) => {
-      res.writeHead(response.status, { ...Object.fromEntries(response.headers), 'x-request-id': id });
+      res.writeHead(response.status, { ...Object.fromEntries(response.headers), ...EVERY_ANSWER, 'x-request-id': id });
       res.end(body);
-      logLine(logger, id, startedAt, req.method ?? 'GET', (req.url ?? '/').slice(0, 200), response.status);
+      logLine(logger, id, startedAt, req.method ?? 'GET', (req.url ?? '/').slice(0, 200), response.status, observe);
     });
   }
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     const startedAt = process.hrtime.bigint();
-    if (limiter) {
-      const wait = limiter.take(clientOf(req));
-      if (wait > 0) {
+    if (limiter && !uncounted(req.url ?? '/')) {
+      const taken = limiter.take(clientOf(req));
+      // Set on the response now, so that whichever path answers (cache, application, refusal) carries them.
+      res.setHeader('ratelimit-policy', limiter.policy);
+      res.setHeader('ratelimit', RateLimiter.header(taken));
+      if (taken.retryAfter > 0) {
+        const wait = taken.retryAfter;
         refuse(req, res, startedAt, problemResponse('TOO_MANY_REQUESTS', `Too many requests; please wait ${wait} s (the limit is ${rateLimitPerMinute} a minute).`, undefined, { 'retry-after': String(wait) }));
         return;
       }
+    }
+    if (declaredTooLarge(req.headers['content-length'])) {
+      refuse(req, res, startedAt, tooLarge());
+      return;
     }
     if ((req.url?.length ?? 0) > MAX_URL_LENGTH) {
       refuse(req, res, startedAt, problemResponse('URI_TOO_LONG', `The URL is longer than ${MAX_URL_LENGTH} characters.`));
       return;
     }
     if (req.method === 'GET' || req.method === 'HEAD') {
-      const key = keyFor(req.url ?? '/', req.headers.accept);
-      const entry = key ? cache.lookup(key) : undefined;
+      const file = statics((req.url ?? '/').split('?', 1)[0]!);
+      const key = file ? null : keyFor(req.url ?? '/', req.headers.accept);
+      const entry = file ?? (key ? cache.lookup(key) : undefined);
       if (entry) {
-        try {
-          serveCached(req, res, entry, key!, startedAt)?.catch((err: Error) => {
-            logger.error({ err }, 'could not send a cached answer');
-            res.destroy(err);
-          });
-        } catch (err) {
+        const fail = (err: Error) => {
           logger.error({ err }, 'could not send a cached answer');
-          res.destroy(err as Error);
+          res.destroy(err);
+        };
+        try {
+          const sent = entry instanceof Promise ? entry.then((e) => serveCached(req, res, e, undefined, startedAt)) : serveCached(req, res, entry, key ? grew(key) : undefined, startedAt);
+          sent?.catch(fail);
+        } catch (err) {
+          fail(err as Error);
         }
         return;
       }
@@ -183,5 +265,27 @@ export function createHttpHandler({ upstream, cache, cacheable, version, clock, 
     void adapter.requestListener(req, res);
   };
 
-  return { fetch, listener };
+  /**
+   * Node answers a request it cannot parse (headers over 16 KB, a malformed request line) with a bare
+   * status line; clients then see an empty body of no type. They get the same problem+json as any other
+   * refusal instead (431 for headers too large, 400 otherwise), and the connection is closed.
+   */
+  const clientError = (err: Error & { code?: string }, socket: Duplex) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const problem = tooLarge
+      ? problemResponse('REQUEST_HEADERS_TOO_LARGE', 'The request line and headers are larger than 16384 bytes.')
+      : problemResponse('BAD_REQUEST', 'The request is not valid HTTP.');
+    void problem.text().then((body) => {
+      const headers = { ...Object.fromEntries(problem.headers), ...EVERY_ANSWER, 'content-length': String(Buffer.byteLength(body)), connection: 'close' };
+      const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+      socket.end(`HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n${head}\r\n${body}`);
+      logger.info({ status: problem.status, error: err.code }, 'request refused before parsing');
+    });
+  };
+
+  return { fetch, listener, clientError };
 }

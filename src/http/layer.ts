@@ -5,17 +5,50 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
+import { pagePolicy } from './security.js';
 
 export const CACHE_CONTROL = {
   data: 'public, max-age=300, stale-while-revalidate=60',
   health: 'no-cache',
   assets: 'public, max-age=86400',
+  none: 'no-store',
 } as const;
 
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
 /** Not worth compressing below this size. */
 const MIN_COMPRESS_BYTES = 1024;
+
+/** A paged answer's page and page count ("2 7"), for its Link header; the header itself is made per request. */
+export const PAGING_HEADER = 'x-paging';
+
+/**
+ * RFC 8288 links to the first, previous, next and last page (only those that exist), built from the
+ * request's own query with only the page changed: a client follows them without knowing our parameters.
+ */
+export function linkHeader(pathAndQuery: string, page: number, pages: number): string {
+  const q = pathAndQuery.indexOf('?');
+  const path = q < 0 ? pathAndQuery : pathAndQuery.slice(0, q);
+  const params = new URLSearchParams(q < 0 ? '' : pathAndQuery.slice(q + 1));
+  for (const key of [...params.keys()]) if (key === 'page' || /^page\[\d*\]$/.test(key)) params.delete(key);
+  const to = (n: number, rel: string) => {
+    params.set('page', String(n));
+    return `<${path}?${params}>; rel="${rel}"`;
+  };
+  const links = [to(1, 'first')];
+  if (page > 1) links.push(to(Math.min(page - 1, pages), 'prev'));
+  if (page < pages) links.push(to(page + 1, 'next'));
+  links.push(to(pages, 'last'));
+  return links.join(', ');
+}
+
+const pagingOf = (response: Response): FinishedBody['paging'] => {
+  const [page, pages] = (response.headers.get(PAGING_HEADER) ?? '').split(' ').map(Number);
+  return page && pages ? { page, pages } : undefined;
+};
+
+/** Marks a streamed response, with the ETag computed from what determines its body. */
+export const STREAM_ETAG = 'x-stream-etag';
 
 export const etagOf = (body: Uint8Array | string): string => `W/"${createHash('sha1').update(body).digest('base64url')}"`;
 
@@ -42,28 +75,38 @@ export function preferredEncoding(acceptEncoding: string | null): 'br' | 'gzip' 
   return null;
 }
 
-export function cacheControlFor(pathname: string): string {
-  if (pathname === '/api/health') return CACHE_CONTROL.health;
-  if (pathname.startsWith('/graphiql/')) return CACHE_CONTROL.assets;
-  return CACHE_CONTROL.data;
-}
-
 /** A finished body with its validator and compressed forms (kept by the body cache). */
 export interface FinishedBody {
   status: number;
+  /** What describes the content (type, disposition), kept with it. */
   headers: [string, string][];
+  cacheControl: string;
+  vary: string;
+  /** Paged answers: their page and page count, for the Link header. */
+  paging?: { page: number; pages: number };
   body: Uint8Array;
   etag: string;
   encoded: Partial<Record<'br' | 'gzip', Uint8Array>>;
 }
 
 /** What a finished body keeps of the original headers: what describes the content, nothing per request. */
-const CONTENT_HEADERS = new Set(['content-type', 'content-disposition']);
+const CONTENT_HEADERS = new Set(['content-type', 'content-disposition', 'content-security-policy']);
+
+/** Answers vary by the encoding we compress them in, and by whatever the application said they vary by. */
+const varyOf = (response: Response) => {
+  const own = response.headers.get('vary');
+  return own ? `Accept-Encoding, ${own}` : 'Accept-Encoding';
+};
+
+/** An answer's own Cache-Control wins (health, metrics, assets); the rest is data. */
+const cacheControlOf = (response: Response) => response.headers.get('cache-control') ?? CACHE_CONTROL.data;
 
 export async function finish(response: Response): Promise<FinishedBody> {
   const body = new Uint8Array(await response.arrayBuffer());
-  const headers = [...response.headers].filter(([name]) => CONTENT_HEADERS.has(name));
-  return { status: response.status, headers, body, etag: etagOf(body), encoded: {} };
+  // Names as they come: a ponyfill's Headers (yoga's) keeps their case ('Content-Type').
+  const headers = [...response.headers].map(([name, value]): [string, string] => [name.toLowerCase(), value]).filter(([name]) => CONTENT_HEADERS.has(name));
+  const paging = pagingOf(response);
+  return { status: response.status, headers, cacheControl: cacheControlOf(response), vary: varyOf(response), ...(paging ? { paging } : {}), body, etag: etagOf(body), encoded: {} };
 }
 
 /** The body in the encoding asked for (made once, then kept with it), or the plain body. */
@@ -81,31 +124,28 @@ export async function encodedBody(finished: FinishedBody, encoding: 'br' | 'gzip
   return encoded;
 }
 
-function varyFor(pathname: string): string {
-  return pathname === '/graphql' ? 'Accept-Encoding, Accept' : 'Accept-Encoding';
-}
-
-/** What every answer to a GET carries: its validator, how to cache it, and that any web page may read it. */
-export function cacheHeaders(pathname: string, etag: string): Record<string, string> {
-  return {
-    etag,
-    'cache-control': cacheControlFor(pathname),
-    vary: varyFor(pathname),
-    'access-control-allow-origin': '*',
-    'access-control-expose-headers': 'ETag, X-Request-Id',
-  };
+/** What every finished answer to a GET carries: its validator and how to cache it. */
+export function cacheHeaders(etag: string, cacheControl: string, vary: string): Record<string, string> {
+  return { etag, 'cache-control': cacheControl, vary };
 }
 
 /** 304 with a fresh header set: copying the 200's headers would leave Content-Type on it. */
-export function notModified(etag: string, pathname: string): Response {
-  return new Response(null, { status: 304, headers: cacheHeaders(pathname, etag) });
+export function notModified(etag: string, cacheControl: string, vary: string): Response {
+  return new Response(null, { status: 304, headers: cacheHeaders(etag, cacheControl, vary) });
 }
 
 /** A finished 200 as the client asked for it: 304, compressed, or plain; no body for HEAD. */
-export async function answer(request: Request, pathname: string, finished: FinishedBody, onGrow?: () => void): Promise<Response> {
-  if (matchesIfNoneMatch(request.headers.get('if-none-match'), finished.etag)) return notModified(finished.etag, pathname);
+export async function answer(request: Request, finished: FinishedBody, onGrow?: () => void): Promise<Response> {
+  const { etag, cacheControl, vary } = finished;
+  if (matchesIfNoneMatch(request.headers.get('if-none-match'), etag)) return notModified(etag, cacheControl, vary);
   const headers = new Headers(finished.headers);
-  for (const [name, value] of Object.entries(cacheHeaders(pathname, finished.etag))) headers.set(name, value);
+  for (const [name, value] of Object.entries(cacheHeaders(etag, cacheControl, vary))) headers.set(name, value);
+  const policy = pagePolicy(headers.get('content-type'), headers.get('content-security-policy'));
+  if (policy) headers.set('content-security-policy', policy);
+  if (finished.paging) {
+    const url = new URL(request.url);
+    headers.set('link', linkHeader(url.pathname + url.search, finished.paging.page, finished.paging.pages));
+  }
   const encoding = preferredEncoding(request.headers.get('accept-encoding'));
   const body = await encodedBody(finished, encoding, onGrow);
   if (body !== finished.body) headers.set('content-encoding', encoding!);
@@ -118,10 +158,12 @@ export async function answer(request: Request, pathname: string, finished: Finis
  * not exist yet, so the handler gives one computed from what determines the body (the normalised
  * request and the data version); compressed on the fly.
  */
-export function answerStream(request: Request, pathname: string, response: Response, etag: string): Response {
-  if (matchesIfNoneMatch(request.headers.get('if-none-match'), etag)) return notModified(etag, pathname);
+export function answerStream(request: Request, response: Response, etag: string): Response {
+  const cacheControl = cacheControlOf(response);
+  const vary = varyOf(response);
+  if (matchesIfNoneMatch(request.headers.get('if-none-match'), etag)) return notModified(etag, cacheControl, vary);
   const headers = new Headers(response.headers);
-  for (const [name, value] of Object.entries(cacheHeaders(pathname, etag))) headers.set(name, value);
+  for (const [name, value] of Object.entries(cacheHeaders(etag, cacheControl, vary))) headers.set(name, value);
   if (request.method === 'HEAD' || !response.body) {
     void response.body?.cancel();
     return new Response(null, { status: response.status, headers });
@@ -133,4 +175,29 @@ export function answerStream(request: Request, pathname: string, response: Respo
   const compressor = encoding === 'br' ? zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } }) : zlib.createGzip();
   const compressed = Readable.fromWeb(response.body as never).pipe(compressor);
   return new Response(Readable.toWeb(compressed) as unknown as ReadableStream, { status: response.status, headers });
+}
+
+/** An Accept or Content-Type naming Server-Sent Events. */
+export const EVENT_STREAM = /text\/event-stream/i;
+
+export const isEventStream = (response: Response): boolean => EVENT_STREAM.test(response.headers.get('content-type') ?? '');
+
+/**
+ * Server-Sent Events, as they are produced: no body cache (it would wait for an end that never comes),
+ * no compression (it would hold events back in the compressor), no ETag; `no-store` and no buffering
+ * by a proxy in front (nginx reads X-Accel-Buffering). HEAD gets the headers and ends the stream.
+ */
+export function answerEventStream(request: Request, response: Response): Response {
+  const headers = new Headers(response.headers);
+  headers.set('cache-control', CACHE_CONTROL.none);
+  headers.set('x-accel-buffering', 'no');
+  headers.delete('etag');
+  headers.delete('content-length');
+  // graphql-yoga labels its streams "Content-Encoding: none", which is no encoding HTTP knows.
+  if (headers.get('content-encoding') === 'none') headers.delete('content-encoding');
+  if (request.method === 'HEAD' || !response.body) {
+    void response.body?.cancel();
+    return new Response(null, { status: response.status, headers });
+  }
+  return new Response(response.body, { status: response.status, headers });
 }

@@ -1,12 +1,17 @@
 // One structured line per request, written when the final answer is known (after ETag/304 handling):
-// method, path, status, duration, request id. The id is echoed to the client in X-Request-Id.
+// method, path, status, duration, request id. The id is echoed to the client in X-Request-Id. The same
+// moment feeds the request metrics (an observer), so the log and /metrics count the same answers.
 import { STATUS_CODES } from 'node:http';
 import type { Logger } from '../logger.js';
 import type { RequestScope } from './request-context.js';
 
-export function logLine(logger: Logger, requestId: string, startedAt: bigint, method: string, pathAndQuery: string, status: number): void {
+/** Told of every answer: its method, path (without the query), status and duration. */
+export type RequestObserver = (method: string, path: string, status: number, seconds: number) => void;
+
+export function logLine(logger: Logger, requestId: string, startedAt: bigint, method: string, pathAndQuery: string, status: number, observe?: RequestObserver): void {
   const q = pathAndQuery.indexOf('?');
   const durationMs = Number(process.hrtime.bigint() - startedAt) / 1e6;
+  observe?.(method, q < 0 ? pathAndQuery : pathAndQuery.slice(0, q), status, durationMs / 1000);
   logger.info(
     {
       requestId,
@@ -20,20 +25,21 @@ export function logLine(logger: Logger, requestId: string, startedAt: bigint, me
   );
 }
 
-export function logged(logger: Logger, scope: RequestScope, method: string, url: string, response: Response): Response {
-  // A reason phrase on the status line ("200 OK"), and the request id, need a response we may change.
-  if (!response.statusText || !trySet(response, scope.id)) {
+/** The response with headers every answer carries (the request id, CORS), logged. */
+export function logged(logger: Logger, scope: RequestScope, method: string, url: string, response: Response, headers: Record<string, string>, observe?: RequestObserver): Response {
+  // A reason phrase on the status line ("200 OK"), and the headers, need a response we may change.
+  if (!response.statusText || !trySet(response, headers)) {
     response = new Response(response.body, { status: response.status, statusText: STATUS_CODES[response.status] ?? '', headers: response.headers });
-    response.headers.set('x-request-id', scope.id);
+    for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
   }
   const { pathname, search } = new URL(url);
-  logLine(logger, scope.id, scope.startedAt, method, pathname + search, response.status);
+  logLine(logger, scope.id, scope.startedAt, method, pathname + search, response.status, observe);
   return response;
 }
 
-function trySet(response: Response, id: string): boolean {
+function trySet(response: Response, headers: Record<string, string>): boolean {
   try {
-    response.headers.set('x-request-id', id);
+    for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
     return true;
   } catch {
     return false; // some responses have immutable headers

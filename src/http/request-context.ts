@@ -5,6 +5,10 @@ import { randomUUID } from 'node:crypto';
 export interface RequestScope {
   id: string;
   startedAt: bigint;
+  /** The client's address (the first X-Forwarded-For address behind a trusted proxy); absent without a socket. */
+  client?: string;
+  /** Ends the request's connection at once (a stream whose client stopped reading); absent without a socket. */
+  abort?: () => void;
 }
 
 export const requestScope = new AsyncLocalStorage<RequestScope>();
@@ -15,3 +19,8 @@ export function requestIdFrom(header: string | null): string {
 }
 
 export const currentRequestId = (): string | undefined => requestScope.getStore()?.id;
+
+/** Who is asking, for limits per client: its address, or "local" for requests without a socket (app.fetch). */
+export const currentClient = (): string => requestScope.getStore()?.client ?? 'local';
+
+export const currentAbort = (): (() => void) | undefined => requestScope.getStore()?.abort;

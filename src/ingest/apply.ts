@@ -1,15 +1,15 @@
 // Applies one snapshot in one transaction: validate everything, lock, diff against the current state,
 // write, bump the data version — or write nothing at all.
 import { createHash } from 'node:crypto';
-import { Prisma, type PrismaClient } from '../db/client.js';
+import type { Prisma, PrismaClient } from '../db/client.js';
 import { diffSnapshot, EVENT_KINDS, isEmpty, nextState, type ChangeSet, type CurrentState, type EventKind } from './diff.js';
 import { iso } from './rows.js';
 import type { Snapshot } from './snapshot.js';
 import { loadState } from './state.js';
-import { unresolvedReferences, validateSnapshot, type Problem } from './validate.js';
+import { aheadOfClock, DEFAULT_MAX_FUTURE_SKEW_MINUTES, unresolvedReferences, validateSnapshot, type Problem } from './validate.js';
 
 /** Serialises ingests across processes (and across service replicas on PostgreSQL). */
-const INGEST_LOCK = 7_270_701;
+export const INGEST_LOCK = 7_270_701;
 export const DATA_VERSION_CHANNEL = 'savings_data_version';
 
 export class IngestError extends Error {
@@ -68,7 +68,23 @@ async function upsertRows(tx: Tx, table: keyof typeof COLUMNS, rows: readonly ob
   );
 }
 
-const jsonOrNull = (value: unknown) => (value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue));
+/**
+ * Appends rows in one statement, in their order. Prisma's createMany splits a batch of more than 32,767
+ * parameters into several INSERTs and sends them all at once on the transaction's one connection, which
+ * pg deprecates and pg 9 will refuse ("Calling client.query() when the client is already executing a
+ * query", issue 19). Here the whole batch is one JSON parameter, whatever its size.
+ */
+async function appendRows<R = never>(tx: Tx, table: 'RatePlan' | 'ChangeEvent', rows: readonly object[], returning?: string): Promise<R[]> {
+  if (rows.length === 0) return [];
+  const names = Object.keys(rows[0]!).map((name) => `"${name}"`).join(', ');
+  const sql = `INSERT INTO "${table}" (${names}) SELECT ${names} FROM jsonb_populate_recordset(NULL::"${table}", $1::jsonb) WITH ORDINALITY AS x ORDER BY x.ordinality`;
+  const json = JSON.stringify(rows);
+  if (!returning) {
+    await tx.$executeRawUnsafe(sql, json);
+    return [];
+  }
+  return tx.$queryRawUnsafe<R[]>(`${sql} RETURNING ${returning}`, json);
+}
 
 /** Writes a change set; returns the ids of the new plans by offer id. */
 async function write(tx: Tx, changes: ChangeSet, observedAt: string): Promise<Map<string, number>> {
@@ -84,38 +100,43 @@ async function write(tx: Tx, changes: ChangeSet, observedAt: string): Promise<Ma
     );
   }
   if (changes.closePlans.length > 0) {
-    await tx.ratePlan.updateMany({ where: { id: { in: changes.closePlans }, validTo: null }, data: { validTo: new Date(observedAt) } });
+    // One statement for any number of plans (Prisma would split a long id list into concurrent queries).
+    await tx.$executeRawUnsafe(
+      `UPDATE "RatePlan" SET "validTo" = $1::timestamptz WHERE "validTo" IS NULL AND "id" IN (SELECT jsonb_array_elements_text($2::jsonb)::int)`,
+      observedAt,
+      JSON.stringify(changes.closePlans),
+    );
   }
-  const planIds = new Map<string, number>();
-  if (changes.newPlans.length > 0) {
-    const created = await tx.ratePlan.createManyAndReturn({
-      select: { id: true, offerId: true },
-      data: changes.newPlans.map((p) => ({
-        offerId: p.offerId,
-        validFrom: new Date(p.validFrom),
-        observedAt: new Date(p.observedAt),
-        headlineRate: p.headlineRate,
-        rateType: p.rateType,
-        tierMode: p.tierMode,
-        tiers: p.tiers as unknown as Prisma.InputJsonValue,
-        promotion: jsonOrNull(p.promotion),
-        sourceId: p.sourceId,
-      })),
-    });
-    for (const plan of created) planIds.set(plan.offerId, plan.id);
-  }
-  if (changes.events.length > 0) {
-    await tx.changeEvent.createMany({
-      data: changes.events.map((e) => ({ ...e, at: new Date(e.at), from: jsonOrNull(e.from), to: jsonOrNull(e.to) })),
-    });
-  }
-  return planIds;
+  const created = await appendRows<{ id: number; offerId: string }>(
+    tx,
+    'RatePlan',
+    changes.newPlans.map((p) => ({
+      offerId: p.offerId,
+      validFrom: p.validFrom,
+      observedAt: p.observedAt,
+      headlineRate: p.headlineRate,
+      rateType: p.rateType,
+      tierMode: p.tierMode,
+      tiers: p.tiers,
+      promotion: p.promotion,
+      sourceId: p.sourceId,
+    })),
+    '"id", "offerId"',
+  );
+  await appendRows(
+    tx,
+    'ChangeEvent',
+    changes.events.map((e) => ({ kind: e.kind, at: e.at, offerId: e.offerId, brandId: e.brandId, institutionId: e.institutionId, summary: e.summary, from: e.from, to: e.to })),
+  );
+  return new Map(created.map((plan) => [plan.offerId, plan.id]));
 }
 
 export interface ApplyOptions {
   file?: string;
-  /** The wall clock, passed in: recorded as the run's appliedAt. */
+  /** The wall clock, passed in: recorded as the run's appliedAt, and no snapshot may be dated far ahead of it. */
   now?: () => Date;
+  /** How far the snapshot's observedAt may be ahead of `now` (default DEFAULT_MAX_FUTURE_SKEW_MINUTES). */
+  maxFutureSkewMs?: number;
 }
 
 /**
@@ -136,6 +157,8 @@ export class Ingester {
     const observedAt = iso(snapshot.observedAt);
     const sha256 = snapshotHash(snapshot);
     const now = options.now ?? (() => new Date());
+    const early = aheadOfClock(observedAt, now(), options.maxFutureSkewMs ?? DEFAULT_MAX_FUTURE_SKEW_MINUTES * 60_000);
+    if (early.length > 0) throw new IngestError(early);
     let committed: { version: number; state: CurrentState } | null = null;
 
     try {

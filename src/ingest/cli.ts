@@ -1,11 +1,23 @@
 // npm run ingest -- FILE|DIR [FILE|DIR ...]
 // Applies snapshots (a directory: its *.json files in file-name order), each in its own transaction.
-// Exit 0: done; 1: a snapshot was rejected (every problem listed, that snapshot not written); 2: usage.
+// Ingests take turns: one started while another runs (or while the service migrates or seeds a new
+// database) waits, saying for whom, up to INGEST_WAIT_SECONDS, and then applies; turns go in the order
+// the ingests started.
+//
+// Exit codes:
+//   0  done
+//   1  a snapshot was rejected: every problem is listed; it was not written (those before it were)
+//   2  usage: no arguments, no such file, no snapshots, a bad setting
+//   3  gave up waiting for the ingest before it (INGEST_WAIT_SECONDS); nothing was written
+//   4  the database failed (unreachable, out of disk space…): the snapshot being applied was not written;
+//      run the ingest again once the database is back (applied snapshots are skipped)
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { loadConfig } from '../config.js';
+import { loadConfig, type Config } from '../config.js';
 import { openDatabase } from '../db/client.js';
+import { describeDatabaseFailure } from '../db/failure.js';
+import { configuredTurn, takeTurn, TurnTimeout, type Turn } from '../db/write-turn.js';
 import { IngestError } from './apply.js';
 import { formatSummary, ingestAll, SnapshotFailed, type SnapshotSource } from './run.js';
 
@@ -23,38 +35,60 @@ async function collect(args: string[]): Promise<SnapshotSource[]> {
   return files.map((file) => ({ name: file, load: async () => JSON.parse(await readFile(file, 'utf8')) as unknown }));
 }
 
+export const EXIT = { done: 0, rejected: 1, usage: 2, waitedTooLong: 3, failed: 4 } as const;
+
 export async function main(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   if (args.length === 0 || args.includes('--help')) {
     console.error('usage: npm run ingest -- FILE|DIR [FILE|DIR ...]');
-    return 2;
+    return EXIT.usage;
   }
   let snapshots: SnapshotSource[];
+  let config: Config;
   try {
+    config = loadConfig(env);
     snapshots = await collect(args);
   } catch (err) {
     console.error((err as Error).message);
-    return 2;
+    return EXIT.usage;
   }
   if (snapshots.length === 0) {
     console.error(`no *.json snapshots in ${args.join(', ')}`);
-    return 2;
+    return EXIT.usage;
   }
-  const config = loadConfig(env);
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log: (m) => console.error(m) });
+  let turn: Turn;
   try {
-    const summary = await ingestAll(db.prisma, snapshots, { progress: true });
-    console.log(formatSummary(summary));
-    return 0;
+    // Before connecting: on the embedded database a waiting connection would wait inside the session
+    // of the ingest before it, and could even be left on the socket of an ingest that owns the folder.
+    turn = await takeTurn(config, configuredTurn(config, 'ingest', console.error));
+  } catch (err) {
+    if (err instanceof TurnTimeout) {
+      console.error(`${err.message}; nothing was written.`);
+      return EXIT.waitedTooLong;
+    }
+    console.error(`error: ${describeDatabaseFailure(err, config)}; nothing was written.`);
+    return EXIT.failed;
+  }
+  try {
+    const db = await openDatabase({ ...config, log: (m) => console.error(m), writeTurn: 'held' });
+    try {
+      const summary = await ingestAll(db.prisma, snapshots, { progress: true, maxFutureSkewMs: config.ingestMaxFutureSkewMs });
+      console.log(formatSummary(summary));
+      return EXIT.done;
+    } finally {
+      // Whatever was committed stays so: a failure to close is worth a line, not another exit code.
+      await db.close().catch((err: Error) => console.error(`warning: the database did not close cleanly: ${err.message}`));
+    }
   } catch (err) {
     if (err instanceof SnapshotFailed) {
       if (err.completed.snapshots > 0) console.error(`${err.completed.snapshots} snapshot(s) before it were applied.`);
-      console.error(`rejected ${err.snapshot}; nothing of it was written.`);
-      console.error(err.cause instanceof IngestError ? err.cause.message : `error: ${(err.cause as Error).message}`);
-      return 1;
+      console.error(`${err.cause instanceof IngestError ? 'rejected' : 'could not apply'} ${err.snapshot}; nothing of it was written.`);
+      console.error(err.cause instanceof IngestError ? err.cause.message : `error: ${describeDatabaseFailure(err.cause, config)}`);
+      return err.cause instanceof IngestError ? EXIT.rejected : EXIT.failed;
     }
-    throw err;
+    console.error(`error: ${describeDatabaseFailure(err, config)}; nothing was written.`);
+    return EXIT.failed;
   } finally {
-    await db.close();
+    await turn.release();
   }
 }
 
@@ -62,8 +96,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err: Error) => {
-      console.error(`ingest failed: ${err.message}`);
-      process.exit(1);
+      console.error(`ingest failed: ${err.stack ?? err.message}`);
+      process.exit(EXIT.failed);
     },
   );
 }

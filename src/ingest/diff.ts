@@ -67,12 +67,19 @@ export interface ChangeSet {
 export const isEmpty = (c: ChangeSet): boolean =>
   c.sources.length + c.institutions.length + c.brands.length + c.offers.length + c.freshness.length + c.closePlans.length + c.newPlans.length + c.events.length === 0;
 
-const DGS_FIELDS = ['dgsScheme', 'dgsCountry', 'dgsLimit', 'dgsVerified', 'dgsSource', 'dgsVerifiedAt'] as const;
+/** What a depositor's cover depends on: a change to any of these is news to the change stream. */
+const DGS_TERMS = ['dgsScheme', 'dgsCountry', 'dgsLimit', 'dgsVerified'] as const;
+/**
+ * Where and when the terms were last checked. A real source re-verifies often: a new verifiedAt (or
+ * register URL) alone updates the institution but alerts nobody (issue 19).
+ */
+const DGS_FIELDS = [...DGS_TERMS, 'dgsSource', 'dgsVerifiedAt'] as const;
 const dgsKey = (f: (typeof DGS_FIELDS)[number]) => f.slice(3, 4).toLowerCase() + f.slice(4);
 
 function dgsChange(prev: InstitutionRow, next: InstitutionRow, at: string): NewEvent | null {
+  if (DGS_TERMS.every((f) => prev[f] === next[f])) return null;
+  // The event shows everything that moved with the terms, a new verifiedAt included.
   const changed = DGS_FIELDS.filter((f) => prev[f] !== next[f]);
-  if (changed.length === 0) return null;
   const from = Object.fromEntries(changed.map((f) => [dgsKey(f), prev[f]]));
   const to = Object.fromEntries(changed.map((f) => [dgsKey(f), next[f]]));
   const what =

@@ -1,6 +1,6 @@
 // Applies a sequence of snapshots in order (a directory, or the generated sample market) and sums up.
 import type { PrismaClient } from '../db/client.js';
-import { IngestError, Ingester, type IngestResult } from './apply.js';
+import { IngestError, Ingester, type ApplyOptions, type IngestResult } from './apply.js';
 import { EVENT_KINDS, type EventKind } from './diff.js';
 import { createProgress } from './progress.js';
 
@@ -48,7 +48,7 @@ export async function tidy(prisma: PrismaClient): Promise<void> {
 export async function ingestAll(
   prisma: PrismaClient,
   snapshots: Iterable<SnapshotSource>,
-  options: { progress?: boolean; total?: number; now?: () => Date } = {},
+  options: { progress?: boolean; total?: number } & Pick<ApplyOptions, 'now' | 'maxFutureSkewMs'> = {},
 ): Promise<RunSummary> {
   const started = process.hrtime.bigint();
   const summary: RunSummary = {
@@ -75,7 +75,7 @@ export async function ingestAll(
       } catch (err) {
         throw new IngestError([{ path: '$', message: `not valid JSON: ${(err as Error).message}` }]);
       }
-      result = await ingester.apply(json, { file: source.name, ...(options.now ? { now: options.now } : {}) });
+      result = await ingester.apply(json, { file: source.name, now: options.now, maxFutureSkewMs: options.maxFutureSkewMs });
     } catch (err) {
       progress?.done();
       throw new SnapshotFailed(source.name, err, { ...summary, seconds: elapsed() });

@@ -79,3 +79,27 @@ export function unresolvedReferences(
     .filter((ref) => !known[ref.kind].has(ref.id))
     .map((ref) => ({ path: ref.path, message: `unknown ${ref.kind} "${ref.id}": neither in this snapshot nor in the database` }));
 }
+
+/** How far ahead of the clock an observedAt may be unless configured (INGEST_MAX_FUTURE_SKEW_MINUTES). */
+export const DEFAULT_MAX_FUTURE_SKEW_MINUTES = 5;
+
+const span = (ms: number): string => {
+  const minutes = Math.ceil(ms / 60_000);
+  return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+};
+
+/**
+ * A snapshot dated ahead of the clock. History is append-only, so accepting one would make every real
+ * snapshot until its time fail as "before the last applied snapshot" (issue 19): a source that slipped
+ * a time zone would lock out the present for hours.
+ */
+export function aheadOfClock(observedAt: string, now: Date, maxSkewMs: number): Problem[] {
+  const ahead = Date.parse(observedAt) - now.getTime();
+  if (ahead <= maxSkewMs) return [];
+  return [
+    {
+      path: '$.observedAt',
+      message: `${observedAt} is ${span(ahead)} ahead of the clock (${now.toISOString()}); at most ${span(maxSkewMs)} is accepted (INGEST_MAX_FUTURE_SKEW_MINUTES): is the source's clock or time zone wrong?`,
+    },
+  ];
+}

@@ -1,16 +1,17 @@
 // GET /api/docs: the API reference as one HTML page, rendered on the server from the OpenAPI document.
 // No scripts and no assets from elsewhere: it works behind any firewall and prints well.
 import { ERRORS } from '../http/errors.js';
+import { escapeHtml, htmlPage, type HtmlPage } from './html-page.js';
 
 type Json = Record<string, any>;
 
-const escape = (text: unknown) =>
-  String(text ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const escape = escapeHtml;
 
 function typeOf(schema: Json | undefined): string {
   if (!schema) return '';
   if (schema.$ref) return String(schema.$ref).split('/').pop()!;
   if (schema.oneOf) return (schema.oneOf as Json[]).map(typeOf).join(' | ');
+  if (schema.allOf) return (schema.allOf as Json[]).map(typeOf).join(' & ');
   const type = Array.isArray(schema.type) ? schema.type.join(' | ') : schema.type;
   if (type === 'array') return `${typeOf(schema.items)}[] (comma-separated)`;
   return String(type ?? 'any');
@@ -28,7 +29,10 @@ function constraints(schema: Json): string {
   return parts.join(', ');
 }
 
-function operation(path: string, op: Json): string {
+/** A response or a reference to a shared one. */
+const resolve = (document: Json, r: Json): Json => (r.$ref ? document.components.responses[String(r.$ref).split('/').pop()!] : r);
+
+function operation(document: Json, path: string, op: Json): string {
   const params = (op.parameters as Json[]) ?? [];
   const rows = params
     .map(
@@ -37,7 +41,8 @@ function operation(path: string, op: Json): string {
     )
     .join('\n');
   const responses = Object.entries(op.responses as Json)
-    .map(([status, r]) => {
+    .map(([status, shared]) => {
+      const r = resolve(document, shared as Json);
       const content = r.content ? Object.entries(r.content as Json).map(([type, c]) => `${escape(type)} ${escape(typeOf((c as Json).schema))}`).join(', ') : '';
       return `<li><b>${status}</b> ${escape(r.description)}${content ? ` — ${content}` : ''}</li>`;
     })
@@ -58,7 +63,7 @@ function schemaSection(name: string, schema: Json): string {
   <table><thead><tr><th>Field</th><th>Type</th><th>Meaning</th></tr></thead><tbody>${properties}</tbody></table></section>`;
 }
 
-export function renderDocs(document: Json): string {
+export function renderDocs(document: Json): HtmlPage {
   const paths = Object.entries(document.paths as Json);
   const toc = paths.map(([path, item]) => `<li><a href="#${escape(item.get.operationId)}">GET ${escape(path)}</a> — ${escape(item.get.summary)}</li>`).join('\n');
   const problems = Object.values(ERRORS)
@@ -68,23 +73,19 @@ export function renderDocs(document: Json): string {
     .filter(([, s]) => (s as Json).properties)
     .map(([name, s]) => schemaSection(name, s as Json))
     .join('\n');
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(document.info.title)} ${escape(document.info.version)}</title>
-<style>
-body{font:15px/1.5 system-ui,sans-serif;margin:0 auto;max-width:1100px;padding:1rem 2rem;color:#1d232a}
-h1{margin-bottom:0}h2{border-top:1px solid #d8dde3;padding-top:1rem}.method{background:#1f6f43;color:#fff;border-radius:4px;padding:0 .4rem;font-size:.8em}
-table{border-collapse:collapse;width:100%;margin:.5rem 0}th,td{border:1px solid #d8dde3;padding:.25rem .5rem;text-align:left;vertical-align:top}
-th{background:#f2f4f7}code{background:#f2f4f7;padding:0 .2rem;border-radius:3px}.responses{margin-top:.25rem}
-</style></head><body>
-<h1>${escape(document.info.title)}</h1><p>Version ${escape(document.info.version)} · <a href="/api/openapi.json">OpenAPI 3.1 document</a> · <a href="/graphql">GraphQL (GraphiQL)</a></p>
+  return htmlPage({
+    title: `${document.info.title} ${document.info.version}`,
+    style: 'body{max-width:1100px}h1{margin-bottom:0}h2{border-top:1px solid #d8dde3;padding-top:1rem}.method{background:#1f6f43;color:#fff;border-radius:4px;padding:0 .4rem;font-size:.8em}table{width:100%}.responses{margin-top:.25rem}',
+    body: `<h1>${escape(document.info.title)}</h1><p>Version ${escape(document.info.version)} · <a href="/api/openapi.json">OpenAPI 3.1 document</a> · <a href="/graphql">GraphQL (GraphiQL)</a></p>
 <p>${escape(document.info.description)}</p>
 <h2>Endpoints</h2><ul>${toc}</ul>
-${paths.map(([path, item]) => operation(path, item.get)).join('\n')}
+${paths.map(([path, item]) => operation(document, path, item.get)).join('\n')}
+<h2 id="terms">Terms of use</h2>
+<p>${escape(document.info.license.name)}</p>
 <h2 id="problems">Errors</h2>
 <p>Errors are RFC 9457 <code>application/problem+json</code>: <code>{ type, title, status, detail, errors? }</code>, with <code>errors: [{ parameter, message }]</code> listing every bad parameter at once. Repeated parameters are rejected, empty ones count as absent, unknown ones are ignored.</p>
 <ul>${problems}</ul>
 <h2 id="schemas">Response types</h2>
-${schemas}
-</body></html>`;
+${schemas}`,
+  });
 }

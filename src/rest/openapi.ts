@@ -1,6 +1,8 @@
-// GET /api/openapi.json: OpenAPI 3.1, generated from the same sources as the API itself — the route
-// table, the GraphQL arguments (names, types, defaults, allowed values), the shared zod ranges, and
-// the GraphQL output types in their REST spelling.
+// GET /api/openapi.json: OpenAPI 3.1, made from the same sources as the API itself — the route table, the
+// GraphQL arguments (names, types, defaults, allowed values), the shared zod ranges, and the GraphQL
+// output types in their REST spelling — so that a client generated from it (openapi-typescript, Redocly…)
+// is typed as the answers really are: success bodies are never null, every status an operation can
+// answer is declared with its body, and each example is a real answer from the sample market.
 import {
   getNamedType,
   getNullableType,
@@ -17,13 +19,21 @@ import {
 import { z } from 'zod';
 import { PARAMS } from '../graphql/args.js';
 import { ERRORS } from '../http/errors.js';
-import { CSV_COLUMNS } from './csv.js';
+import EXAMPLES from './openapi-examples.json' with { type: 'json' };
 import { restValues, type ParamSpec } from './params.js';
-import type { RestRoute } from './routes.js';
+import type { RestRoute } from './route.js';
 
 type JsonSchema = Record<string, unknown>;
 
 export const API_VERSION = '0.2.0';
+
+export interface OpenApiOptions {
+  /** RATE_LIMIT_PER_MINUTE is on: operations can answer 429, and answers carry the RateLimit fields. */
+  rateLimited: boolean;
+}
+
+/** Real answers of the sample market, by operationId and status (npm run openapi:examples writes them). */
+const examples = EXAMPLES as Record<string, Record<string, unknown>>;
 
 const SCALARS: Record<string, JsonSchema> = {
   String: { type: 'string' },
@@ -31,51 +41,53 @@ const SCALARS: Record<string, JsonSchema> = {
   Int: { type: 'integer' },
   Float: { type: 'number' },
   Boolean: { type: 'boolean' },
-  Decimal: { type: 'string', pattern: '^-?\\d+\\.\\d{2}$', description: 'a decimal with two decimals: euros, or percent per year', examples: ['1234.56'] },
+  Decimal: { type: 'string', pattern: '^-?\\d+\\.\\d{2}$' },
   DateTime: { type: 'string', format: 'date-time' },
   Date: { type: 'string', format: 'date' },
-  JSON: { type: ['object', 'null'], description: 'what changed, e.g. {"headlineRate": "2.10"}' },
+  JSON: { type: 'object', description: 'what changed, e.g. {"headlineRate": "2.10"}', additionalProperties: true },
 };
 
 const enumSchema = (type: GraphQLEnumType): JsonSchema => ({ type: 'string', enum: restValues(type), ...(type.description ? { description: type.description } : {}) });
 
-/** A GraphQL output type as JSON Schema; object types become $refs collected into `components`. */
-function outputSchema(type: GraphQLOutputType, components: Map<string, JsonSchema>): JsonSchema {
-  const nullable = !isNonNullType(type);
+/** JSON Schema of a GraphQL output type (its own nullability aside); object types become $refs into `components`. */
+function typeSchema(type: GraphQLOutputType, components: Map<string, JsonSchema>): JsonSchema {
   const inner = getNullableType(type);
-  let schema: JsonSchema;
-  if (isListType(inner)) {
-    schema = { type: 'array', items: outputSchema(inner.ofType, components) };
-  } else {
-    const named = getNamedType(inner) as GraphQLNamedType;
-    if (isScalarType(named)) schema = SCALARS[named.name] ?? {};
-    else if (isEnumType(named)) schema = enumSchema(named);
-    else if (isObjectType(named)) {
-      if (!components.has(named.name)) {
-        components.set(named.name, {}); // placeholder: types can refer to themselves
-        const fields = Object.values(named.getFields());
-        components.set(named.name, {
-          type: 'object',
-          ...(named.description ? { description: named.description } : {}),
-          properties: Object.fromEntries(
-            fields.map((f) => {
-              const property = outputSchema(f.type, components);
-              return [f.name, f.description ? { ...property, description: f.description } : property];
-            }),
-          ),
-          // Absent values are null, never missing keys.
-          required: fields.map((f) => f.name),
-          additionalProperties: false,
-        });
-      }
-      schema = { $ref: `#/components/schemas/${named.name}` };
-    } else schema = {};
+  if (isListType(inner)) return { type: 'array', items: fieldSchema(inner.ofType, components) };
+  const named = getNamedType(inner) as GraphQLNamedType;
+  if (isScalarType(named)) return { ...(SCALARS[named.name] ?? {}) };
+  if (isEnumType(named)) return enumSchema(named);
+  if (!isObjectType(named)) return {};
+  if (!components.has(named.name)) {
+    components.set(named.name, {}); // placeholder: types can refer to themselves
+    const fields = Object.values(named.getFields());
+    components.set(named.name, {
+      type: 'object',
+      ...(named.description ? { description: named.description } : {}),
+      properties: Object.fromEntries(
+        fields.map((f) => {
+          const property = fieldSchema(f.type, components);
+          return [f.name, f.description ? withDescription(property, f.description) : property];
+        }),
+      ),
+      // Absent values are null, never missing keys.
+      required: fields.map((f) => f.name),
+      additionalProperties: false,
+    });
   }
-  if (!nullable) return schema;
+  return { $ref: `#/components/schemas/${named.name}` };
+}
+
+/** A field's schema: null allowed where GraphQL allows it. */
+function fieldSchema(type: GraphQLOutputType, components: Map<string, JsonSchema>): JsonSchema {
+  const schema = typeSchema(type, components);
+  if (isNonNullType(type)) return schema;
   if ('$ref' in schema) return { oneOf: [schema, { type: 'null' }] };
   if (typeof schema.type === 'string') return { ...schema, type: [schema.type, 'null'], ...(schema.enum ? { enum: [...(schema.enum as unknown[]), null] } : {}) };
   return schema;
 }
+
+/** A $ref cannot carry a description of its own in every tool: wrap it. */
+const withDescription = (schema: JsonSchema, description: string): JsonSchema => ('$ref' in schema ? { allOf: [schema], description } : { ...schema, description });
 
 function rangeOf(name: string): JsonSchema {
   const rule = PARAMS[name as keyof typeof PARAMS];
@@ -88,7 +100,7 @@ function itemSchema(spec: ParamSpec): JsonSchema {
   const type = spec.base;
   if (isEnumType(type)) return { type: 'string', enum: restValues(type) };
   const name = getNamedType(type).name;
-  if (name === 'Decimal') return { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000_000, description: 'at most two decimals' };
+  if (name === 'Decimal') return { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000_000, description: 'in euros, at most two decimals' };
   return SCALARS[name] ?? { type: 'string' };
 }
 
@@ -109,105 +121,198 @@ function parameterSchema(spec: ParamSpec): JsonSchema {
 }
 
 function parameter(spec: ParamSpec): JsonSchema {
+  const list = spec.list ? ' Also accepted: repeated (terms=12&terms=24) and bracketed (terms[]=12&terms[]=24) forms.' : '';
   return {
     name: spec.name,
     in: spec.in,
     required: spec.in === 'path',
-    ...(spec.arg.description ? { description: spec.arg.description } : {}),
+    description: `${spec.arg.description ?? spec.name}${list}`,
     schema: parameterSchema(spec),
     // Lists are one comma-separated value: terms=12,24
     ...(spec.list ? { style: 'form', explode: false } : {}),
   };
 }
 
-const problemRef = { $ref: '#/components/schemas/Problem' };
-const problemResponse = (description: string) => ({ description, content: { 'application/problem+json': { schema: problemRef } } });
-const CACHE_HEADERS = {
-  ETag: { description: 'weak validator computed from the body; send it back in If-None-Match', schema: { type: 'string' } },
-  'Cache-Control': { description: 'how long the answer may be reused', schema: { type: 'string' } },
-  'X-Request-Id': { description: 'the request id (echoed, or made up)', schema: { type: 'string' } },
+const ref = (kind: 'schemas' | 'headers' | 'responses', name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+const HEADERS: Record<string, JsonSchema> = {
+  ETag: { description: 'A weak validator of the body: send it back in If-None-Match for a 304.', schema: { type: 'string' }, example: 'W/"3mytFHuOvXYViOPNHxOo99DosLg"' },
+  CacheControl: { description: 'How long the answer may be reused (data: 300 s, then 60 s stale while revalidating).', schema: { type: 'string' }, example: 'public, max-age=300, stale-while-revalidate=60' },
+  RequestId: { description: 'The request id: echoed from the request when sane, else made up; errors are logged with it.', schema: { type: 'string' } },
+  Link: { description: 'RFC 8288 links to the first, prev, next and last page (those that exist), made from the request\'s own query.', schema: { type: 'string' }, example: '</api/products?page=1>; rel="first", </api/products?page=2>; rel="next", </api/products?page=14>; rel="last"' },
+  ContentDisposition: { description: 'A download, named savings-offers.csv.', schema: { type: 'string' }, example: 'attachment; filename="savings-offers.csv"' },
+  RetryAfter: { description: 'Seconds to wait before asking again.', schema: { type: 'integer', minimum: 1 }, example: 5 },
+  RateLimitPolicy: { description: 'The quota per window (IETF httpapi draft): q requests per w seconds.', schema: { type: 'string' }, example: '"default";q=600;w=60' },
+  RateLimit: { description: 'What is left of the quota (r) and the seconds until it is whole again (t).', schema: { type: 'string' }, example: '"default";r=599;t=1' },
 };
 
-function responsesFor(route: RestRoute, components: Map<string, JsonSchema>, schema: GraphQLSchema): JsonSchema {
-  const ok: JsonSchema = { description: route.summary, headers: CACHE_HEADERS };
-  if (route.kind === 'export') {
-    ok.content = { 'text/csv': { schema: { type: 'string', description: `UTF-8 with BOM, CRLF, \`;\`-separated, decimal comma; columns: ${CSV_COLUMNS.join(';')}` } } };
-  } else if (route.kind === 'docs') {
-    ok.content = { 'text/html': { schema: { type: 'string' } } };
-  } else if (route.kind === 'metrics') {
-    ok.content = { 'application/json': { schema: { type: 'object', description: 'process memory, data version, cache sizes and hit counts' } } };
-  } else if (route.kind === 'openapi') {
-    ok.content = { 'application/json': { schema: { type: 'object', description: 'an OpenAPI 3.1 document' } } };
-  } else if (route.kind === 'history') {
-    ok.content = {
-      'application/json': {
-        schema: { oneOf: [outputSchema(schema.getType('RatePlanPage') as never, components), outputSchema(schema.getType('MarketHistory') as never, components)] },
+/** What a problem of this kind looks like. */
+const problemExample = (code: keyof typeof ERRORS, detail: string, errors?: { parameter: string; message: string }[]) => ({
+  type: `/api/docs#problem-${ERRORS[code].slug}`,
+  title: ERRORS[code].title,
+  status: ERRORS[code].status,
+  detail,
+  ...(errors ? { errors } : {}),
+});
+
+function problemResponse(description: string, example: unknown, headers: Record<string, unknown> = {}): JsonSchema {
+  return {
+    description,
+    headers: { 'X-Request-Id': ref('headers', 'RequestId'), ...headers },
+    content: { 'application/problem+json': { schema: ref('schemas', 'Problem'), example } },
+  };
+}
+
+function sharedResponses(options: OpenApiOptions): Record<string, JsonSchema> {
+  const limited = options.rateLimited ? { RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimitPolicy') } : {};
+  return {
+    NotModified: { description: 'Not modified: If-None-Match matches the current ETag (weak comparison, a list, or *). No body.', headers: { ETag: ref('headers', 'ETag'), 'Cache-Control': ref('headers', 'CacheControl'), 'X-Request-Id': ref('headers', 'RequestId') } },
+    BadRequest: problemResponse('Invalid parameters: every bad one is listed in `errors`.', problemExample('BAD_USER_INPUT', 'Invalid parameters: amount, pageSize.', [{ parameter: 'amount', message: 'must be greater than 0' }, { parameter: 'pageSize', message: 'must be at most 500' }]), limited),
+    MethodNotAllowed: problemResponse('Another method than GET or HEAD on this path (the API is read-only); the Allow header lists GET, HEAD.', problemExample('METHOD_NOT_ALLOWED', 'POST is not allowed on /api/products; the API is read-only.'), { Allow: { schema: { type: 'string' }, example: 'GET, HEAD' } }),
+    UriTooLong: problemResponse('The URL is longer than 8 KB.', problemExample('URI_TOO_LONG', 'The URL is longer than 8192 characters.')),
+    HeadersTooLarge: problemResponse('The request line and headers are larger than 16 KB.', problemExample('REQUEST_HEADERS_TOO_LARGE', 'The request line and headers are larger than 16384 bytes.')),
+    TooManyRequests: problemResponse('Over the rate limit: wait Retry-After seconds.', problemExample('TOO_MANY_REQUESTS', 'Too many requests; please wait 2 s (the limit is 600 a minute).'), { 'Retry-After': ref('headers', 'RetryAfter'), ...limited }),
+    ServiceUnavailable: problemResponse('The database is away or the answer took too long: retry after Retry-After seconds.', problemExample('SERVICE_UNAVAILABLE', 'The database is not reachable right now; please retry shortly.'), { 'Retry-After': ref('headers', 'RetryAfter') }),
+    InternalError: problemResponse('Unexpected error (never for any input): reported with the request id, no internals.', problemExample('INTERNAL_SERVER_ERROR', 'Unexpected error.')),
+  };
+}
+
+function okContent(route: RestRoute, components: Map<string, JsonSchema>, schema: GraphQLSchema): JsonSchema {
+  const example = examples[route.operationId]?.['200'];
+  const withExample = (s: JsonSchema): JsonSchema => (example === undefined ? { schema: s } : { schema: s, example });
+  const object = (name: string) => typeSchema(schema.getType(name) as GraphQLOutputType, components); // never null: a 200 is the value
+  const body = route.body;
+  if ('csv' in body) return { 'text/csv': withExample({ type: 'string', description: body.csv }) };
+  if ('html' in body) return { 'text/html': withExample({ type: 'string', description: body.html }) };
+  if ('metrics' in body) return { 'application/json': withExample({ type: 'object', description: 'process memory, data version, cache sizes and hit counts', additionalProperties: true }) };
+  if ('openapi' in body) return { 'application/json': withExample({ type: 'object', description: 'an OpenAPI 3.1 document', additionalProperties: true }) };
+  if ('jsonOneOf' in body) return { 'application/json': withExample({ oneOf: body.jsonOneOf.map(object) }) };
+  if ('atom' in body) return { 'application/atom+xml': withExample({ type: 'string', description: body.atom }) };
+  if ('sse' in body) {
+    const description = 'Server-Sent Events: each event has `id:` its id, `event:` its kind and `data:` the JSON in x-event-data; comment lines keep the connection open; `retry:` the reconnection delay.';
+    return { 'text/event-stream': { schema: { type: 'string', description }, 'x-event-data': object(body.sse) } };
+  }
+  return { 'application/json': withExample(object(body.json)) };
+}
+
+function responsesFor(route: RestRoute, components: Map<string, JsonSchema>, schema: GraphQLSchema, options: OpenApiOptions): JsonSchema {
+  const headers: Record<string, unknown> = { ETag: ref('headers', 'ETag'), 'Cache-Control': ref('headers', 'CacheControl'), 'X-Request-Id': ref('headers', 'RequestId') };
+  if (route.paged) headers.Link = ref('headers', 'Link');
+  if ('csv' in route.body) headers['Content-Disposition'] = ref('headers', 'ContentDisposition');
+  if (options.rateLimited && route.operationId !== 'getHealth') Object.assign(headers, { RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimitPolicy') });
+  const stream = 'sse' in route.body;
+  // A stream is never cached: no validator to revalidate, hence no ETag and no 304.
+  if (stream) Object.assign(headers, { 'Cache-Control': { description: 'no-store: never cached', schema: { type: 'string' } } }), delete headers.ETag;
+  const responses: JsonSchema = { 200: { description: route.summary, headers, content: okContent(route, components, schema) } };
+  if (!stream) responses[304] = ref('responses', 'NotModified');
+  if (route.params.length > 0) responses[400] = withExampleOf(route, 400, ref('responses', 'BadRequest'));
+  if (route.notFound) responses[404] = problemResponse(route.notFound, examples[route.operationId]?.['404'] ?? problemExample('NOT_FOUND', route.notFound));
+  responses[405] = ref('responses', 'MethodNotAllowed');
+  responses[414] = ref('responses', 'UriTooLong');
+  responses[431] = ref('responses', 'HeadersTooLarge');
+  if (stream) {
+    responses[429] = problemResponse('Too many open streams from this address (STREAMS_PER_IP), or over the rate limit: wait Retry-After seconds.', problemExample('TOO_MANY_REQUESTS', 'Too many open streams from your address (at most 50); close one first.'), { 'Retry-After': ref('headers', 'RetryAfter') });
+  } else if (options.rateLimited && route.operationId !== 'getHealth') responses[429] = ref('responses', 'TooManyRequests');
+  responses[500] = ref('responses', 'InternalError');
+  if (route.operationId === 'getHealth') {
+    const degraded = examples.getHealth?.['503'];
+    responses[503] = {
+      description: 'Degraded: the database does not answer, or the data is older than the configured maximum age (or, rarely, the check itself took too long: a problem).',
+      headers: { 'X-Request-Id': ref('headers', 'RequestId'), 'Cache-Control': ref('headers', 'CacheControl') },
+      content: {
+        'application/json': { schema: typeSchema(schema.getType('Health') as GraphQLOutputType, components), ...(degraded ? { example: degraded } : {}) },
+        'application/problem+json': { schema: ref('schemas', 'Problem'), example: problemExample('SERVICE_UNAVAILABLE', 'The answer took longer than 30000 ms; please retry.') },
       },
     };
-  } else if (route.bodyType) {
-    ok.content = { 'application/json': { schema: outputSchema(schema.getType(route.bodyType) as never, components) } };
+  } else {
+    // Every answer can be cut short by the processing timeout; those that read the database, by an outage.
+    responses[503] = ref('responses', 'ServiceUnavailable');
   }
-  const responses: JsonSchema = {
-    200: ok,
-    304: { description: 'Not modified: the If-None-Match value matches the current ETag', headers: CACHE_HEADERS },
-    405: problemResponse('Method not allowed (the API is read-only); Allow: GET, HEAD'),
-  };
-  if (route.params.some((p) => p.in === 'query' || p.in === 'path')) responses[400] = problemResponse('Invalid parameters: every bad parameter is listed in `errors`');
-  if (route.path === '/api/products/{id}') responses[404] = problemResponse('Unknown offer');
-  if (route.kind === 'history') responses[404] = problemResponse('Unknown offerId');
-  if (route.kind === 'health') responses[503] = { description: 'Degraded', content: { 'application/json': { schema: outputSchema(schema.getType('Health') as never, components) } } };
-  responses[500] = problemResponse('Unexpected error (never for any input; reported with the request id)');
   return responses;
 }
 
-export function openApiDocument(schema: GraphQLSchema, routes: readonly RestRoute[]): JsonSchema {
+/** A shared response with this operation's own real example instead of the generic one. */
+function withExampleOf(route: RestRoute, status: number, shared: JsonSchema): JsonSchema {
+  const example = examples[route.operationId]?.[String(status)];
+  if (example === undefined) return shared;
+  return problemResponse(status === 400 ? 'Invalid parameters: every bad one is listed in `errors`.' : 'Problem', example);
+}
+
+const TAGS = [
+  { name: 'Offers', description: 'Savings offers calculated for an amount: the list, one offer in detail, the CSV export.' },
+  { name: 'Market', description: 'Institutions and their deposit guarantee, rate history, change events.' },
+  { name: 'Service', description: 'Freshness, health, metrics and this description.' },
+];
+
+const DESCRIPTION =
+  'A read-only API that calculates, on the server, what every savings offer earns for an amount, how much of it the deposit guarantee scheme covers, and how rates have moved. Rates are gross, per year, as published by the provider; variable rates can change; the data is not advice. ' +
+  'Amounts are in euros and rates in percent per year, as strings with two decimals; dates are ISO 8601. The ordering of results follows only from the rate, the amount and the deposit guarantee, never from fees paid by banks. ' +
+  'Every answer carries a weak ETag: send it back in If-None-Match for a 304. Errors are RFC 9457 problem details (application/problem+json) listing every bad parameter at once. No key or credential is needed. ' +
+  'GraphQL at /graphql serves the same schema (this REST API is a projection of it).';
+
+export function openApiDocument(schema: GraphQLSchema, routes: readonly RestRoute[], options: OpenApiOptions): JsonSchema {
   const components = new Map<string, JsonSchema>();
   const paths: Record<string, JsonSchema> = {};
   for (const route of routes) {
-    const operationId = route.path.replace(/^\/api\//, '').replace(/[{}]/g, '').split(/[/.-]/).map((w, i) => (i === 0 ? w : w.charAt(0).toUpperCase() + w.slice(1))).join('');
     const operation = {
-      operationId,
+      operationId: route.operationId,
+      tags: [route.tag],
       summary: route.summary,
       description: route.description,
       parameters: route.params.map(parameter),
-      responses: responsesFor(route, components, schema),
+      responses: responsesFor(route, components, schema, options),
     };
-    paths[route.path] = {
-      get: operation,
-      head: { ...operation, operationId: `${operationId}Head`, summary: `${route.summary} (headers only)`, responses: { ...(operation.responses as object), 200: { description: 'as GET, without a body', headers: CACHE_HEADERS } } },
+    const head = {
+      ...operation,
+      operationId: `${route.operationId}Head`,
+      summary: `${route.summary} (headers only)`,
+      description: `As GET ${route.path}, without a body.`,
+      responses: { ...operation.responses, 200: { description: 'As GET, without a body.', headers: (operation.responses[200] as JsonSchema).headers } },
     };
+    paths[route.path] = { get: operation, head };
   }
   return {
     openapi: '3.1.0',
     info: {
       title: 'Savings-rate comparison API',
       version: API_VERSION,
-      description:
-        'A read-only API that calculates, on the server, what every savings offer earns for an amount, how much of it the deposit guarantee scheme covers, and how rates have moved. Rates are gross, per year, as published by the provider; variable rates can change; the data is not advice. Amounts are in euros, rates are percentages per year as strings with two decimals, dates are ISO 8601. The ordering of results follows only from the rate, the amount and the deposit guarantee, never from fees paid by banks. Every response carries a weak ETag; send it back in If-None-Match for a 304. Terms of use: free for personal and non-commercial use with attribution and a link; the full dataset must not be republished as a competing comparison; please keep request rates polite. GraphQL at /graphql serves the same schema.',
+      description: DESCRIPTION,
+      termsOfService: '/api/docs#terms',
+      license: {
+        name: 'Free for personal and non-commercial use with attribution and a link; the full dataset must not be republished as a competing comparison; please keep request rates polite.',
+        url: '/api/docs#terms',
+      },
     },
-    servers: [{ url: '/' }],
+    servers: [{ url: '/', description: 'this service' }],
+    security: [],
+    tags: TAGS,
     paths,
     components: {
       schemas: {
         ...Object.fromEntries([...components].sort(([a], [b]) => (a < b ? -1 : 1))),
         ParameterProblem: {
           type: 'object',
+          description: 'One bad parameter: its name, as the client sent it, and why it is not accepted.',
           properties: { parameter: { type: 'string' }, message: { type: 'string' } },
           required: ['parameter', 'message'],
+          additionalProperties: false,
         },
         Problem: {
           type: 'object',
           description: `RFC 9457 problem details. Types: ${Object.values(ERRORS).map((e) => `${e.status} ${e.slug}`).join(', ')}.`,
           properties: {
-            type: { type: 'string', format: 'uri-reference' },
+            type: { type: 'string', format: 'uri-reference', description: 'where the kind of problem is explained' },
             title: { type: 'string' },
             status: { type: 'integer' },
             detail: { type: 'string' },
-            errors: { type: 'array', items: { $ref: '#/components/schemas/ParameterProblem' } },
+            errors: { type: 'array', items: ref('schemas', 'ParameterProblem'), description: 'every bad parameter (400)' },
           },
           required: ['type', 'title', 'status', 'detail'],
+          additionalProperties: false,
         },
       },
+      headers: HEADERS,
+      responses: sharedResponses(options),
     },
   };
 }

@@ -13,6 +13,7 @@ import {
   type GraphQLInputType,
 } from 'graphql';
 import { CROSS_RULES, PARAMS } from '../graphql/args.js';
+import { schema } from '../graphql/schema/index.js';
 import type { ParameterProblem } from '../http/errors.js';
 
 /** One REST parameter: a GraphQL argument seen from the query string. */
@@ -32,6 +33,28 @@ export function paramsOf(field: GraphQLField<unknown, unknown>, pathParams: read
     const base = (list ? getNullableType(type.ofType) : type) as GraphQLInputType;
     return { name: arg.name, in: pathParams.includes(arg.name) ? 'path' : 'query', arg, base, list };
   });
+}
+
+/** The REST parameters of a root field: its arguments, some of them in the path. */
+export const queryParams = (field: string, pathParams: readonly string[] = []): ParamSpec[] => paramsOf(schema.getQueryType()!.getFields()[field]!, pathParams);
+
+/** The REST parameters of a subscription field (a stream): its arguments. */
+export const subscriptionParams = (field: string): ParamSpec[] => paramsOf(schema.getSubscriptionType()!.getFields()[field]!);
+
+/**
+ * Variables in GraphQL spelling → the values resolvers see (an enum's internal value: RATE_UP →
+ * rate_up), for a route that hands its parameters to a service instead of running an operation.
+ */
+export function internalValues(specs: readonly ParamSpec[], variables: Record<string, unknown>): Record<string, unknown> {
+  const values: Record<string, unknown> = { ...variables };
+  for (const spec of specs) {
+    const type = spec.base;
+    const value = variables[spec.name];
+    if (!isEnumType(type) || value == null) continue;
+    const internal = (name: unknown) => type.getValue(String(name))?.value ?? name;
+    values[spec.name] = Array.isArray(value) ? value.map(internal) : internal(value);
+  }
+  return values;
 }
 
 const INTEGER = /^[+-]?\d{1,15}$/;
@@ -73,22 +96,62 @@ function parseOne(spec: ParamSpec, text: string): Parsed {
 
 export type ParseResult = { ok: true; variables: Record<string, unknown> } | { ok: false; errors: ParameterProblem[] };
 
+/** `name[]` (axios, jQuery, PHP) and `name[0]` (qs's indices): list forms of `name`. */
+const BRACKETED = /^([^[\]]+)\[(\d*)\]$/;
+
 /**
- * The query string (and path parameters) → GraphQL variables. A repeated parameter is an error, an
- * empty one counts as absent, an unknown one is ignored (contract §7).
+ * Every value the query string gives for each parameter, whatever form the client used (contract
+ * §11.1): `terms=12,24`, `terms=12&terms=24`, `terms[]=12&terms[]=24` (`terms%5B%5D` decodes to the
+ * same), `terms[0]=12`, or a mix. `odd` names the known parameters sent in a form that is none of
+ * these (`terms[a]=12`): a client that sends them means something, so it is told, not ignored.
+ */
+function valuesByName(known: ReadonlySet<string>, query: URLSearchParams): { values: Map<string, string[]>; odd: Set<string> } {
+  const values = new Map<string, string[]>();
+  const odd = new Set<string>();
+  for (const [key, value] of query) {
+    let name = key;
+    if (!known.has(key) && key.endsWith(']')) {
+      const m = BRACKETED.exec(key);
+      const base = m?.[1] ?? key.slice(0, key.indexOf('['));
+      if (!known.has(base)) continue;
+      if (!m) {
+        odd.add(base);
+        continue;
+      }
+      name = base;
+    }
+    if (!known.has(name)) continue;
+    const list = values.get(name);
+    if (list) list.push(value);
+    else values.set(name, [value]);
+  }
+  return { values, odd };
+}
+
+/**
+ * The query string (and path parameters) → GraphQL variables. A list parameter takes every value in
+ * every form; any other parameter given twice is an error; an empty one counts as absent, an unknown
+ * one is ignored (contract §7, §11.1).
  */
 export function parseParams(specs: readonly ParamSpec[], query: URLSearchParams, path: Record<string, string> = {}): ParseResult {
   const errors: ParameterProblem[] = [];
   const variables: Record<string, unknown> = {};
   const internal: Record<string, unknown> = {};
+  const { values, odd } = valuesByName(new Set(specs.filter((s) => s.in === 'query').map((s) => s.name)), query);
   for (const spec of specs) {
+    if (odd.has(spec.name)) {
+      errors.push({ parameter: spec.name, message: `is sent in a form this API does not read; send ${spec.name}=a${spec.list ? `,b (or ${spec.name}=a&${spec.name}=b, or ${spec.name}[]=a&${spec.name}[]=b)` : ''}` });
+      continue;
+    }
     let raw: string;
     if (spec.in === 'path') {
       raw = path[spec.name] ?? '';
+    } else if (spec.list) {
+      raw = (values.get(spec.name) ?? []).join(',');
     } else {
-      const given = query.getAll(spec.name);
+      const given = (values.get(spec.name) ?? []).filter((v) => v.trim() !== '');
       if (given.length > 1) {
-        errors.push({ parameter: spec.name, message: `given ${given.length} times; give it once (lists are comma-separated)` });
+        errors.push({ parameter: spec.name, message: `given ${given.length} times; give it once` });
         continue;
       }
       raw = (given[0] ?? '').trim();
@@ -137,4 +200,14 @@ export function withDefaults(specs: readonly ParamSpec[], variables: Record<stri
     filled[spec.name] = isEnumType(spec.base) ? (spec.base.getValues().find((v) => v.value === fallback)?.name ?? fallback) : fallback;
   }
   return filled;
+}
+
+/** Variables as a canonical query string: GraphQL spellings, lists as repeated keys, sorted. */
+export function canonicalQuery(variables: Record<string, unknown>): string {
+  const params = new URLSearchParams();
+  for (const name of Object.keys(variables).sort()) {
+    const value = variables[name];
+    for (const item of Array.isArray(value) ? [...value].sort() : [value]) params.append(name, String(item));
+  }
+  return params.toString();
 }

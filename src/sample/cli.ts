@@ -1,12 +1,14 @@
 // `npm run sample -- [--seed 42] [--days 400] [--end YYYY-MM-DD] [--scale 1] --out DIR | --ingest`:
 // writes one compact JSON snapshot per day (`YYYY-MM-DD.json`, so file-name order is day order)
 // of the fictional sample market, or feeds them straight into the configured database through the
-// ingest (no files: at --scale 20 they would take ≈5 GB). Reads the clock only for the default --end.
+// ingest (no files: at --scale 20 they would take ≈5 GB). Reads the clock for the default --end and so
+// that no snapshot is dated after it.
 import { mkdirSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/client.js';
+import { configuredTurn, withTurn } from '../db/write-turn.js';
 import { formatSummary } from '../ingest/run.js';
 import { generateSnapshots, sampleOptionErrors, type SampleOptions } from './generate.js';
 import { seedSample } from './seed.js';
@@ -27,7 +29,8 @@ Writes one snapshot of the fictional sample market per day into DIR, named YYYY-
 or (--ingest) applies them one by one to the configured database through the ingest.
   --seed N           random seed, 0..4294967295 (default 42)
   --days N           number of days, 1..3650 (default 400)
-  --end YYYY-MM-DD   the last day (default: today, UTC)
+  --end YYYY-MM-DD   the last day, not after today (default: today, UTC; today's snapshot is
+                     dated 06:00 UTC, or now when that is earlier)
   --scale N          multiplies the number of offers, 1..100 (default 1)
   --out DIR          output directory (created when missing)
   --ingest           ingest into the database (DATABASE_URL, or the embedded one in DATA_DIR)
@@ -36,10 +39,12 @@ or (--ingest) applies them one by one to the configured database through the ing
 const INTEGER = /^\d+$/;
 
 /**
- * Parses the command line (without node and the script). `today` (YYYY-MM-DD) is the default for
- * --end. Accepts `--flag value` and `--flag=value`; reports every problem at once.
+ * Parses the command line (without node and the script). `now` is the clock: its day is the default
+ * for --end, and no snapshot is dated after it. Accepts `--flag value` and `--flag=value`; reports
+ * every problem at once.
  */
-export function parseSampleArgs(argv: readonly string[], today: string): ParsedSampleArgs {
+export function parseSampleArgs(argv: readonly string[], now: Date): ParsedSampleArgs {
+  const today = now.toISOString().slice(0, 10);
   const errors: string[] = [];
   const values = new Map<string, string>();
   let help = false;
@@ -87,6 +92,7 @@ export function parseSampleArgs(argv: readonly string[], today: string): ParsedS
     days: integer('days', 400),
     end: values.get('end') ?? today,
     scale: integer('scale', 1),
+    notAfter: now.toISOString(),
     out: values.get('out') ?? null,
     ingest: values.has('ingest'),
     help,
@@ -99,20 +105,23 @@ export function parseSampleArgs(argv: readonly string[], today: string): ParsedS
 
 async function ingest(options: SampleOptions): Promise<number> {
   const config = loadConfig();
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log: (m) => process.stderr.write(`${m}\n`) });
-  try {
-    process.stderr.write(`sample: ${options.days} days to ${options.end}, seed ${options.seed}, scale ${options.scale} → ${db.kind} database\n`);
-    const summary = await seedSample(db.prisma, options, true);
-    process.stdout.write(`${formatSummary(summary)}\n`);
-    return 0;
-  } finally {
-    await db.close();
-  }
+  const say = (line: string) => process.stderr.write(`${line}\n`);
+  // An ingest like any other: it waits for its turn before it connects (see ingest/cli.ts).
+  return withTurn(config, configuredTurn(config, 'ingest', say), async () => {
+    const db = await openDatabase({ ...config, log: say, writeTurn: 'held' });
+    try {
+      process.stderr.write(`sample: ${options.days} days to ${options.end}, seed ${options.seed}, scale ${options.scale} → ${db.kind} database\n`);
+      const summary = await seedSample(db.prisma, options, true);
+      process.stdout.write(`${formatSummary(summary)}\n`);
+      return 0;
+    } finally {
+      await db.close();
+    }
+  });
 }
 
 async function main(): Promise<number> {
-  const today = new Date().toISOString().slice(0, 10);
-  const parsed = parseSampleArgs(process.argv.slice(2), today);
+  const parsed = parseSampleArgs(process.argv.slice(2), new Date());
   if (!parsed.ok) {
     for (const e of parsed.errors) process.stderr.write(`error: ${e}\n`);
     process.stderr.write(`\n${SAMPLE_USAGE}\n`);

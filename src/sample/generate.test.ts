@@ -206,6 +206,23 @@ describe('generateSnapshots', () => {
     expect(full.ms).toBeLessThan(15_000);
   });
 
+  // issue 19: started before 06:00 UTC, the generator dated today's snapshot ahead of the clock.
+  it.each([
+    ['before 06:00 UTC', '2026-11-23T03:12:30.000Z', '2026-11-23T03:12:30.000Z'],
+    ['after 06:00 UTC', '2026-11-23T17:00:00.000Z', '2026-11-23T06:00:00.000Z'],
+    ['just after midnight', '2026-11-23T00:00:01.000Z', '2026-11-23T00:00:01.000Z'],
+  ])('never dates a snapshot after the clock: started %s, today is observed at %s', (_when, now, observedAt) => {
+    const snapshots = [...generateSnapshots({ ...SHORT, days: 3, notAfter: now })];
+    expect(snapshots.map((s) => s.observedAt)).toEqual(['2026-11-21T06:00:00.000Z', '2026-11-22T06:00:00.000Z', observedAt]);
+    const today = snapshots[2]!;
+    expect(snapshotSchema.safeParse(today).success).toBe(true); // every offer checked before it was observed
+    expect(Math.max(...today.offers.map((o) => Date.parse(o.checkedAt)))).toBeLessThanOrEqual(Date.parse(observedAt));
+  });
+
+  it('refuses an end after the clock', () => {
+    expect(() => generateSnapshots({ ...SHORT, notAfter: '2026-11-22T23:59:59.000Z' })).toThrow(/end must not be after today \(2026-11-22\)/);
+  });
+
   it('rejects invalid options at once', () => {
     expect(() => generateSnapshots({ ...SHORT, days: 0 })).toThrow(/days/);
     expect(() => generateSnapshots({ ...SHORT, end: '2026-02-30' })).toThrow(/end/);
@@ -214,14 +231,16 @@ describe('generateSnapshots', () => {
 });
 
 describe('parseSampleArgs', () => {
+  const NOW = new Date('2026-11-23T04:10:00.000Z');
   const TODAY = '2026-11-23';
+  const notAfter = NOW.toISOString();
   it.each([
-    [[], { seed: 42, days: 400, end: TODAY, scale: 1, out: null, ingest: false, help: false }],
-    [['--seed', '7', '--days=30', '--end', '2026-01-31', '--scale', '2', '--out', '/tmp/x'], { seed: 7, days: 30, end: '2026-01-31', scale: 2, out: '/tmp/x', ingest: false, help: false }],
-    [['--scale', '20', '--ingest'], { seed: 42, days: 400, end: TODAY, scale: 20, out: null, ingest: true, help: false }],
-    [['--help'], { seed: 42, days: 400, end: TODAY, scale: 1, out: null, ingest: false, help: true }],
+    [[], { seed: 42, days: 400, end: TODAY, scale: 1, notAfter, out: null, ingest: false, help: false }],
+    [['--seed', '7', '--days=30', '--end', '2026-01-31', '--scale', '2', '--out', '/tmp/x'], { seed: 7, days: 30, end: '2026-01-31', scale: 2, notAfter, out: '/tmp/x', ingest: false, help: false }],
+    [['--scale', '20', '--ingest'], { seed: 42, days: 400, end: TODAY, scale: 20, notAfter, out: null, ingest: true, help: false }],
+    [['--help'], { seed: 42, days: 400, end: TODAY, scale: 1, notAfter, out: null, ingest: false, help: true }],
   ])('parses %j', (argv, options) => {
-    expect(parseSampleArgs(argv, TODAY)).toEqual({ ok: true, options });
+    expect(parseSampleArgs(argv, NOW)).toEqual({ ok: true, options });
   });
 
   it.each([
@@ -232,8 +251,9 @@ describe('parseSampleArgs', () => {
     [['--bogus'], /unknown option --bogus/],
     [['--days', '3', '--days', '4'], /--days given twice/],
     [['--out', '/tmp/x', '--ingest'], /--out and --ingest exclude each other/],
+    [['--end', '2026-11-24'], /--end must not be after today \(2026-11-23\)/],
   ])('reports %j', (argv, message) => {
-    const parsed = parseSampleArgs(argv, TODAY);
+    const parsed = parseSampleArgs(argv, NOW);
     expect(parsed.ok).toBe(false);
     expect(parsed.ok ? [] : parsed.errors.join('\n')).toMatch(message);
   });

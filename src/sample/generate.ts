@@ -43,6 +43,12 @@ export interface SampleOptions {
   end: string;
   /** Multiplies the number of offers; copies after the first get an id suffix `-x2`, `-x3`… */
   scale: number;
+  /**
+   * The clock when the snapshots are made (ISO date-time): no snapshot is dated after it. The ingest
+   * refuses snapshots from the future, and one would lock out every real snapshot before its time
+   * (issue 19). Absent: every day is observed at 06:00, as in tests that pass an `end` in the past.
+   */
+  notAfter?: string;
 }
 
 export const SAMPLE_LIMITS = {
@@ -83,6 +89,11 @@ export function sampleOptionErrors(o: SampleOptions): string[] {
   const endMs = parseDay(o.end);
   if (endMs === null) errors.push(`end must be a date YYYY-MM-DD (got ${JSON.stringify(o.end)})`);
   else if (Number.isInteger(o.days) && endMs - (o.days - 1) * DAY_MS < Date.UTC(1990, 0, 1)) errors.push('days must not reach back from end to before 1990-01-01');
+  if (o.notAfter !== undefined) {
+    const clockMs = Date.parse(o.notAfter);
+    if (Number.isNaN(clockMs)) errors.push(`notAfter must be an ISO date-time (got ${JSON.stringify(o.notAfter)})`);
+    else if (endMs !== null && endMs > clockMs) errors.push(`end must not be after today (${o.notAfter.slice(0, 10)}): snapshots from the future are refused by the ingest`);
+  }
   return errors;
 }
 
@@ -583,7 +594,8 @@ function institutionOn(inst: InstitutionDef, startMs: number, verifiedOnDay: num
 // --- The generator ----------------------------------------------------------------------------
 
 /**
- * One complete snapshot per day, oldest first, observed at 06:00 UTC. Throws a RangeError at once
+ * One complete snapshot per day, oldest first, observed at 06:00 UTC, or at `notAfter` when that comes
+ * first (a seed started at 03:00 dates today's snapshot 03:00, its crawl just before). Throws a RangeError at once
  * when the options are invalid. Unchanged plans and the offers of a failing source are the same
  * (frozen) objects as the day before: treat the snapshots as read-only.
  */
@@ -593,8 +605,9 @@ export function generateSnapshots(options: SampleOptions): Generator<Snapshot> {
   return run(options);
 }
 
-function* run({ seed, days, end, scale }: SampleOptions): Generator<Snapshot> {
+function* run({ seed, days, end, scale, notAfter }: SampleOptions): Generator<Snapshot> {
   const endMs = parseDay(end) as number;
+  const clockMs = notAfter === undefined ? Infinity : Date.parse(notAfter);
   const startMs = endMs - (days - 1) * DAY_MS;
   const root = new Rng(seed);
   const path = marketPath(root.fork('market'), days);
@@ -606,7 +619,7 @@ function* run({ seed, days, end, scale }: SampleOptions): Generator<Snapshot> {
 
   for (let day = 0; day < days; day++) {
     const dayMs = startMs + day * DAY_MS;
-    const observedMs = dayMs + OBSERVED_HOUR_MS;
+    const observedMs = Math.min(dayMs + OBSERVED_HOUR_MS, clockMs);
     if (day > 0) defs.forEach((def, i) => advance(def, states[i] as OfferState, path, day));
 
     const sources: SnapshotSource[] = SOURCES.map((s) => {

@@ -1,4 +1,7 @@
-// The whole application over a seeded test database, driven through app.fetch (no port).
+// The whole application over a seeded test database, driven through app.fetch (no port), or over a
+// loopback port (serve) where a test needs real connections.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
@@ -18,9 +21,9 @@ export interface TestApp {
 
 export const SAMPLE = { seed: 11, days: 20, end: '2026-11-20', scale: 1 } as const;
 
-export async function createTestApp(options: { days?: number; env?: NodeJS.ProcessEnv } = {}): Promise<TestApp> {
+export async function createTestApp(options: { days?: number; env?: NodeJS.ProcessEnv; seed?: (prisma: TestDatabase['prisma']) => Promise<unknown> } = {}): Promise<TestApp> {
   const db = await createTestDatabase();
-  await seedSample(db.prisma, { ...SAMPLE, days: options.days ?? SAMPLE.days });
+  await (options.seed ? options.seed(db.prisma) : seedSample(db.prisma, { ...SAMPLE, days: options.days ?? SAMPLE.days }));
   const config = loadConfig({ LOG_LEVEL: 'silent', RELOAD_POLL_MS: '200', ...options.env });
   const clock = { now: new Date(`${SAMPLE.end}T12:00:00.000Z`) };
   const app = await createApp({ config, db: { prisma: db.prisma, kind: db.kind, url: db.url, close: db.close }, logger: createLogger(process.env.TEST_LOG ?? 'silent'), clock: () => clock.now });
@@ -45,5 +48,21 @@ export async function createTestApp(options: { days?: number; env?: NodeJS.Proce
       await app.close();
       await db.close();
     },
+  };
+}
+
+/** The app on a loopback port, as the service listens (app.listener): for tests that need real connections. */
+export async function serve(app: App): Promise<{ base: string; server: http.Server; close(): Promise<void> }> {
+  const server = http.createServer(app.listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    base,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

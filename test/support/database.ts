@@ -15,11 +15,13 @@ export interface TestDatabase {
 
 export const usingPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** `migrated: false` leaves the database empty, for tests of migrating it. */
+export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
+  const migrate = options.migrated === false ? async () => {} : applyMigrations;
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!serverUrl) {
     const db = await openInMemory();
-    await applyMigrations(db.url);
+    await migrate(db.url);
     const prisma = createPrisma(db.url, 4);
     return {
       prisma,
@@ -38,7 +40,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await admin.end();
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  await applyMigrations(url.toString());
+  await migrate(url.toString());
   const prisma = createPrisma(url.toString(), 4);
   return {
     prisma,

@@ -8,7 +8,7 @@ import { clientError } from '../../http/errors.js';
 import { DEFAULTS, PARAMS } from '../args.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
-import { ChangeEventRef } from './changes.js';
+import { ChangeEventRef, withImpacts } from './changes.js';
 import { RatePlanRef } from './history.js';
 import { SourceRef } from './meta.js';
 import { OfferRef, type OfferView } from './offer.js';
@@ -19,6 +19,9 @@ interface DetailSource {
   amount: Decimal;
   horizon: number;
 }
+
+const AMOUNT = 'the amount to calculate, in euros (more than 0, at most 1000000000, at most two decimals)';
+const HORIZON = 'months, for flexible and notice accounts (1–600; deposits run for their term)';
 
 const query = (amount: Decimal, horizon: number) => ({ amount, horizon, promotions: 'include' as const });
 
@@ -49,8 +52,12 @@ export const OfferDetailRef = builder.objectRef<DetailSource>('OfferDetail').imp
     events: t.field({
       type: [ChangeEventRef],
       nullable: true,
-      description: 'changes of this offer and of its institution, newest first (at most 100); null while the database is unreachable',
-      resolve: (d, _args, ctx) => ctx.loaders.events.load({ id: d.offer.id, institutionId: d.offer.institution.id }).catch(() => null),
+      description: 'changes of this offer and of its institution, newest first (at most 100), rate changes with their impact for the amount and horizon; null while the database is unreachable',
+      resolve: (d, _args, ctx) =>
+        ctx.loaders.events
+          .load({ id: d.offer.id, institutionId: d.offer.institution.id })
+          .then((events) => withImpacts(ctx, events, d.amount, d.horizon))
+          .catch(() => null),
     }),
     sameLicence: t.field({
       type: [OfferRef],
@@ -82,8 +89,8 @@ builder.queryField('product', (t) =>
     description: 'GET /api/products/{id}: one offer in detail. Null, with a NOT_FOUND error, for an unknown id.',
     args: {
       id: t.arg.id({ required: true, validate: { schema: PARAMS.id } }),
-      amount: t.arg({ type: 'Decimal', required: true, defaultValue: DEFAULTS.amount, validate: { schema: PARAMS.amount } }),
-      horizon: t.arg.int({ required: true, defaultValue: DEFAULTS.horizon, validate: { schema: PARAMS.horizon } }),
+      amount: t.arg({ type: 'Decimal', required: true, defaultValue: DEFAULTS.amount, description: AMOUNT, validate: { schema: PARAMS.amount } }),
+      horizon: t.arg.int({ required: true, defaultValue: DEFAULTS.horizon, description: HORIZON, validate: { schema: PARAMS.horizon } }),
     },
     resolve: (_root, args, ctx) => detail(ctx, String(args.id), new Decimal(args.amount), args.horizon),
   }),
@@ -96,8 +103,8 @@ builder.queryField('offers', (t) =>
     description: 'Several offers in detail at once (at most 100 ids); an unknown id gives null with a NOT_FOUND error at its position.',
     args: {
       ids: t.arg.idList({ required: true, validate: { schema: PARAMS.ids } }),
-      amount: t.arg({ type: 'Decimal', required: true, defaultValue: DEFAULTS.amount, validate: { schema: PARAMS.amount } }),
-      horizon: t.arg.int({ required: true, defaultValue: DEFAULTS.horizon, validate: { schema: PARAMS.horizon } }),
+      amount: t.arg({ type: 'Decimal', required: true, defaultValue: DEFAULTS.amount, description: AMOUNT, validate: { schema: PARAMS.amount } }),
+      horizon: t.arg.int({ required: true, defaultValue: DEFAULTS.horizon, description: HORIZON, validate: { schema: PARAMS.horizon } }),
     },
     resolve: (_root, args, ctx) =>
       args.ids.map((id) => {

@@ -1,10 +1,12 @@
 // Query.rateHistory and Query.marketHistory (GET /api/rates/history, its plan and market views).
 import type { PlanItem } from '../../catalog/history.js';
+import { pageCount } from '../../catalog/pipeline.js';
 import type { MarketDay } from '../../catalog/market.js';
 import { clientError, fromDatabase } from '../../http/errors.js';
 import { DEFAULTS, PARAMS } from '../args.js';
 import { builder } from '../builder.js';
 import { HistoryTypeFilterEnum, RateTypeEnum, TierModeEnum } from '../enums.js';
+import { perYear } from '../scalars.js';
 import { BrandSummaryRef, PromotionRef, TierRef } from './offer.js';
 
 const PlanOfferRef = builder.objectRef<PlanItem['offer']>('RatePlanOffer').implement({
@@ -24,7 +26,7 @@ export const RatePlanRef = builder.objectRef<PlanItem>('RatePlan').implement({
     validFrom: t.field({ type: 'DateTime', resolve: (p) => p.validFrom }),
     validTo: t.field({ type: 'DateTime', nullable: true, description: 'null for the current plan', resolve: (p) => p.validTo }),
     observedAt: t.field({ type: 'DateTime', resolve: (p) => p.observedAt }),
-    headlineRate: t.field({ type: 'Decimal', resolve: (p) => p.headlineRate }),
+    headlineRate: t.field({ type: 'Decimal', description: perYear('the best rate advertised, gross'), resolve: (p) => p.headlineRate }),
     rateType: t.field({ type: RateTypeEnum, resolve: (p) => p.rateType }),
     tierMode: t.field({ type: TierModeEnum, resolve: (p) => p.tierMode }),
     tiers: t.field({ type: [TierRef], resolve: (p) => p.tiers }),
@@ -38,6 +40,7 @@ interface PlanPage {
   total: number;
   page: number;
   pageSize: number;
+  pages: number;
 }
 
 const RatePlanPageRef = builder.objectRef<PlanPage>('RatePlanPage').implement({
@@ -47,6 +50,7 @@ const RatePlanPageRef = builder.objectRef<PlanPage>('RatePlanPage').implement({
     total: t.exposeInt('total'),
     page: t.exposeInt('page'),
     pageSize: t.exposeInt('pageSize'),
+    pages: t.exposeInt('pages', { description: 'pages that hold the total (listing; for one offer: 1)' }),
   }),
 });
 
@@ -67,10 +71,10 @@ builder.queryField('rateHistory', (t) =>
       if (offerId !== null) {
         if (!ctx.catalog.byId.has(offerId) && !ctx.catalog.removed.has(offerId)) throw clientError('NOT_FOUND', `no offer with id "${offerId}"`);
         const plans = await fromDatabase(ctx.services.database, () => ctx.loaders.plans.load(offerId));
-        return { items: plans.slice(0, args.limit), total: plans.length, page: 1, pageSize: args.limit };
+        return { items: plans.slice(0, args.limit), total: plans.length, page: 1, pageSize: args.limit, pages: 1 };
       }
       const page = await fromDatabase(ctx.services.database, () => ctx.loaders.planPage({ brand: args.brand ?? null, type: args.type, page: args.page, pageSize: args.pageSize }));
-      return { ...page, page: args.page, pageSize: args.pageSize };
+      return { ...page, page: args.page, pageSize: args.pageSize, pages: pageCount(page.total, args.pageSize) };
     },
   }),
 );
@@ -79,10 +83,10 @@ const MarketDayRef = builder.objectRef<MarketDay>('MarketDay').implement({
   description: 'The best headline rate per product type at the end of a day, across offers whose institution had a verified DGS.',
   fields: (t) => ({
     date: t.field({ type: 'Date', resolve: (d) => d.date }),
-    flexible: t.field({ type: 'Decimal', nullable: true, resolve: (d) => d.flexible }),
-    notice: t.field({ type: 'Decimal', nullable: true, resolve: (d) => d.notice }),
-    deposit12: t.field({ type: 'Decimal', nullable: true, description: '12-month deposits', resolve: (d) => d.deposit12 }),
-    deposit60: t.field({ type: 'Decimal', nullable: true, description: '60-month deposits', resolve: (d) => d.deposit60 }),
+    flexible: t.field({ type: 'Decimal', nullable: true, description: perYear('flexible accounts'), resolve: (d) => d.flexible }),
+    notice: t.field({ type: 'Decimal', nullable: true, description: perYear('notice accounts'), resolve: (d) => d.notice }),
+    deposit12: t.field({ type: 'Decimal', nullable: true, description: perYear('12-month deposits'), resolve: (d) => d.deposit12 }),
+    deposit60: t.field({ type: 'Decimal', nullable: true, description: perYear('60-month deposits'), resolve: (d) => d.deposit60 }),
   }),
 });
 

@@ -1,6 +1,7 @@
 // Query.institutions (GET /api/institutions): the legal institutions, their DGS and brands.
 import type { CatalogBrand, CatalogDgs, CatalogInstitution } from '../../catalog/types.js';
 import { builder } from '../builder.js';
+import { euros } from '../scalars.js';
 
 const BrandRef = builder.objectRef<CatalogBrand>('Brand').implement({
   fields: (t) => ({
@@ -16,7 +17,7 @@ const DgsRef = builder.objectRef<CatalogDgs>('Dgs').implement({
   fields: (t) => ({
     scheme: t.exposeString('scheme'),
     country: t.exposeString('country'),
-    limit: t.field({ type: 'Decimal', resolve: (d) => d.limit }),
+    limit: t.field({ type: 'Decimal', description: euros('what the scheme covers per depositor and institution'), resolve: (d) => d.limit }),
     verified: t.exposeBoolean('verified'),
     source: t.string({ nullable: true, description: 'where the coverage was verified', resolve: (d) => d.source }),
     verifiedAt: t.field({ type: 'DateTime', nullable: true, resolve: (d) => d.verifiedAt }),

@@ -1,4 +1,5 @@
 // Query.meta (GET /api/meta/last-updated) and Query.health (GET /api/health).
+import { dataState } from '../../catalog/freshness.js';
 import type { HealthReport } from '../../catalog/health.js';
 import type { CatalogSource } from '../../catalog/types.js';
 import { builder } from '../builder.js';
@@ -52,7 +53,7 @@ const MetaSummaryRef = builder.objectRef<MetaSummary>('MetaSummary').implement({
     generatedAt: t.field({ type: 'DateTime', description: 'when the data last changed', resolve: (m) => m.generatedAt }),
     lastIngestAt: t.field({ type: 'DateTime', nullable: true, description: 'when the newest snapshot was applied', resolve: (m) => m.lastIngestAt }),
     dataVersion: t.exposeInt('dataVersion', { description: 'increases with every change of the data' }),
-    stale: t.exposeBoolean('stale', { description: 'the newest data is older than the configured maximum age' }),
+    stale: t.exposeBoolean('stale', { description: 'the newest data is older than the configured maximum age, or there is none (the same rule as health: checks.data is then not ok)' }),
     offers: t.field({ type: OfferCountsRef, resolve: (m) => m.offers }),
     sources: t.field({ type: SourceHealthRef, resolve: (m) => m.sources }),
   }),
@@ -67,12 +68,11 @@ builder.queryField('meta', (t) =>
     resolve: (_root, _args, ctx) => {
       const { catalog, now } = ctx;
       const offers = catalog.offers;
-      const observed = catalog.lastObservedAt;
       return {
         generatedAt: catalog.generatedAt,
         lastIngestAt: catalog.lastIngestAt,
         dataVersion: catalog.version,
-        stale: observed === null || now.getTime() - observed.getTime() > ctx.services.config.maxDataAgeSeconds * 1000,
+        stale: dataState(catalog.lastObservedAt, now, ctx.services.config.maxDataAgeSeconds) !== 'ok',
         offers: {
           active: offers.length,
           removed: catalog.removed.size,

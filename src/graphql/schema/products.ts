@@ -3,6 +3,7 @@
 import { listProducts, type BestRate, type FacetValue, type MarketBest, type MarketSummary, type ProductList, type TermPoint } from '../../catalog/pipeline.js';
 import { PRODUCT_DEFAULTS, type ProductQuery } from '../../catalog/query.js';
 import { Decimal } from '../../domain/decimal.js';
+import type { Channel, OfferType, Payout, WithholdingKind } from '../../domain/types.js';
 import { CROSS_RULES, DEFAULTS, PARAMS } from '../args.js';
 import { builder } from '../builder.js';
 import {
@@ -19,36 +20,55 @@ import {
   TypeFilterEnum,
   WithholdingFilterEnum,
 } from '../enums.js';
+import { perYear } from '../scalars.js';
 import { OfferRef } from './offer.js';
 
-const FacetValueRef = builder.objectRef<FacetValue>('FacetValue').implement({
-  fields: (t) => ({ value: t.exposeString('value'), count: t.exposeInt('count') }),
+// A facet bucket carries its value as the filter argument takes it (contract §11.6): a value of the
+// filter's own enum, a country code, or a term as Int, so any bucket can be passed straight back.
+const bucket = { count: 'offers with this value that pass every other filter' } as const;
+const TypeFacetRef = builder.objectRef<FacetValue>('TypeFacet').implement({
+  fields: (t) => ({ value: t.field({ type: TypeFilterEnum, resolve: (f) => f.value as OfferType }), count: t.exposeInt('count', { description: bucket.count }) }),
+});
+const ChannelFacetRef = builder.objectRef<FacetValue>('ChannelFacet').implement({
+  fields: (t) => ({ value: t.field({ type: ChannelFilterEnum, resolve: (f) => f.value as Channel }), count: t.exposeInt('count', { description: bucket.count }) }),
+});
+const CountryFacetRef = builder.objectRef<FacetValue>('CountryFacet').implement({
+  fields: (t) => ({ value: t.exposeString('value', { description: 'ISO 3166 alpha-2' }), count: t.exposeInt('count', { description: bucket.count }) }),
+});
+const PayoutFacetRef = builder.objectRef<FacetValue>('PayoutFacet').implement({
+  fields: (t) => ({ value: t.field({ type: PayoutEnum, resolve: (f) => f.value as Payout }), count: t.exposeInt('count', { description: bucket.count }) }),
+});
+const TermFacetRef = builder.objectRef<FacetValue>('TermFacet').implement({
+  fields: (t) => ({ value: t.int({ description: 'deposit term in months', resolve: (f) => Number(f.value) }), count: t.exposeInt('count', { description: bucket.count }) }),
+});
+const WithholdingFacetRef = builder.objectRef<FacetValue>('WithholdingFacet').implement({
+  fields: (t) => ({ value: t.field({ type: WithholdingFilterEnum, resolve: (f) => f.value as WithholdingKind }), count: t.exposeInt('count', { description: bucket.count }) }),
 });
 
 const FacetsRef = builder.objectRef<ProductList['facets']>('Facets').implement({
-  description: 'Counts per value over the offers that pass every other filter (each facet leaves its own filter out), sorted by value.',
+  description: 'Counts per value over the offers that pass every other filter (each facet leaves its own filter out), sorted by value. Each value can be passed back as the filter of the same name.',
   fields: (t) => ({
-    type: t.field({ type: [FacetValueRef], resolve: (f) => f.type }),
-    channel: t.field({ type: [FacetValueRef], resolve: (f) => f.channel }),
-    country: t.field({ type: [FacetValueRef], description: "the brand's country", resolve: (f) => f.country }),
-    dgsCountry: t.field({ type: [FacetValueRef], resolve: (f) => f.dgsCountry }),
-    payout: t.field({ type: [FacetValueRef], resolve: (f) => f.payout }),
-    term: t.field({ type: [FacetValueRef], description: 'deposit terms in months', resolve: (f) => f.term }),
-    withholding: t.field({ type: [FacetValueRef], resolve: (f) => f.withholding }),
+    type: t.field({ type: [TypeFacetRef], resolve: (f) => f.type }),
+    channel: t.field({ type: [ChannelFacetRef], resolve: (f) => f.channel }),
+    country: t.field({ type: [CountryFacetRef], description: "the brand's country", resolve: (f) => f.country }),
+    dgsCountry: t.field({ type: [CountryFacetRef], resolve: (f) => f.dgsCountry }),
+    payout: t.field({ type: [PayoutFacetRef], resolve: (f) => f.payout }),
+    term: t.field({ type: [TermFacetRef], description: 'deposit terms in months (filter: terms)', resolve: (f) => f.term }),
+    withholding: t.field({ type: [WithholdingFacetRef], resolve: (f) => f.withholding }),
   }),
 });
 
 const TermPointRef = builder.objectRef<TermPoint>('TermCurvePoint').implement({
   fields: (t) => ({
     term: t.exposeInt('term'),
-    rate: t.field({ type: 'Decimal', description: 'the best comparable yield for this term', resolve: (p) => p.rate }),
+    rate: t.field({ type: 'Decimal', description: perYear('the best comparable yield for this term'), resolve: (p) => p.rate }),
     offerId: t.exposeID('offerId'),
   }),
 });
 
 const BestRateRef = builder.objectRef<BestRate>('BestRate').implement({
   fields: (t) => ({
-    rate: t.field({ type: 'Decimal', resolve: (b) => b.rate }),
+    rate: t.field({ type: 'Decimal', description: perYear('the best comparable yield'), resolve: (b) => b.rate }),
     offerId: t.exposeID('offerId'),
   }),
 });
@@ -65,10 +85,10 @@ const TypeMaxRef = builder.objectRef<ProductList['typeMax']>('TypeMax').implemen
 export const MarketBestRef = builder.objectRef<MarketBest>('MarketBest').implement({
   description: 'The best headline rates of the latest day of the market view (verified DGS only).',
   fields: (t) => ({
-    flexible: t.field({ type: 'Decimal', nullable: true, resolve: (b) => b.flexible }),
-    notice: t.field({ type: 'Decimal', nullable: true, resolve: (b) => b.notice }),
-    deposit12: t.field({ type: 'Decimal', nullable: true, resolve: (b) => b.deposit12 }),
-    deposit60: t.field({ type: 'Decimal', nullable: true, resolve: (b) => b.deposit60 }),
+    flexible: t.field({ type: 'Decimal', nullable: true, description: perYear('best headline rate of flexible accounts'), resolve: (b) => b.flexible }),
+    notice: t.field({ type: 'Decimal', nullable: true, description: perYear('best headline rate of notice accounts'), resolve: (b) => b.notice }),
+    deposit12: t.field({ type: 'Decimal', nullable: true, description: perYear('best headline rate of 12-month deposits'), resolve: (b) => b.deposit12 }),
+    deposit60: t.field({ type: 'Decimal', nullable: true, description: perYear('best headline rate of 60-month deposits'), resolve: (b) => b.deposit60 }),
   }),
 });
 
@@ -93,6 +113,9 @@ export const ProductListRef = builder.objectRef<ProductList>('ProductListResult'
     typeMax: t.field({ type: TypeMaxRef, resolve: (l) => l.typeMax }),
     market: t.field({ type: MarketSummaryRef, resolve: (l) => l.market }),
     generatedAt: t.field({ type: 'DateTime', description: 'when the data last changed', resolve: (l) => l.generatedAt }),
+    page: t.exposeInt('page', { description: 'this page (from 1)' }),
+    pageSize: t.exposeInt('pageSize', { description: 'items per page' }),
+    pages: t.exposeInt('pages', { description: 'pages that hold the total; at least 1' }),
   }),
 });
 

@@ -1,0 +1,15 @@
+// How old the data is, and whether that is too old: one rule for every place that says so — the
+// meta summary's `stale`, health's `checks.data` and its `dataAgeSeconds` (contract §11.2). Age is
+// counted in whole seconds since the newest applied snapshot was observed; data older than the
+// configured maximum is stale, and no data at all is as stale as can be.
+/** Whole seconds from `observedAt` to `now` (never negative); null when there is no data. */
+export function dataAgeSeconds(observedAt: Date | null, now: Date): number | null {
+  return observedAt === null ? null : Math.max(0, Math.floor((now.getTime() - observedAt.getTime()) / 1000));
+}
+
+export type DataState = 'ok' | 'stale' | 'empty';
+
+export function dataState(observedAt: Date | null, now: Date, maxAgeSeconds: number): DataState {
+  const age = dataAgeSeconds(observedAt, now);
+  return age === null ? 'empty' : age > maxAgeSeconds ? 'stale' : 'ok';
+}

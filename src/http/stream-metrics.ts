@@ -1,0 +1,38 @@
+// The change streams in /metrics (contract §11.5): streams open now, events sent and streams cut for
+// reading too slowly since start, each by transport (sse: GET /api/changes/stream; graphql: the
+// subscription). The feed keeps the counts; the counters follow them by difference.
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { TRANSPORTS, type FeedStats } from '../catalog/change-feed.js';
+
+export function registerStreamMetrics(registry: Registry, stats: () => FeedStats): void {
+  new Gauge({
+    name: 'savings_streams_open',
+    help: 'Change streams open now (transport=sse|graphql).',
+    labelNames: ['transport'],
+    registers: [registry],
+    collect() {
+      const open = stats().open;
+      for (const transport of TRANSPORTS) this.set({ transport }, open[transport]);
+    },
+  });
+  const following = (name: string, help: string, pick: (s: FeedStats) => Record<string, number>) => {
+    const seen = new Map<string, number>();
+    new Counter({
+      name,
+      help,
+      labelNames: ['transport'],
+      registers: [registry],
+      collect() {
+        const counts = pick(stats());
+        for (const transport of TRANSPORTS) {
+          const delta = counts[transport]! - (seen.get(transport) ?? 0);
+          // inc(0) makes the series exist before the first event.
+          this.inc({ transport }, Math.max(0, delta));
+          seen.set(transport, counts[transport]!);
+        }
+      },
+    });
+  };
+  following('savings_stream_events_sent_total', 'Change events sent to streams since start (transport=sse|graphql).', (s) => s.sent);
+  following('savings_streams_cut_total', 'Change streams cut because their client read too slowly, since start (transport=sse|graphql).', (s) => s.cut);
+}

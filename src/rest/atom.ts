@@ -1,0 +1,92 @@
+// Change events as an Atom 1.0 document (RFC 4287), for feed readers. Links are relative to the
+// feed's own URL (RFC 4287 §4.2.7.1 resolves them against it): the same answer is given, and cached,
+// whatever host name a client used to reach the service. Ids are tag: URIs (RFC 4151) that do not
+// depend on the host either, so a reader that moves to another address does not see every entry again.
+export interface AtomImpact {
+  amount: string;
+  returnPerYearBefore: string;
+  returnPerYearAfter: string;
+  delta: string;
+}
+
+/** An item of GET /api/changes (REST spelling). */
+export interface AtomChange {
+  id: string;
+  kind: string;
+  at: string;
+  offerId: string | null;
+  brandId: string | null;
+  institutionId: string | null;
+  summary: string;
+  impact: AtomImpact | null;
+}
+
+export interface AtomFeed {
+  /** The filters in canonical form (the same filters, the same feed id). */
+  query: string;
+  /** When the data last changed: the feed's updated when it has no entries. */
+  generatedAt: Date;
+  items: readonly AtomChange[];
+  version: string;
+}
+
+/** The tag: authority: the service's name, not a host name (see the file comment). */
+const TAG = 'tag:savings-rate-api,2026';
+
+const KIND_LABELS: Record<string, string> = {
+  rate_up: 'Rate up',
+  rate_down: 'Rate down',
+  promotion_start: 'Promotion started',
+  promotion_end: 'Promotion ended',
+  new_offer: 'New offer',
+  removed_offer: 'Offer removed',
+  dgs_change: 'Deposit guarantee changed',
+};
+
+// Characters XML 1.0 cannot carry at all (controls, lone surrogates, U+FFFE/F) are dropped; the rest escaped.
+const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+export const xml = (text: string): string => text.replace(NOT_XML, '').replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+
+const signed = (delta: string) => (delta.startsWith('-') ? delta : `+${delta}`);
+
+function contentOf(item: AtomChange): string {
+  const lines = [`${KIND_LABELS[item.kind] ?? item.kind}: ${item.summary}.`];
+  if (item.impact) {
+    const i = item.impact;
+    lines.push(`For ${i.amount} EUR: return per year ${i.returnPerYearBefore} → ${i.returnPerYearAfter} EUR (${signed(i.delta)}).`);
+  }
+  return lines.join('\n');
+}
+
+function entry(item: AtomChange): string {
+  // An offer's event links to the offer; an institution's to the institutions.
+  const href = item.offerId ? `/api/products/${encodeURIComponent(item.offerId)}` : '/api/institutions';
+  return `  <entry>
+    <id>${TAG}:change/${xml(item.id)}</id>
+    <title type="text">${xml(item.summary)}</title>
+    <updated>${xml(item.at)}</updated>
+    <published>${xml(item.at)}</published>
+    <link rel="alternate" type="application/json" href="${xml(href)}"/>
+    <category term="${xml(item.kind)}" label="${xml(KIND_LABELS[item.kind] ?? item.kind)}"/>
+    <content type="text">${xml(contentOf(item))}</content>
+  </entry>
+`;
+}
+
+export function renderAtom({ query, generatedAt, items, version }: AtomFeed): string {
+  const updated = items[0]?.at ?? generatedAt.toISOString();
+  const suffix = query ? `?${query}` : '';
+  return `<?xml version="1.0" encoding="utf-8"?>
+<feed xmlns="http://www.w3.org/2005/Atom">
+  <id>${TAG}:changes${xml(suffix)}</id>
+  <title type="text">Savings market: changes</title>
+  <subtitle type="text">Rate changes, promotions, new and removed offers and deposit guarantee changes, newest first.</subtitle>
+  <updated>${xml(updated)}</updated>
+  <link rel="self" type="application/atom+xml" href="${xml(`/api/changes/feed${suffix}`)}"/>
+  <link rel="alternate" type="application/json" href="${xml(`/api/changes${suffix}`)}"/>
+  <author><name>Savings-rate comparison API</name></author>
+  <generator version="${xml(version)}">savings-rate-api</generator>
+${items.map(entry).join('')}</feed>
+`;
+}

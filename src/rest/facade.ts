@@ -1,0 +1,162 @@
+// The REST facade at /api, inside yoga. Every request takes one path: the URL is matched to a route
+// and its parameters parsed and checked once (all problems at once; the outcome is remembered per URL,
+// so the HTTP layer's cache key and the handler share one parse), then the route runs its fixed GraphQL
+// operation through yoga's own pipeline (context, graphql-jit, error masking) and shapes the answer.
+import type { DocumentNode, ExecutionResult, GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { LRUCache } from 'lru-cache';
+import type { Context } from '../graphql/context.js';
+import { schema } from '../graphql/schema/index.js';
+import { RETRY_AFTER_SECONDS, statusOf, type ErrorCode, type ParameterProblem } from '../http/errors.js';
+import { problemResponse } from '../http/problem.js';
+import { currentRequestId } from '../http/request-context.js';
+import type { Logger } from '../logger.js';
+import { calculationPage } from './calculation-page.js';
+import { renderDocs } from './docs.js';
+import { matchRoute, restRoutes } from './index.js';
+import { openApiDocument } from './openapi.js';
+import { canonicalQuery, parseParams, withDefaults } from './params.js';
+import type { RestRoute, Reuse, Variables } from './route.js';
+
+const ALLOW = 'GET, HEAD';
+
+type Enveloped = ReturnType<Parameters<NonNullable<Plugin['onYogaInit']>>[0]['yoga']['getEnveloped']>;
+
+/** The errors of a GraphQL operation a route ran; answered as problem+json. */
+class OperationFailed extends Error {
+  constructor(readonly errors: readonly GraphQLError[]) {
+    super(errors[0]?.message ?? 'operation failed');
+  }
+}
+
+/** What a URL means to the facade, worked out once per URL. */
+type Classified =
+  | { kind: 'unknown' }
+  | { kind: 'invalid'; route: RestRoute; problem: () => Response }
+  | { kind: 'valid'; route: RestRoute; variables: Variables; key: string; reuse: Reuse };
+
+export interface ReuseKey {
+  key: string;
+  reuse: 'version' | 'minute';
+}
+
+export interface RestFacade {
+  plugin: Plugin<Context>;
+  /** For the HTTP layer's cache: the normalised request behind a URL, or null when its answer is not reused. */
+  reuseKey(pathAndQuery: string): ReuseKey | null;
+  routes: readonly RestRoute[];
+}
+
+export function createRestFacade({ logger, metrics, rateLimited = false }: { logger: Logger; metrics: () => Promise<unknown>; rateLimited?: boolean }): RestFacade {
+  const routes = restRoutes({ metrics, openApi: () => openApi, docs: () => docs, calculation: () => calculation });
+  const document = openApiDocument(schema, routes, { rateLimited });
+  const openApi = JSON.stringify(document);
+  const docs = renderDocs(document);
+  const calculation = calculationPage();
+  let getEnveloped: ((context: Record<string, unknown>) => Enveloped) | undefined;
+
+  const classified = new LRUCache<string, Classified>({ max: 10_000 });
+
+  function classify(pathname: string, search: string): Classified {
+    const cacheKey = pathname + search;
+    let found = classified.get(cacheKey);
+    if (!found) {
+      found = classifyUncached(pathname, search);
+      classified.set(cacheKey, found);
+    }
+    return found;
+  }
+
+  function classifyUncached(pathname: string, search: string): Classified {
+    const match = matchRoute(routes, pathname);
+    if (!match) return { kind: 'unknown' };
+    const { route } = match;
+    if (match.malformed) {
+      const parameter = match.malformed;
+      return { kind: 'invalid', route, problem: () => problemResponse('BAD_USER_INPUT', `Invalid parameter: ${parameter}.`, [{ parameter, message: 'is not valid percent-encoding' }]) };
+    }
+    const parsed = parseParams(route.params, new URLSearchParams(search), match.path);
+    if (!parsed.ok) {
+      const { errors } = parsed;
+      const list = errors.map((e) => e.parameter).join(', ');
+      return { kind: 'invalid', route, problem: () => problemResponse('BAD_USER_INPUT', `Invalid parameter${errors.length > 1 ? 's' : ''}: ${list}.`, errors) };
+    }
+    // graphql-jit reads an omitted nullable variable as null, not as "use the default": fill them in,
+    // which also makes a request that spells out a default the same request as one that leaves it out.
+    const variables = withDefaults(route.params, parsed.variables);
+    const reuse = typeof route.cache.reuse === 'function' ? route.cache.reuse(variables) : route.cache.reuse;
+    return { kind: 'valid', route, variables, key: `${route.path}?${canonicalQuery(variables)}`, reuse };
+  }
+
+  function problemFor(errors: readonly GraphQLError[]): Response {
+    const error = errors.find((e) => e.extensions?.code && e.extensions.code !== 'INTERNAL_SERVER_ERROR') ?? errors[0];
+    const code = (error?.extensions?.code as ErrorCode | undefined) ?? 'INTERNAL_SERVER_ERROR';
+    const status = statusOf(code);
+    if (code === 'SERVICE_UNAVAILABLE') {
+      const retryAfter = String(error?.extensions?.retryAfter ?? RETRY_AFTER_SECONDS);
+      return problemResponse('SERVICE_UNAVAILABLE', error?.message ?? 'Service unavailable', undefined, { 'retry-after': retryAfter });
+    }
+    if (status >= 500) {
+      logger.error({ requestId: currentRequestId(), errors: errors.map((e) => ({ message: e.message, code: e.extensions?.code })) }, 'unexpected error in a REST operation');
+      return problemResponse('INTERNAL_SERVER_ERROR', 'Unexpected error.');
+    }
+    return problemResponse(code, error?.message ?? 'Bad request', error?.extensions?.errors as ParameterProblem[] | undefined);
+  }
+
+  async function respond(request: Request, url: URL, serverContext: Record<string, unknown>): Promise<Response> {
+    const found = classify(url.pathname, url.search);
+    if (found.kind === 'unknown') return problemResponse('NOT_FOUND', `There is nothing at ${url.pathname}. The API is described at /api/openapi.json and /api/docs.`);
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      return problemResponse('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${found.route.path}; the API is read-only.`, undefined, { allow: ALLOW });
+    }
+    if (found.kind === 'invalid') return found.problem();
+
+    // One context for every operation of the request: it pins one catalogue (the export runs a page at a time).
+    let context: Promise<{ enveloped: Enveloped; contextValue: Context }> | undefined;
+    const contextOnce = () =>
+      (context ??= (async () => {
+        if (!getEnveloped) throw new Error('the REST facade runs before yoga started');
+        const enveloped = getEnveloped({ ...serverContext, rest: true });
+        return { enveloped, contextValue: (await enveloped.contextFactory()) as Context };
+      })());
+    const run = async <T,>(operation: DocumentNode, variableValues: Variables): Promise<T> => {
+      const { enveloped, contextValue } = await contextOnce();
+      const result = (await enveloped.execute({ schema: enveloped.schema, document: operation, contextValue, variableValues })) as ExecutionResult;
+      if (result.errors?.length) throw new OperationFailed(result.errors as GraphQLError[]);
+      return result.data as T;
+    };
+    try {
+      return await found.route.handle({
+        variables: found.variables,
+        url,
+        run,
+        version: async () => (await contextOnce()).contextValue.catalog.version,
+        request,
+        context: async () => (await contextOnce()).contextValue,
+      });
+    } catch (err) {
+      if (err instanceof OperationFailed) return problemFor(err.errors);
+      throw err;
+    }
+  }
+
+  return {
+    routes,
+    reuseKey(pathAndQuery) {
+      const q = pathAndQuery.indexOf('?');
+      const pathname = q < 0 ? pathAndQuery : pathAndQuery.slice(0, q);
+      if (!pathname.startsWith('/api/')) return null;
+      const found = classify(pathname, q < 0 ? '' : pathAndQuery.slice(q));
+      return found.kind === 'valid' && found.reuse !== 'never' ? { key: found.key, reuse: found.reuse } : null;
+    },
+    plugin: {
+      onYogaInit({ yoga }) {
+        getEnveloped = yoga.getEnveloped as never;
+      },
+      onRequest({ request, url, endResponse, serverContext }) {
+        if (url.pathname !== '/api' && !url.pathname.startsWith('/api/')) return;
+        return respond(request, url, serverContext as Record<string, unknown>).then(endResponse);
+      },
+    },
+  };
+}

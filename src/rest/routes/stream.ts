@@ -1,0 +1,144 @@
+// GET /api/changes/stream (contract §11.4): change events as Server-Sent Events, as they are ingested.
+// Its parameters are the GraphQL subscription's arguments (parsed and checked by the shared parser, so a
+// bad filter is a 400 before the stream starts); its events come from the process's change feed
+// (src/catalog/change-feed.ts), not from an operation per event: a thousand clients cost one read per
+// data version, and each event is serialised once per amount, not once per client.
+import type { FeedEvent, Follower } from '../../catalog/change-feed.js';
+import { FeedClosedError, StreamLimitError } from '../../catalog/change-feed.js';
+import { changeFilter, type ChangeFilterArgs } from '../../catalog/changes.js';
+import { impactFor } from '../../catalog/impact-basis.js';
+import { Decimal } from '../../domain/decimal.js';
+import { DEFAULTS, PARAMS } from '../../graphql/args.js';
+import { RETRY_AFTER_SECONDS } from '../../http/errors.js';
+import { CACHE_CONTROL } from '../../http/layer.js';
+import { problemResponse } from '../../http/problem.js';
+import { currentAbort, currentClient } from '../../http/request-context.js';
+import { changeItemJson } from '../change-json.js';
+import { internalValues, subscriptionParams } from '../params.js';
+import type { RestRoute } from '../route.js';
+
+/** How long a client waits before reconnecting (the `retry:` field). */
+export const RETRY_MS = 5_000;
+
+const params = subscriptionParams('changes');
+const encoder = new TextEncoder();
+const HEARTBEAT = encoder.encode(': keep-alive\n\n');
+const GOODBYE = encoder.encode(': the service is shutting down; reconnect with Last-Event-ID\n\n');
+
+// Each event's frame for each amount asked, made once however many clients receive it.
+const frames = new WeakMap<FeedEvent, Map<string, Uint8Array>>();
+
+function frameOf(event: FeedEvent, amount: Decimal | null): Uint8Array {
+  let byAmount = frames.get(event);
+  if (!byAmount) frames.set(event, (byAmount = new Map()));
+  const key = amount?.toString() ?? '';
+  let frame = byAmount.get(key);
+  if (!frame) {
+    const impact = amount && event.basis ? impactFor(event.basis, amount, DEFAULTS.horizon) : null;
+    frame = encoder.encode(`id: ${event.id}\nevent: ${event.kind}\ndata: ${changeItemJson(event, impact)}\n\n`);
+    byAmount.set(key, frame);
+  }
+  return frame;
+}
+
+function framesOf(batch: readonly FeedEvent[], amount: Decimal | null): Uint8Array {
+  if (batch.length === 1) return frameOf(batch[0]!, amount);
+  const parts = batch.map((e) => frameOf(e, amount));
+  const joined = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  let at = 0;
+  for (const part of parts) {
+    joined.set(part, at);
+    at += part.byteLength;
+  }
+  return joined;
+}
+
+/**
+ * The stream's body, pulled: the next events are taken from the follower only when the connection has
+ * taken the last ones, so what a slow client has not taken stays in the follower, where it is bounded.
+ */
+function eventStream(follower: Follower, amount: Decimal | null, signal: AbortSignal, setHeartbeat: (send: () => void) => void): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        // `retry:` sets the reconnection delay; a bare `id:` sets where a reconnection resumes (after the
+        // client's Last-Event-ID, or after the newest event now), without dispatching an event.
+        controller.enqueue(encoder.encode(`retry: ${RETRY_MS}\nid: ${follower.position}\n\n`));
+        // Only to a client that is waiting for data: one that has not taken what was sent needs no
+        // keep-alive, and comments must not pile up behind it.
+        setHeartbeat(() => {
+          if ((controller.desiredSize ?? -1) < 0) return;
+          try {
+            controller.enqueue(HEARTBEAT);
+          } catch {
+            // closed meanwhile
+          }
+        });
+        if (signal.aborted) follower.end('left');
+        else signal.addEventListener('abort', () => follower.end('left'), { once: true });
+      },
+      async pull(controller) {
+        const batch = await follower.nextBatch();
+        if (follower.ended === 'returned') return; // cancelled by its reader while waiting: nothing left to write to
+        if (batch) return controller.enqueue(framesOf(batch, amount));
+        if (follower.ended === 'closed') controller.enqueue(GOODBYE);
+        controller.close();
+      },
+      cancel() {
+        void follower.return();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+export const streamRoute: RestRoute = {
+  path: '/api/changes/stream',
+  operationId: 'streamChanges',
+  tag: 'Market',
+  summary: 'Change events as they happen (Server-Sent Events)',
+  description:
+    'Each change event is one SSE event: `id:` its id (ids increase with ingest order), `event:` its kind, `data:` the same JSON as an item of /api/changes. ' +
+    'A client that reconnects with Last-Event-ID (or ?since=ID) first gets every matching event after that id, exactly once and in order, then live ones. ' +
+    `A comment every 15 s keeps proxies from closing the stream; \`retry: ${RETRY_MS}\`. Never cached or compressed. ` +
+    'A client that reads so slowly that its unsent events pass STREAM_BUFFER_MAX_KB is disconnected (it can resume); at most STREAMS_PER_IP open streams per address. ' +
+    'The GraphQL subscription `changes` gives the same events.',
+  params,
+  cache: { control: CACHE_CONTROL.none, reuse: 'never' },
+  body: { sse: 'ChangeEvent' },
+  readsDatabase: true,
+  async handle({ variables, request, context }) {
+    // An EventSource reconnecting sends the last id it saw; it wins over the URL's since.
+    const lastEventId = request.headers.get('last-event-id')?.trim();
+    let since = variables.since as string | undefined;
+    if (lastEventId) {
+      const checked = PARAMS.since.safeParse(lastEventId);
+      if (!checked.success) return problemResponse('BAD_USER_INPUT', 'Invalid header: Last-Event-ID.', [{ parameter: 'Last-Event-ID', message: checked.error.issues[0]!.message }]);
+      since = lastEventId;
+    }
+    const args = internalValues(params, variables) as ChangeFilterArgs & { amount?: string };
+    const { services, catalog } = await context();
+    const abort = currentAbort();
+    let heartbeat = () => {};
+    const follower = services.changes.follow({
+      filter: changeFilter(args, catalog),
+      since: since === undefined ? null : Number(since),
+      client: currentClient(),
+      transport: 'sse',
+      onHeartbeat: () => heartbeat(),
+      // Too slow to keep up: the connection goes, with whatever it had not taken yet.
+      onEnd: (reason) => reason === 'slow' && abort?.(),
+    });
+    try {
+      await follower.start();
+    } catch (err) {
+      const retryAfter = { 'retry-after': String(RETRY_AFTER_SECONDS) };
+      if (err instanceof StreamLimitError) return problemResponse('TOO_MANY_REQUESTS', `Too many open streams from your address (at most ${err.max}); close one first.`, undefined, retryAfter);
+      if (err instanceof FeedClosedError) return problemResponse('SERVICE_UNAVAILABLE', 'The service is shutting down; please reconnect shortly.', undefined, retryAfter);
+      return problemResponse('SERVICE_UNAVAILABLE', 'The database is not reachable right now to read the events to resume from; please retry shortly.', undefined, retryAfter);
+    }
+    const amount = args.amount == null ? null : new Decimal(args.amount);
+    const body = eventStream(follower, amount, request.signal, (send) => (heartbeat = send));
+    return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': CACHE_CONTROL.none } });
+  },
+};

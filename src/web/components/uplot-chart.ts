@@ -1,0 +1,52 @@
+// The uPlot side of Chart (its own chunk). uPlot plots numbers, so the API's strings become numbers here
+// for the drawing alone; the values shown in the legend are the API's strings, formatted.
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { browserLocale, formatDay, formatRate } from '../format.js';
+import type { ChartSpec } from './Chart.js';
+
+const HEIGHT = 260;
+const AXIS = { stroke: '#374151', grid: { stroke: '#e5e7eb', width: 1 }, ticks: { stroke: '#d1d5db', width: 1 } };
+
+export function drawChart(el: HTMLElement, spec: ChartSpec): () => void {
+  const locale = browserLocale();
+  const tick = new Intl.NumberFormat(locale, { maximumFractionDigits: 2 });
+  const shortDay = new Intl.DateTimeFormat(locale, { month: 'short', day: 'numeric', timeZone: 'UTC' });
+  const time = spec.xKind === 'time';
+  const data: uPlot.AlignedData = [spec.x, ...spec.series.map((s) => s.values.map((v) => (v === null ? null : Number(v))))];
+  const xValue = (v: number | null) => (v == null ? '—' : time ? formatDay(new Date(v * 1000).toISOString().slice(0, 10), locale) : `${v} months`);
+  const options: uPlot.Options = {
+    width: Math.max(el.clientWidth, 280),
+    height: HEIGHT,
+    tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
+    scales: { x: { time } },
+    cursor: { points: { size: 6 } },
+    legend: { live: true },
+    axes: [
+      { ...AXIS, values: time ? (_u, ticks) => ticks.map((t) => shortDay.format(new Date(t * 1000))) : (_u, ticks) => ticks.map((t) => tick.format(t)) },
+      { ...AXIS, size: 56, values: (_u, ticks) => ticks.map((t) => `${tick.format(t)} %`) },
+    ],
+    series: [
+      { label: time ? 'Day' : 'Term', value: (_u, v) => xValue(v) },
+      ...spec.series.map((s) => ({
+        label: s.label,
+        stroke: s.color,
+        width: 2,
+        spanGaps: true,
+        points: { show: spec.points ?? false, size: 7, fill: s.color },
+        paths: spec.stepped ? uPlot.paths.stepped!({ align: 1 }) : undefined,
+        value: (_u: uPlot, _v: number | null, _si: number, idx: number | null) => {
+          const text = idx == null ? null : s.values[idx];
+          return text == null ? '—' : formatRate(text, locale);
+        },
+      })),
+    ],
+  };
+  const plot = new uPlot(options, data, el);
+  const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(el.clientWidth, 280), height: HEIGHT }));
+  resize.observe(el);
+  return () => {
+    resize.disconnect();
+    plot.destroy();
+  };
+}
