@@ -109,6 +109,28 @@ describe('optimizePlan: hand-checked plans', () => {
       want: { parts: { dep: 50, flexA: 50, flexB: 50 }, placed: 150, value: '3900' },
     },
     {
+      label: 'a reserve that needs two flexible parts leaves one part for a deposit',
+      // flexible ≥ 150 takes two parts of at most 100: dep1 100 + flex1 100 + flex2 100 places all 300;
+      // two deposits (150 at most together) and one flexible part would place 250
+      p: problem([line('dep1', 0, '30', 1, 100), line('dep2', 1, '29', 1, 100), line('flex1', 2, '20', 1, 100, true), line('flex2', 3, '19', 1, 100, true)], {
+        total: 300,
+        maxParts: 3,
+        maxNonFlexible: 150,
+      }),
+      want: { parts: { dep1: 100, flex1: 100, flex2: 100 }, placed: 300, value: '6900' },
+    },
+    {
+      label: 'non-flexible room of 2 units: one at each of the two best deposits, not two at the better institution',
+      // flex0 holds the third unit; depC 86.2 + depA 86.1 beats depA 2 × 86.1
+      p: problem([line('flex0', 0, '0', 1, 1, true), line('depA', 0, '86.1', 1, 2), line('depB', 1, '0', 1, 2), line('depC', 2, '86.2', 1, 1)], {
+        groupLimits: [3, 2, 1, 1],
+        total: 16,
+        maxParts: 3,
+        maxNonFlexible: 2,
+      }),
+      want: { parts: { flex0: 1, depA: 1, depC: 1 }, placed: 3, value: '172.3' },
+    },
+    {
       label: 'a negative rate is still placed: placing comes first',
       p: problem([line('a', 0, '-5', 1, 100)], { total: 50 }),
       want: { parts: { a: 50 }, placed: 50, value: '-250' },

@@ -7,9 +7,11 @@
 // group (its institution, whose DGS limit its parts share) and says, for the amounts it accepts, how
 // much placing k units earns (`value`) and an upper bound of that as lines over segments of amounts
 // (exact where the return is linear or affine in the amount, a bound where it curves). The method is
-// branch and bound over which offers, and which segment of each, a plan uses; for a given choice the
-// amounts are a small linear programme solved exactly (plan-lp.ts); where a chosen segment's line is
-// only a bound, the segment is split at the amount chosen until the bound is within EPSILON of the value.
+// branch and bound over which offers, and which segment of each, a plan uses, best bound first; a
+// choice's bound is a greedy over the concave envelopes of what is still open, with the part count and
+// the flexible reserve priced in by Lagrange multipliers. For a given choice the amounts are a small
+// linear programme solved exactly (plan-lp.ts); where a chosen segment's line is only a bound, the
+// segment is split at the amount chosen until the bound is within EPSILON of the value.
 // Floating point only bounds subtrees (with a margin larger than its error); every plan that is kept
 // was compared in Decimal. Why this is optimal, and what it costs: see the docs.
 import { compareDecimals, Decimal, ZERO } from './decimal.js';
@@ -398,13 +400,14 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
       laterCaps[r] = { ...caps };
     }
   }
-  // Per position i: Σ of the m largest amounts among candidates i.., for m = 0..maxParts.
+  // Per position i: Σ of the m largest amounts among candidates i.., for m = 0..maxParts; of all of them,
+  // of the flexible ones and of the others.
   const K = maxParts;
-  const topSum = new Float64Array((n + 1) * (K + 1));
-  {
+  const topSums = (keep: (c: Cand) => boolean): Float64Array => {
+    const sums = new Float64Array((n + 1) * (K + 1));
     let top: number[] = [];
     for (let i = n; i >= 0; i--) {
-      if (i < n) {
+      if (i < n && keep(cands[i]!)) {
         top.push(cands[i]!.hi);
         top.sort((a, b) => b - a);
         if (top.length > K) top = top.slice(0, K);
@@ -412,10 +415,15 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
       let sum = 0;
       for (let m = 1; m <= K; m++) {
         sum += top[m - 1] ?? 0;
-        topSum[i * (K + 1) + m] = sum;
+        sums[i * (K + 1) + m] = sum;
       }
     }
-  }
+    return sums;
+  };
+  const topSum = topSums(() => true);
+  const reserved = maxNonFlexible < total;
+  const topFlexible = reserved ? topSums((c) => c.flexible) : topSum;
+  const topFixed = reserved ? topSums((c) => !c.flexible) : topSum;
 
   // Search state.
   const chosen: Chosen[] = [];
@@ -443,39 +451,90 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
     b.placed < bestPlaced || (b.placed === bestPlaced && (problem.placementOnly === true || b.value + b.margin < bestValueFloat));
 
   const chosenItems: Item[] = [];
-  const openItems: Item[] = [];
+
+  // The lists the bound's greedy merges ("streams"), each sorted steepest first: the chosen parts' rest,
+  // the current institution's open candidates, the later institutions'. Split by kind when the
+  // non-flexible limit is priced in (its multiplier lowers the non-flexible ones only, which would
+  // break a mixed list's order).
+  const MAX_STREAMS = 6;
+  const streamItems: (readonly Item[])[] = [];
+  const streamOpen: boolean[] = [];
+  const streamFixed: boolean[] = [];
+  const streamAt = new Int32Array(MAX_STREAMS);
+  const split = new WeakMap<readonly Item[], { flexible: Item[]; fixed: Item[] }>();
+  const splitOf = (items: readonly Item[]) => {
+    let parts = split.get(items);
+    if (!parts) split.set(items, (parts = { flexible: items.filter((it) => it.flexible), fixed: items.filter((it) => !it.flexible) }));
+    return parts;
+  };
+  function setStreams(current: readonly Item[], rest: readonly Item[], byKind: boolean): void {
+    streamItems.length = 0;
+    streamOpen.length = 0;
+    streamFixed.length = 0;
+    const add = (items: readonly Item[], open: boolean, fixed: boolean) => {
+      if (items.length === 0) return;
+      streamItems.push(items);
+      streamOpen.push(open);
+      streamFixed.push(fixed);
+    };
+    if (!byKind) {
+      add(chosenItems, false, false);
+      add(current, true, false);
+      add(rest, true, false);
+      return;
+    }
+    // The chosen parts' list is made per bound; the others are fixed lists, split once.
+    add(chosenItems.filter((it) => it.flexible), false, false);
+    add(chosenItems.filter((it) => !it.flexible), false, true);
+    for (const items of [current, rest]) {
+      const { flexible, fixed } = splitOf(items);
+      add(flexible, true, false);
+      add(fixed, true, true);
+    }
+  }
+
+  interface Greedy {
+    value: number;
+    abs: number;
+    /** The (lowered) slope of the last open stretch taken. */
+    lastOpen: number;
+    openUsed: number;
+    fixedUsed: number;
+  }
 
   /**
-   * Steepest first within each institution's room: the most Σ slope·take placing exactly `need` more, the
-   * open candidates' slopes lowered by mu (a Lagrange multiplier of "new parts hold at most newCap").
-   * Institutions inside the total are nested limits, so this greedy order is optimal for them.
+   * Steepest first within each institution's room: the most Σ slope·take placing exactly `need` more,
+   * the open candidates' slopes lowered by mu (a Lagrange multiplier of "new parts hold at most newCap")
+   * and the non-flexible ones by lambda (one of "non-flexible parts hold at most what the flexible
+   * reserve leaves"). Institutions inside the total are nested limits, so this greedy order is optimal
+   * for them; for any mu, lambda ≥ 0 the result plus mu·newCap plus lambda·(the non-flexible room) is
+   * an upper bound of the plan with both limits kept (weak duality).
    */
-  function greedy(need: number, rest: readonly Item[], mu: number, newCap: number): { value: number; abs: number; lastOpen: number; openUsed: number } {
+  function greedy(need: number, mu: number, lambda: number, newCap: number): Greedy {
     stampNow++;
     let value = 0;
     let abs = 0;
     let lastOpen = -Infinity;
     let openUsed = 0;
-    let a = 0;
-    let o = 0;
-    let r = 0;
-    while (need > 0 && (a < chosenItems.length || o < openItems.length || r < rest.length)) {
-      // the steepest of the three lists' heads; open ones (current institution and later) lowered by mu
-      let it: Item;
-      let slope: number;
-      const sa = a < chosenItems.length ? chosenItems[a]!.slope : -Infinity;
-      const so = o < openItems.length ? openItems[o]!.slope - mu : -Infinity;
-      const sr = r < rest.length ? rest[r]!.slope - mu : -Infinity;
-      if (sa >= so && sa >= sr) {
-        it = chosenItems[a++]!;
-        slope = sa;
-      } else if (so >= sr) {
-        it = openItems[o++]!;
-        slope = so;
-      } else {
-        it = rest[r++]!;
-        slope = sr;
+    let fixedUsed = 0;
+    const streams = streamItems.length;
+    streamAt.fill(0);
+    while (need > 0) {
+      // the steepest head of the streams, each lowered by its multipliers
+      let pick = -1;
+      let slope = -Infinity;
+      for (let k = 0; k < streams; k++) {
+        const items = streamItems[k]!;
+        const at = streamAt[k]!;
+        if (at >= items.length) continue;
+        const s = items[at]!.slope - (streamOpen[k] ? mu : 0) - (streamFixed[k] ? lambda : 0);
+        if (pick < 0 || s > slope) {
+          pick = k;
+          slope = s;
+        }
       }
+      if (pick < 0) break;
+      const it = streamItems[pick]![streamAt[pick]!++]!;
       const g = it.group;
       if (stamp[g] !== stampNow) {
         stamp[g] = stampNow;
@@ -487,13 +546,17 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
       need -= take;
       value += take * slope;
       abs += Math.abs(take * slope);
+      if (!it.flexible) fixedUsed += take;
       if (!it.chosen) {
         openUsed += take;
-        lastOpen = it.slope;
+        lastOpen = slope;
       }
     }
-    return need > 0 ? { value: Infinity, abs, lastOpen, openUsed } : { value, abs, lastOpen, openUsed };
+    return { value: need > 0 ? Infinity : value, abs, lastOpen, openUsed, fixedUsed };
   }
+
+  /** Bisection steps for the non-flexible multiplier: any value gives a bound, these get close to the best. */
+  const LAMBDA_STEPS = 16;
 
   /** The bound of the current choice with the candidates from position i on still open. */
   function evaluate(i: number): Bound {
@@ -504,7 +567,6 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
     const r = open ? rank.get(cands[i]!.group)! + 1 : groups.length;
     const rest = open ? later[r]! : NO_ITEMS;
     chosenItems.length = 0;
-    openItems.length = 0;
     let forced = 0;
     let forcedAbs = 0;
     for (const { seg, cand } of chosen) {
@@ -513,7 +575,6 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
       forcedAbs += Math.abs(v);
       chosenItems.push({ slope: seg.slope, width: seg.hi - seg.lo, group: cand.group, flexible: cand.flexible, chosen: true });
     }
-    for (const item of current) openItems.push(item);
     chosenItems.sort((x, y) => y.slope - x.slope);
 
     // How much more could be placed: within every institution's room, within m new parts, within the
@@ -537,7 +598,7 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
       }
     };
     tally(chosenItems, true);
-    tally(openItems, false);
+    tally(current, false);
     let groupCap = laterCaps[r]!.group;
     let flexCap = laterCaps[r]!.flexible;
     let fixedCap = laterCaps[r]!.fixed;
@@ -546,36 +607,114 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
       chosenExtra += Math.min(scratchRoom[g]!, scratchExtra[g]!);
     }
     for (const it of chosenItems) (it.flexible ? (flexCap += it.width) : (fixedCap += it.width));
-    for (const it of openItems) (it.flexible ? (flexCap += it.width) : (fixedCap += it.width));
+    for (const it of current) (it.flexible ? (flexCap += it.width) : (fixedCap += it.width));
     // at most m new parts, each at most its candidate's largest amount
     const newCap = open ? topSum[i * (K + 1) + Math.min(m, K)]! : 0;
     const classCap = flexCap + Math.min(maxNonFlexible - sumLoFixed, fixedCap);
     const placed = sumLo + Math.max(0, Math.min(total - sumLo, groupCap, chosenExtra + newCap, classCap));
     if (problem.placementOnly) return { placed, value: 0, margin: 0 };
 
-    // The most it earns placing that much: without the part count (nested limits, greedy optimal), and
-    // with it priced in when the new parts' share would exceed what m of them hold (weak duality: for
-    // every mu ≥ 0 the priced greedy plus mu·newCap is a bound too). The smaller of the two.
+    // The most it earns placing that much: without the part count and the non-flexible limit (nested
+    // limits, greedy optimal), then with each priced in where the greedy breaks it (weak duality: for
+    // every mu, lambda ≥ 0 the priced greedy plus mu·newCap plus lambda·fixedRoom is a bound too). The
+    // smallest of those.
     const need = placed - sumLo;
-    const free = greedy(need, rest, 0, Infinity);
-    let best = free;
-    let extra = 0;
-    if (free.openUsed > newCap) {
-      const capped = greedy(need, rest, 0, newCap);
+    const fixedRoom = maxNonFlexible - sumLoFixed;
+    const priced = pricedFixed(need, fixedRoom, current, rest);
+    let best = priced.best;
+    let bound = priced.value;
+    const { lambda } = priced;
+    let mu = 0;
+    if (best.openUsed > newCap) {
+      const capped = greedy(need, 0, lambda, newCap);
       // the price at which new parts stop beating the chosen ones: the last open slope the capped greedy
       // took against the best chosen slope it left (any mu ≥ 0 is valid; this one is usually tight)
-      const leftChosen = chosenItems.find((it) => it.slope < capped.lastOpen)?.slope ?? capped.lastOpen;
-      const mu = Math.max(0, capped.lastOpen - leftChosen);
-      if (mu > 0) {
-        const priced = greedy(need, rest, mu, Infinity);
-        if (priced.value + mu * newCap < free.value) {
-          best = priced;
-          extra = mu * newCap;
+      let leftChosen = -Infinity;
+      for (const it of chosenItems) {
+        const s = it.slope - (it.flexible ? 0 : lambda);
+        if (s < capped.lastOpen && s > leftChosen) leftChosen = s;
+      }
+      const price = Math.max(0, capped.lastOpen - (leftChosen === -Infinity ? capped.lastOpen : leftChosen));
+      if (price > 0) {
+        const withPrice = greedy(need, price, lambda, Infinity);
+        if (withPrice.value + price * newCap + lambda * fixedRoom < bound) {
+          best = withPrice;
+          mu = price;
+          bound = withPrice.value + price * newCap + lambda * fixedRoom;
         }
       }
     }
-    const value = forced + best.value + extra;
-    return { placed, value, margin: (forcedAbs + best.abs + extra + Math.abs(bestValueFloat)) * FLOAT_MARGIN };
+    let abs = best.abs + mu * newCap + lambda * Math.abs(fixedRoom);
+    if (!open || lambda === 0) return { placed, value: forced + bound, margin: (forcedAbs + abs + Math.abs(bestValueFloat)) * FLOAT_MARGIN };
+
+    // The non-flexible limit binds, and new parts are of one kind or the other: m new parts are mX
+    // flexible ones and m − mX others, each kind holding at most its mX (or m − mX) largest amounts. A
+    // plan is one of these splits, so the largest of their bounds is a bound, often much tighter: a
+    // reserve that needs two flexible parts leaves the others one part fewer.
+    let chosenFlexible = 0;
+    let chosenFixed = 0;
+    for (const it of chosenItems) (it.flexible ? (chosenFlexible += it.width) : (chosenFixed += it.width));
+    const openFlexible = flexCap - chosenFlexible;
+    const openFixed = fixedCap - chosenFixed;
+    const row = i * (K + 1);
+    let splitPlaced = -1;
+    for (let mx = 0; mx <= m; mx++) splitPlaced = Math.max(splitPlaced, splitPlacement(mx));
+    if (splitPlaced < bestPlaced) return { placed: splitPlaced, value: -Infinity, margin: 0 };
+    let splitValue = -Infinity;
+    for (let mx = 0; mx <= m; mx++) {
+      if (splitPlacement(mx) < splitPlaced) continue;
+      const fixedLimit = Math.min(fixedRoom, chosenFixed + Math.min(openFixed, topFixed[row + m - mx]!));
+      const split = pricedFixed(splitPlaced - sumLo, fixedLimit, current, rest);
+      if (split.value > splitValue) splitValue = split.value;
+      abs = Math.max(abs, split.best.abs + split.lambda * Math.abs(fixedLimit));
+    }
+    const value = splitPlaced < placed ? splitValue : Math.min(bound, splitValue);
+    return { placed: splitPlaced, value: forced + value, margin: (forcedAbs + abs + Math.abs(bestValueFloat)) * FLOAT_MARGIN };
+
+    function splitPlacement(mx: number): number {
+      const newFlexible = topFlexible[row + mx]!;
+      const newFixed = topFixed[row + m - mx]!;
+      const flexible = chosenFlexible + Math.min(openFlexible, newFlexible);
+      const fixed = Math.min(fixedRoom, chosenFixed + Math.min(openFixed, newFixed));
+      return sumLo + Math.max(0, Math.min(placed - sumLo, chosenExtra + newFlexible + newFixed, flexible + fixed));
+    }
+  }
+
+  /**
+   * The most Σ slope·take placing exactly `need` more with at most `fixedLimit` of it in non-flexible
+   * parts: the greedy, and where it breaks the limit the greedy with the non-flexible slopes lowered by
+   * lambda, plus lambda·fixedLimit, lambda found by bisection (any lambda ≥ 0 gives a bound, the
+   * bisection gets close to the smallest). Leaves the streams set for `greedy` with that lambda.
+   */
+  function pricedFixed(need: number, fixedLimit: number, current: readonly Item[], rest: readonly Item[]): { value: number; best: Greedy; lambda: number } {
+    setStreams(current, rest, false);
+    let best = greedy(need, 0, 0, Infinity);
+    if (best.fixedUsed <= fixedLimit) return { value: best.value, best, lambda: 0 };
+    setStreams(current, rest, true);
+    // lambda between 0 (too much non-flexible) and the spread of slopes (non-flexible last)
+    let top = -Infinity;
+    let bottom = Infinity;
+    for (let k = 0; k < streamItems.length; k++) {
+      const items = streamItems[k]!;
+      if (streamFixed[k]) top = Math.max(top, items[0]!.slope);
+      else bottom = Math.min(bottom, items[items.length - 1]!.slope);
+    }
+    let lo = 0;
+    let hi = Math.max(0, top - bottom) * (1 + 1e-9) + 1e-12;
+    let value = best.value;
+    let lambda = 0;
+    for (let step = 0; step < LAMBDA_STEPS; step++) {
+      const mid = (lo + hi) / 2;
+      const g = greedy(need, 0, mid, Infinity);
+      if (g.value + mid * fixedLimit < value) {
+        best = g;
+        lambda = mid;
+        value = g.value + mid * fixedLimit;
+      }
+      if (g.fixedUsed > fixedLimit) lo = mid;
+      else hi = mid;
+    }
+    return { value, best, lambda };
   }
 
   let bestValueFloat = 0;
@@ -648,41 +787,133 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
   };
 
   /**
-   * A first plan, so that the search has something to beat from its root: each institution's best
-   * candidate in turn (in the segment that earns most on what is left), until the amount or the parts
-   * run out.
+   * A first plan, so that the search has something to beat from its root: the best candidate of each
+   * institution in turn from each list (at most its number of parts from each), in the segment that
+   * earns most on what is left, until the amount or the parts run out; the amounts then solved exactly.
    */
-  function seed(): void {
+  function seed(lists: readonly (readonly [readonly Cand[], number])[]): void {
     const parts: { cand: Cand; seg: PlanSegment }[] = [];
+    const used = new Set<number>();
     let left = total;
-    for (let j = 0; j < n && parts.length < maxParts && left > 0; j++) {
-      const cand = cands[j]!;
-      if (j > 0 && cands[j - 1]!.group === cand.group) continue;
-      let best: Seg | null = null;
-      let bestValue = -Infinity;
-      for (const seg of cand.segs) {
-        if (seg.lo > left) continue;
-        const x = Math.min(seg.hi, left);
-        const v = seg.slope * x + seg.intercept;
-        if (v > bestValue) {
-          best = seg;
-          bestValue = v;
+    let fixedLeft = maxNonFlexible;
+    for (const [list, most] of lists) {
+      let taken = 0;
+      for (let j = 0; j < list.length && taken < most && left > 0 && parts.length < maxParts; j++) {
+        const cand = list[j]!;
+        if (used.has(cand.group)) continue;
+        const room = cand.flexible ? left : Math.min(left, fixedLeft);
+        let best: Seg | null = null;
+        let bestValue = -Infinity;
+        for (const seg of cand.segs) {
+          if (seg.lo > room) continue;
+          const v = seg.slope * Math.min(seg.hi, room) + seg.intercept;
+          if (v > bestValue) {
+            best = seg;
+            bestValue = v;
+          }
         }
+        if (best === null) continue;
+        const units = Math.min(best.hi, room);
+        parts.push({ cand, seg: best.src });
+        used.add(cand.group);
+        taken++;
+        left -= units;
+        if (!cand.flexible) fixedLeft -= units;
       }
-      if (best === null) continue;
-      parts.push({ cand, seg: best.src });
-      left -= Math.min(best.hi, left);
     }
     if (parts.length > 0) leaf(parts);
   }
 
+  /** The bound's value of k units (k within the candidate's segments), in floating point. */
+  const valueAt = (c: Cand, k: number): number => {
+    const seg = c.segs.find((sg) => sg.lo <= k && k <= sg.hi);
+    return seg ? seg.slope * k + seg.intercept : -Infinity;
+  };
+
   /**
-   * Explores the plans that add parts from candidates i.. to the current choice (which passed its bound):
-   * the choice as it is, or with a next part (candidate j ≥ i, one of its segments) and more after it.
-   * The most promising first. Recursion goes one level per part, so at most maxParts deep.
+   * First plans: the best offer of each institution in turn; with a flexible reserve also, for each
+   * number of flexible parts, that many of the best flexible offers and then the best others (the
+   * best offers are often deposits, and deposits alone leave the reserve unplaced).
    */
-  function search(i: number): void {
-    const children: { j: number; seg: Seg | null; bound: Bound }[] = [];
+  function seeds(): void {
+    seed([[cands, maxParts]]);
+    if (!reserved) return;
+    // by what they earn per euro when full (a yield bound can be high for a small amount only)
+    const full = new Map(cands.map((c) => [c, valueAt(c, c.hi) / c.hi]));
+    const byYield = [...cands].sort((a, b) => full.get(b)! - full.get(a)! || a.index - b.index);
+    const flexible = byYield.filter((c) => c.flexible);
+    const fixed = byYield.filter((c) => !c.flexible);
+    for (let mx = 1; mx <= Math.min(maxParts, flexible.length); mx++) seed([[flexible, mx], [fixed, maxParts], [flexible, maxParts]]);
+  }
+
+  /**
+   * A choice still to explore: its parts (a chain through `parent`, so that a node costs the same
+   * whatever its depth), the first candidate a next part may come from, and the bound of every plan it
+   * leads to. `done`: no part is to be added, only its amounts to be solved.
+   */
+  interface Node {
+    parent: Node | null;
+    part: Chosen | null;
+    depth: number;
+    i: number;
+    bound: Bound;
+    done: boolean;
+    /** Creation order: among equal bounds, the newest first (deeper, so complete plans come sooner). */
+    seq: number;
+  }
+
+  /** Best bound first: more placed, then more earned. */
+  const before = (x: Node, y: Node) =>
+    x.bound.placed !== y.bound.placed ? x.bound.placed > y.bound.placed : x.bound.value !== y.bound.value ? x.bound.value > y.bound.value : x.seq > y.seq;
+  const heap: Node[] = [];
+  let seq = 0;
+  function push(node: Omit<Node, 'seq'>): void {
+    const item = { ...node, seq: seq++ };
+    let k = heap.push(item) - 1;
+    while (k > 0) {
+      const up = (k - 1) >> 1;
+      if (!before(item, heap[up]!)) break;
+      heap[k] = heap[up]!;
+      k = up;
+    }
+    heap[k] = item;
+  }
+  function pop(): Node | undefined {
+    const top = heap[0];
+    const last = heap.pop();
+    if (heap.length > 0 && last) {
+      let k = 0;
+      for (;;) {
+        const l = 2 * k + 1;
+        if (l >= heap.length) break;
+        const c = l + 1 < heap.length && before(heap[l + 1]!, heap[l]!) ? l + 1 : l;
+        if (!before(heap[c]!, last)) break;
+        heap[k] = heap[c]!;
+        k = c;
+      }
+      heap[k] = last;
+    }
+    return top;
+  }
+
+  /** Makes the search state (chosen, groupLo, sums) that of a node. */
+  function enter(node: Node): void {
+    while (chosen.length > 0) {
+      const { cand, seg } = chosen.pop()!;
+      apply(cand, seg, -1);
+    }
+    for (let at: Node | null = node; at !== null && at.part !== null; at = at.parent) chosen.push(at.part);
+    chosen.reverse();
+    for (const { cand, seg } of chosen) apply(cand, seg, 1);
+  }
+
+  /**
+   * The children of a node (which passed its bound): the choice with a next part (candidate j ≥ i, one of
+   * its segments), and the choice as it is, each kept while its bound can beat the best plan.
+   */
+  function expand(node: Node): void {
+    enter(node);
+    const { i } = node;
     if (chosen.length < maxParts) {
       for (let j = i; j < n; j++) {
         // with the candidates before j left out: once that cannot beat the best plan, no later j can
@@ -697,32 +928,28 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
           const bound = evaluate(j + 1);
           chosen.pop();
           apply(cand, seg, -1);
-          if (!prunable(bound)) children.push({ j, seg, bound });
+          if (!prunable(bound)) push({ parent: node, part: { cand, seg }, depth: node.depth + 1, i: j + 1, bound, done: false });
         }
       }
     }
     if (chosen.length > 0) {
       const bound = evaluate(n);
-      if (!prunable(bound)) children.push({ j: n, seg: null, bound });
-    }
-    children.sort((x, y) => y.bound.placed - x.bound.placed || y.bound.value - x.bound.value);
-    for (const { j, seg, bound } of children) {
-      if (prunable(bound)) continue; // checked again: the best plan may have improved meanwhile
-      if (seg === null) {
-        leaf(chosen.map((c) => ({ cand: c.cand, seg: c.seg.src })));
-        continue;
-      }
-      const cand = cands[j]!;
-      chosen.push({ cand, seg });
-      apply(cand, seg, 1);
-      search(j + 1);
-      chosen.pop();
-      apply(cand, seg, -1);
+      if (!prunable(bound)) push({ parent: node.parent, part: node.part, depth: node.depth, i: n, bound, done: true });
     }
   }
 
-  seed();
-  if (!prunable(evaluate(0))) search(0);
+  // Best first: every node explored has a bound above the best plan found by then, so none is explored
+  // that a depth-first order would skip, and a good plan (which prunes the rest) is reached early.
+  seeds();
+  const root = evaluate(0);
+  if (!prunable(root)) push({ parent: null, part: null, depth: 0, i: 0, bound: root, done: false });
+  for (let node = pop(); node !== undefined; node = pop()) {
+    if (prunable(node.bound)) continue; // the best plan may have improved since it was made
+    if (node.done) {
+      enter(node);
+      leaf(chosen.map((c) => ({ cand: c.cand, seg: c.seg.src })));
+    } else expand(node);
+  }
   if (problem.placementOnly) return { parts: bestParts, placed: bestPlaced, value: ZERO, stats };
   // An exact segment's line and the offer's own number differ at most in the last of 34 digits: the
   // plan reports the offer's numbers.
