@@ -731,52 +731,76 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
   };
 
   /** Solves the amounts of a choice of (candidate, segment) pairs; splits bounds that are not tight enough. */
-  function leaf(parts: { cand: Cand; seg: PlanSegment }[]): void {
-    stats.leaves++;
-    const lp: LpPart[] = parts.map(({ cand, seg }) => ({
-      group: cand.group,
-      flexible: cand.flexible,
-      lo: Math.max(1, seg.lo),
-      hi: Math.min(seg.hi, cand.hi),
-      slope: seg.slope,
-    }));
-    if (lp.some((p) => p.lo > p.hi)) return;
-    const x = solvePlanLp(lp, { groupLimits, total, maxNonFlexible });
-    if (x === null) return;
-    let placed = 0;
-    let bound = ZERO;
-    let value = ZERO;
-    let worst = -1;
-    let worstGap = ZERO;
-    const values: Decimal[] = [];
-    parts.forEach(({ cand, seg }, p) => {
-      const units = x[p]!;
-      placed += units;
-      const line = problem.placementOnly ? ZERO : seg.slope.times(units).plus(seg.intercept);
-      const v = problem.placementOnly || seg.exact ? line : cand.src.value(units);
-      bound = bound.plus(line);
-      value = value.plus(v);
-      values.push(v);
-      const gap = line.minus(v);
-      if (!seg.exact && compareDecimals(gap, worstGap) > 0) {
-        worst = p;
-        worstGap = gap;
+  function leaf(first: { cand: Cand; seg: PlanSegment }[]): void {
+    // Choices still to solve: this one, then those its refinements make (a stack, not recursion: a long
+    // curve can take many splits).
+    const work = [first];
+    for (let parts = work.pop(); parts !== undefined; parts = work.pop()) {
+      stats.leaves++;
+      const lp: LpPart[] = parts.map(({ cand, seg }) => ({
+        group: cand.group,
+        flexible: cand.flexible,
+        lo: Math.max(1, seg.lo),
+        hi: Math.min(seg.hi, cand.hi),
+        slope: seg.slope,
+      }));
+      if (lp.some((p) => p.lo > p.hi)) continue;
+      const x = solvePlanLp(lp, { groupLimits, total, maxNonFlexible });
+      if (x === null) continue;
+      let placed = 0;
+      let bound = ZERO;
+      let value = ZERO;
+      let worst = -1;
+      let worstGap = ZERO;
+      const values: Decimal[] = [];
+      parts.forEach(({ cand, seg }, p) => {
+        const units = x[p]!;
+        placed += units;
+        const line = problem.placementOnly ? ZERO : seg.slope.times(units).plus(seg.intercept);
+        const v = problem.placementOnly || seg.exact ? line : cand.src.value(units);
+        bound = bound.plus(line);
+        value = value.plus(v);
+        values.push(v);
+        const gap = line.minus(v);
+        if (!seg.exact && compareDecimals(gap, worstGap) > 0) {
+          worst = p;
+          worstGap = gap;
+        }
+      });
+      if (better(placed, value, bestPlaced, bestValue)) {
+        bestPlaced = placed;
+        bestValue = value;
+        bestValueFloat = value.toNumber();
+        bestParts = parts.map(({ cand }, p) => ({ candidate: cand.index, units: x[p]!, value: values[p]! })).sort((a, b) => a.candidate - b.candidate);
       }
-    });
-    if (better(placed, value, bestPlaced, bestValue)) {
-      bestPlaced = placed;
-      bestValue = value;
-      bestValueFloat = value.toNumber();
-      bestParts = parts.map(({ cand }, p) => ({ candidate: cand.index, units: x[p]!, value: values[p]! })).sort((a, b) => a.candidate - b.candidate);
-    }
-    if (worst < 0 || !better(placed, bound, bestPlaced, bestValue) || compareDecimals(bound.minus(value), EPSILON) <= 0) return;
-    // The bound of this choice is above the best plan by more than EPSILON, and some of it is a bound
-    // of a curved segment at the amount chosen: split that segment there and solve each side.
-    const { cand, seg } = parts[worst]!;
-    for (const piece of refine(cand, seg, x[worst]!)) {
-      const next = parts.slice();
-      next[worst] = { cand, seg: piece };
-      leaf(next);
+      if (worst < 0 || !better(placed, bound, bestPlaced, bestValue) || compareDecimals(bound.minus(value), EPSILON) <= 0) continue;
+      // The bound of this choice is above the best plan by more than EPSILON, and part of that is the
+      // bound of a segment (a curve, or no closed form) at the amount chosen: split the segment and solve
+      // each piece. At the amount chosen when it lies in the middle half of the segment, else in the
+      // middle: a choice stuck at one end would otherwise shave off one unit per split.
+      const { cand, seg } = parts[worst]!;
+      const at = x[worst]!;
+      const quarter = (seg.hi - seg.lo) / 4;
+      const split = at - seg.lo >= quarter && seg.hi - at >= quarter ? at : Math.floor((seg.lo + seg.hi) / 2);
+      const pieces = refine(cand, seg, split);
+      // The rest of the search sees the pieces too (tighter bounds for every choice with this candidate).
+      const k = cand.segs.findIndex((s) => s.src === seg);
+      if (k >= 0) {
+        const fresh: Seg[] = [];
+        for (const piece of pieces) {
+          const lo = Math.max(1, piece.lo);
+          const hi = Math.min(piece.hi, cand.hi);
+          if (lo <= hi) fresh.push({ src: piece, lo, hi, slope: piece.slope.toNumber(), intercept: piece.intercept.toNumber() });
+        }
+        cand.segs = [...cand.segs.slice(0, k), ...fresh, ...cand.segs.slice(k + 1)];
+      }
+      // the piece with the amount chosen is solved first (pushed last)
+      pieces.sort((a, b) => Number(a.lo <= at && at <= a.hi) - Number(b.lo <= at && at <= b.hi));
+      for (const piece of pieces) {
+        const next = parts.slice();
+        next[worst] = { cand, seg: piece };
+        work.push(next);
+      }
     }
   }
 
