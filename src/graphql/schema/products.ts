@@ -4,22 +4,10 @@ import { listProducts, type BestRate, type FacetValue, type MarketBest, type Mar
 import { PRODUCT_DEFAULTS, type ProductQuery } from '../../catalog/query.js';
 import { Decimal } from '../../domain/decimal.js';
 import type { Channel, OfferType, Payout, WithholdingKind } from '../../domain/types.js';
-import { CROSS_RULES, DEFAULTS, PARAMS } from '../args.js';
+import { DEFAULTS, PARAMS } from '../args.js';
 import { builder } from '../builder.js';
-import {
-  ChannelFilterEnum,
-  CurrentAccountFilterEnum,
-  EarlyWithdrawalFilterEnum,
-  FeesFilterEnum,
-  FreshnessFilterEnum,
-  NewCustomersFilterEnum,
-  PayoutEnum,
-  PromotionsModeEnum,
-  SortKeyEnum,
-  SortOrderEnum,
-  TypeFilterEnum,
-  WithholdingFilterEnum,
-} from '../enums.js';
+import { ChannelFilterEnum, PayoutEnum, SortKeyEnum, SortOrderEnum, TypeFilterEnum, WithholdingFilterEnum } from '../enums.js';
+import { crossRules, filterArgs, filtersOf } from '../filter-args.js';
 import { perYear } from '../scalars.js';
 import { OfferRef } from './offer.js';
 
@@ -122,67 +110,50 @@ export const ProductListRef = builder.objectRef<ProductList>('ProductListResult'
 const d = PRODUCT_DEFAULTS;
 const NO_BEST: MarketBest = { flexible: null, notice: null, deposit12: null, deposit60: null };
 
-builder.queryField('products', (t) =>
-  t.field({
+builder.queryField('products', (t) => {
+  const { terms, termMin, termMax, channel, country, dgsCountry, withholding, promotions, newCustomers, payout, currentAccount, fees, earlyWithdrawal, noticeMax, freshness, brand, zoek } =
+    filterArgs(t.arg);
+  return t.field({
     type: ProductListRef,
     description: 'GET /api/products: every DGS-verified savings offer calculated for the amount, filtered, sorted and paged.',
     args: {
       amount: t.arg({ type: 'Decimal', required: true, defaultValue: DEFAULTS.amount, description: 'amount in EUR used in every calculation', validate: { schema: PARAMS.amount } }),
       horizon: t.arg.int({ required: true, defaultValue: DEFAULTS.horizon, description: 'months, for flexible and notice accounts', validate: { schema: PARAMS.horizon } }),
       type: t.arg({ type: TypeFilterEnum, required: true, defaultValue: d.type }),
-      terms: t.arg.intList({ required: false, description: 'deposit terms in months', validate: { schema: PARAMS.terms } }),
-      termMin: t.arg.int({ required: false, description: 'minimum deposit term in months', validate: { schema: PARAMS.termMin } }),
-      termMax: t.arg.int({ required: false, description: 'maximum deposit term in months', validate: { schema: PARAMS.termMax } }),
-      channel: t.arg({ type: ChannelFilterEnum, required: true, defaultValue: d.channel }),
-      country: t.arg.stringList({ required: false, description: 'bank (brand) countries, ISO alpha-2', validate: { schema: PARAMS.country } }),
-      dgsCountry: t.arg.stringList({ required: false, description: 'DGS countries, ISO alpha-2', validate: { schema: PARAMS.dgsCountry } }),
+      terms,
+      termMin,
+      termMax,
+      channel,
+      country,
+      dgsCountry,
       fullDgs: t.arg.boolean({ required: true, defaultValue: d.fullDgs, description: 'the entire amount must be covered by a verified DGS' }),
-      withholding: t.arg({ type: WithholdingFilterEnum, required: true, defaultValue: d.withholding }),
-      promotions: t.arg({ type: PromotionsModeEnum, required: true, defaultValue: d.promotions }),
-      newCustomers: t.arg({ type: NewCustomersFilterEnum, required: true, defaultValue: d.newCustomers }),
-      payout: t.arg({ type: [PayoutEnum], required: false, validate: { schema: PARAMS.payout } }),
-      currentAccount: t.arg({ type: CurrentAccountFilterEnum, required: true, defaultValue: d.currentAccount }),
-      fees: t.arg({ type: FeesFilterEnum, required: true, defaultValue: d.fees }),
-      earlyWithdrawal: t.arg({ type: EarlyWithdrawalFilterEnum, required: true, defaultValue: d.earlyWithdrawal }),
-      noticeMax: t.arg.int({ required: false, description: 'maximum notice period in days', validate: { schema: PARAMS.noticeMax } }),
-      freshness: t.arg({ type: FreshnessFilterEnum, required: true, defaultValue: d.freshness }),
+      withholding,
+      promotions,
+      newCustomers,
+      payout,
+      currentAccount,
+      fees,
+      earlyWithdrawal,
+      noticeMax,
+      freshness,
       includeIneligible: t.arg.boolean({ required: true, defaultValue: d.includeIneligible, description: 'also return offers whose minimum/maximum does not fit the amount' }),
       sort: t.arg({ type: SortKeyEnum, required: true, defaultValue: d.sort }),
-      brand: t.arg.string({ required: false, description: 'only this brand (id or name)', validate: { schema: PARAMS.brand } }),
-      zoek: t.arg.string({ required: false, description: 'free-text search over bank, product and institution name', validate: { schema: PARAMS.zoek } }),
+      brand,
+      zoek,
       order: t.arg({ type: SortOrderEnum, required: false, description: "default: the sort key's own direction (desc for return, effective, headline and verified; asc otherwise)" }),
       page: t.arg.int({ required: true, defaultValue: DEFAULTS.page, validate: { schema: PARAMS.page } }),
       pageSize: t.arg.int({ required: true, defaultValue: DEFAULTS.productsPageSize, description: 'at most 500', validate: { schema: PARAMS.pageSize } }),
     },
-    // `when`: check the rule even when other arguments failed, so every problem is reported at once.
-    // (zod's `when` is missing from Pothos's option type, hence the cast.)
-    validate: CROSS_RULES.map(([parameter, message, holds]) => [holds, { message, path: [parameter], when: () => true }] as unknown as [typeof holds, { message: string; path: string[] }]),
+    validate: crossRules(),
     resolve: async (_root, args, ctx) => {
-      const upper = (list: readonly string[] | null | undefined) => (list ? list.map((c) => c.toUpperCase()) : null);
       const query: ProductQuery = {
+        ...filtersOf(args),
         amount: new Decimal(args.amount),
         horizon: args.horizon,
         type: args.type,
-        terms: args.terms ?? null,
-        termMin: args.termMin ?? null,
-        termMax: args.termMax ?? null,
-        channel: args.channel,
-        country: upper(args.country),
-        dgsCountry: upper(args.dgsCountry),
         fullDgs: args.fullDgs,
-        withholding: args.withholding,
-        promotions: args.promotions,
-        newCustomers: args.newCustomers,
-        payout: args.payout ?? null,
-        currentAccount: args.currentAccount,
-        fees: args.fees,
-        earlyWithdrawal: args.earlyWithdrawal,
-        noticeMax: args.noticeMax ?? null,
-        freshness: args.freshness,
         includeIneligible: args.includeIneligible,
         sort: args.sort,
-        brand: args.brand ?? null,
-        zoek: args.zoek ?? null,
         order: args.order ?? null,
         page: args.page,
         pageSize: args.pageSize,
@@ -191,5 +162,5 @@ builder.queryField('products', (t) =>
       const marketBest = await ctx.services.database.track(() => ctx.services.market.best(ctx.catalog)).catch(() => NO_BEST);
       return listProducts({ catalog: ctx.catalog, calc: ctx.services.calc, marketBest, now: ctx.now }, query);
     },
-  }),
-);
+  });
+});
