@@ -53,6 +53,9 @@ async function main() {
   await add('getProduct', 200, `/api/products/${detailed.id}?amount=25000&horizon=12`, 3);
   await add('getProduct', 400, `/api/products/${detailed.id}?amount=12.345`);
   await add('getProduct', 404, '/api/products/no-such-offer');
+  // More than three parts' worth: the plan places what three offers hold and says why the rest stays.
+  await add('getSavingsPlan', 200, '/api/plan?amount=350000&maxOffers=3', 3);
+  await add('getSavingsPlan', 400, '/api/plan?maxOffers=21&flexibleShare=120');
   await add('listInstitutions', 200, '/api/institutions');
   await add('getRateHistory', 200, '/api/rates/history?pageSize=2');
   await add('getRateHistory', 404, '/api/rates/history?offerId=no-such-offer');

@@ -89,7 +89,7 @@ describe('planAllocation: hand-checked plans', () => {
       want: {
         allocations: [['alfa-flex', '100000.00', '3000.00'], ['beta-flex', '100000.00', '2000.00']],
         totals: { placed: '200000.00', unplaced: '50000.00', returnPerYear: '5000.00', comparableYield: '2.50' },
-        reason: 'INSUFFICIENT_CAPACITY',
+        reason: 'insufficient_capacity',
       },
     },
     {
@@ -100,7 +100,7 @@ describe('planAllocation: hand-checked plans', () => {
       want: {
         allocations: [['x', '100000.00', '3000.00'], ['y', '100000.00', '2500.00']],
         totals: { placed: '200000.00', unplaced: '50000.00', returnPerYear: '5500.00', comparableYield: '2.75' },
-        reason: 'MAX_OFFERS',
+        reason: 'max_offers',
       },
     },
     {
@@ -127,7 +127,7 @@ describe('planAllocation: hand-checked plans', () => {
       want: {
         allocations: [['deposit-12', '80000.00', '2800.00']],
         totals: { placed: '80000.00', unplaced: '20000.00', returnPerYear: '2800.00', comparableYield: '3.50' },
-        reason: 'FLEXIBLE_CAPACITY',
+        reason: 'flexible_capacity',
       },
     },
     {
@@ -147,7 +147,7 @@ describe('planAllocation: hand-checked plans', () => {
       institutions: [bank('alfa')],
       offers: [flex('alfa-flex', 'alfa', '3.00', { minAmount: '500.00' })],
       q: { amount: amount('300') },
-      want: { allocations: [], totals: { placed: '0.00', unplaced: '300.00', returnPerYear: '0.00', comparableYield: '0.00' }, reason: 'MINIMUM_AMOUNTS' },
+      want: { allocations: [], totals: { placed: '0.00', unplaced: '300.00', returnPerYear: '0.00', comparableYield: '0.00' }, reason: 'minimum_amounts' },
     },
     {
       label: 'an unverified deposit guarantee is never used, whatever it pays',

@@ -47,7 +47,9 @@ export const PLAN_DEFAULTS: PlanQuery = Object.freeze({
 
 export const planQuery = (overrides: Partial<PlanQuery> = {}): PlanQuery => ({ ...PLAN_DEFAULTS, ...overrides });
 
-export type UnplacedCode = 'MAX_OFFERS' | 'FLEXIBLE_CAPACITY' | 'INSUFFICIENT_CAPACITY' | 'MINIMUM_AMOUNTS';
+/** Why part of an amount is not placed, in the REST spelling (GraphQL: MAX_OFFERS…). */
+export const UNPLACED_CODES = ['max_offers', 'flexible_capacity', 'insufficient_capacity', 'minimum_amounts'] as const;
+export type UnplacedCode = (typeof UNPLACED_CODES)[number];
 
 /** Why part of the amount is not placed: a stable code and a sentence with the numbers. */
 export interface UnplacedReason {
@@ -264,7 +266,7 @@ function diagnose(
   const unlimited = optimizePlan({ ...problem, maxParts: Math.max(1, problem.candidates.length), placementOnly: true });
   if (unlimited.placed > placed) {
     return {
-      code: 'MAX_OFFERS',
+      code: 'max_offers',
       message: `${q.maxOffers} offer${q.maxOffers === 1 ? '' : 's'} can place ${euros(totals.placed)} under full cover; more offers could place ${euros(new Decimal(unlimited.placed))}.`,
     };
   }
@@ -273,7 +275,7 @@ function diagnose(
     if (free.placed > placed) {
       const reserve = q.amount.times(q.flexibleShare).div(HUNDRED);
       return {
-        code: 'FLEXIBLE_CAPACITY',
+        code: 'flexible_capacity',
         message: `${q.flexibleShare.toString()} % of the amount (${euros(reserve)}) must go to flexible accounts, and the eligible flexible accounts cannot take all of it under full cover.`,
       };
     }
@@ -288,12 +290,12 @@ function diagnose(
   const capacity = [...room.values()].reduce((sum, r) => sum.plus(r), ZERO);
   if (capacity.lt(q.amount)) {
     return {
-      code: 'INSUFFICIENT_CAPACITY',
+      code: 'insufficient_capacity',
       message: `The eligible offers take at most ${euros(capacity)} under full deposit-guarantee cover (each institution's limit, each offer's maximum); ${euros(totals.unplaced)} cannot be placed.`,
     };
   }
   return {
-    code: 'MINIMUM_AMOUNTS',
+    code: 'minimum_amounts',
     message: `The remaining ${euros(totals.unplaced)} is below the minimum amount of every offer that has room for it.`,
   };
 }

@@ -1,6 +1,7 @@
 // The one definition of what every parameter may be (contract §7), on parsed values. GraphQL checks
 // its arguments with it (plugin-zod); the REST layer parses query strings and checks them with it too.
 import { z } from 'zod';
+import { MAX_OFFERS_LIMIT } from '../catalog/plan.js';
 import { Decimal } from '../domain/decimal.js';
 import { EVENT_KINDS } from '../ingest/diff.js';
 
@@ -15,6 +16,8 @@ export const LIMITS = {
   listMax: 100,
   /** Event ids are 32-bit (PostgreSQL integer). */
   eventIdMax: 2_147_483_647,
+  /** The most offers a savings plan may use. */
+  maxOffers: MAX_OFFERS_LIMIT,
 } as const;
 
 const AMOUNT_MAX = new Decimal(LIMITS.amountMax);
@@ -29,6 +32,18 @@ const amount = z.string().check((ctx) => {
   const v = new Decimal(text);
   if (v.lte(0)) ctx.issues.push({ code: 'custom', input: text, message: 'must be greater than 0' });
   else if (v.gt(AMOUNT_MAX)) ctx.issues.push({ code: 'custom', input: text, message: `must not exceed ${LIMITS.amountMax}` });
+  else if (v.decimalPlaces() > 2) ctx.issues.push({ code: 'custom', input: text, message: 'must have at most two decimals' });
+});
+
+/** A percentage of the amount, as decimal text: 0 to 100, at most two decimals. */
+const percent = z.string().check((ctx) => {
+  const text = ctx.value;
+  if (!/^-?\d+(\.\d+)?$/.test(text)) {
+    ctx.issues.push({ code: 'custom', input: text, message: 'must be a number such as 25 or 12.5' });
+    return;
+  }
+  const v = new Decimal(text);
+  if (v.lt(0) || v.gt(100)) ctx.issues.push({ code: 'custom', input: text, message: 'must be from 0 to 100 (percent of the amount)' });
   else if (v.decimalPlaces() > 2) ctx.issues.push({ code: 'custom', input: text, message: 'must have at most two decimals' });
 });
 
@@ -59,6 +74,8 @@ export const PARAMS = {
   ids: z.array(z.string().min(1).max(200)).min(1, 'must list at least one id').max(LIMITS.idsMax, `must list at most ${LIMITS.idsMax} ids`),
   offerId: z.string().min(1).max(200, 'must be at most 200 characters'),
   kind: list(z.enum(EVENT_KINDS)),
+  maxOffers: range(1, LIMITS.maxOffers),
+  flexibleShare: percent,
   /** An event id a client got from us (Last-Event-ID, since): resume after it. */
   since: z.string().check((ctx) => {
     if (!/^\d{1,10}$/.test(ctx.value) || Number(ctx.value) > LIMITS.eventIdMax) {

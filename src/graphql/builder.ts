@@ -5,6 +5,7 @@ import type { ZodError } from 'zod';
 import type { Decimal } from '../domain/decimal.js';
 import { badInput } from '../http/errors.js';
 import type { Context } from './context.js';
+import { FIELD_COST } from './cost.js';
 import { OPERATION_LIMITS } from './limits.js';
 
 export const builder = new SchemaBuilder<{
@@ -31,7 +32,7 @@ const L = OPERATION_LIMITS;
 builder.queryType({
   description:
     'Savings offers calculated for an amount, their deposit guarantee, history and changes. ' +
-    `Limits of one request: a document of at most ${L.tokens} tokens, nesting depth ${L.depth}, ${L.aliases} aliases, an estimated cost of ${L.cost} (a field costs 1; a list counts as often as it can be long: its pageSize, limit, ids or days, or what the data allows) shared by every operation of an HTTP batch, and ${L.batch} operations in a batch (a JSON array). ` +
+    `Limits of one request: a document of at most ${L.tokens} tokens, nesting depth ${L.depth}, ${L.aliases} aliases, an estimated cost of ${L.cost} (a field costs 1, a plan ${FIELD_COST.plan}; a list counts as often as it can be long: its pageSize, limit, ids, days or maxOffers, or what the data allows) shared by every operation of an HTTP batch, and ${L.batch} operations in a batch (a JSON array). ` +
     'Over any of them: HTTP 400 and an error with extensions { code: QUERY_TOO_COMPLEX, limit, max }. See also each argument for its own range.',
 });
 

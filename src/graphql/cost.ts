@@ -1,7 +1,7 @@
-// An operation's estimated cost, before it runs: every field costs 1, and what a list holds counts as
-// often as the list is long — taken from the arguments that bound it (pageSize, limit, ids, days) or,
-// where none does, from what the data allows. Static cost rules that ignore list sizes let ten aliased
-// 500-offer pages through at the price of one.
+// An operation's estimated cost, before it runs: every field costs 1 (a plan more: FIELD_COST), and what
+// a list holds counts as often as the list is long — taken from the arguments that bound it (pageSize,
+// limit, ids, days, maxOffers) or, where none does, from what the data allows. Static cost rules that
+// ignore list sizes let ten aliased 500-offer pages through at the price of one.
 import {
   getNamedType,
   getNullableType,
@@ -41,6 +41,13 @@ export const WORST_CASE: ListBounds = { longestTerm: 600, sameLicence: 1_000, ti
 /** What a list holds when neither an argument nor the data bounds it. */
 const DEFAULT_LIST_SIZE = 25;
 
+/**
+ * Root fields whose work is not in what they select: a plan searches the combinations of every
+ * candidate offer for its amount (tens to hundreds of milliseconds, where a list of offers takes a few),
+ * so it costs a fifth of the budget and one request holds at most four.
+ */
+export const FIELD_COST: Readonly<Record<string, number>> = { plan: 200_000 };
+
 interface Walk {
   schema: GraphQLSchema;
   fragments: Map<string, FragmentDefinitionNode>;
@@ -61,7 +68,7 @@ function argumentsOf(walk: Walk, parent: GraphQLObjectType, node: FieldNode): Re
 
 /** How many items a list-valued field will hold, from its own arguments or its parent's. */
 function sizeFrom(args: Record<string, unknown>): number | undefined {
-  for (const name of ['pageSize', 'limit', 'days'] as const) if (typeof args[name] === 'number') return args[name];
+  for (const name of ['pageSize', 'limit', 'days', 'maxOffers'] as const) if (typeof args[name] === 'number') return args[name];
   if (Array.isArray(args.ids)) return args.ids.length;
   return undefined;
 }
@@ -70,9 +77,9 @@ function sizeFrom(args: Record<string, unknown>): number | undefined {
 function knownSize(walk: Walk, field: string, path: readonly string[], rootArgs: Record<string, unknown>): number | undefined {
   const b = walk.bounds;
   switch (field) {
-    // Monthly steps are filled in the detail's offer only (one per month); lists leave them empty.
+    // Monthly steps are filled in the detail's offer only (one per month); lists and plans leave them empty.
     case 'steps':
-      return path.includes('offer') ? Math.max(typeof rootArgs.horizon === 'number' ? rootArgs.horizon : 12, b.longestTerm) : 0;
+      return (path[0] === 'product' || path[0] === 'offers') && path.includes('offer') ? Math.max(typeof rootArgs.horizon === 'number' ? rootArgs.horizon : 12, b.longestTerm) : 0;
     case 'sameLicence':
       return b.sameLicence;
     case 'tiers':
@@ -123,7 +130,8 @@ function selectionCost(
       selection.selectionSet && isObjectType(named)
         ? selectionCost(walk, named, selection.selectionSet, isListType(fieldType) ? undefined : own, seen, [...path, field.name], path.length === 0 ? args : rootArgs)
         : 0;
-    cost += multiplier * (1 + children);
+    const work = path.length === 0 ? (FIELD_COST[field.name] ?? 1) : 1;
+    cost += multiplier * (work + children);
   }
   return cost;
 }

@@ -1,5 +1,6 @@
 // GraphQL enums: names in UPPER_SNAKE, values in the REST spelling of the contract, so resolvers and
 // the REST layer work with "deposit" and "24h" while GraphQL clients see DEPOSIT and LAST_24H.
+import { UNPLACED_CODES } from '../catalog/plan.js';
 import { EVENT_KINDS } from '../ingest/diff.js';
 import { builder } from './builder.js';
 
@@ -56,5 +57,15 @@ export const SortKeyEnum = enumOf(
   'SortKey',
   upper(['return', 'effective', 'headline', 'term', 'bank', 'country', 'verified', 'min'] as const),
   'return: euros per year at the comparable yield; effective: net effective rate; headline: headline rate; term: term, then notice period; bank: brand name; country: brand country; verified: last check; min: minimum amount',
+);
+export const PlanSortEnum = enumOf(
+  'PlanSort',
+  upper(['return', 'effective'] as const),
+  "what a plan maximises: return: the total returnPerYear (the list's default sort); effective: the total return at the parts' net effective rates (after withholding tax and fees)",
+);
+export const UnplacedCodeEnum = enumOf(
+  'UnplacedCode',
+  upper(UNPLACED_CODES),
+  'why part of the amount is not placed: max_offers: more offers would place more; flexible_capacity: the flexible accounts cannot hold the flexible share; insufficient_capacity: the eligible offers cannot hold it under full cover; minimum_amounts: the rest is below the minimum of every offer with room for it',
 );
 export const SortOrderEnum = enumOf('SortOrder', upper(['asc', 'desc'] as const), 'the direction of the sort key (each key has its own default)');

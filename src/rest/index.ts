@@ -7,13 +7,14 @@ import { healthRoute } from './routes/health.js';
 import { historyRoute } from './routes/history.js';
 import { institutionsRoute } from './routes/institutions.js';
 import { metaRoute } from './routes/meta.js';
+import { planRoute } from './routes/plan.js';
 import { productRoute } from './routes/product.js';
 import { productsRoute } from './routes/products.js';
 import { serviceRoutes, type ServiceInfo } from './routes/service.js';
 import { streamRoute } from './routes/stream.js';
 import type { RestRoute } from './route.js';
 
-export const SPEC_ROUTES: readonly RestRoute[] = [productsRoute, exportRoute, productRoute, institutionsRoute, historyRoute, changesRoute, streamRoute, feedRoute, metaRoute, healthRoute];
+export const SPEC_ROUTES: readonly RestRoute[] = [productsRoute, exportRoute, productRoute, planRoute, institutionsRoute, historyRoute, changesRoute, streamRoute, feedRoute, metaRoute, healthRoute];
 
 export const restRoutes = (info: ServiceInfo): RestRoute[] => [...SPEC_ROUTES, ...serviceRoutes(info)];
 

@@ -17,7 +17,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { z } from 'zod';
-import { PARAMS } from '../graphql/args.js';
+import { LIMITS, PARAMS } from '../graphql/args.js';
 import { ERRORS } from '../http/errors.js';
 import EXAMPLES from './openapi-examples.json' with { type: 'json' };
 import { restValues, type ParamSpec } from './params.js';
@@ -96,11 +96,17 @@ function rangeOf(name: string): JsonSchema {
   return schema;
 }
 
+/** What a decimal parameter holds, by name (the shared rules check the same ranges): an amount unless said. */
+const DECIMAL_PARAMS: Record<string, JsonSchema> = {
+  amount: { type: 'number', exclusiveMinimum: 0, maximum: LIMITS.amountMax, description: 'in euros, at most two decimals' },
+  flexibleShare: { type: 'number', minimum: 0, maximum: 100, description: 'in percent of the amount, at most two decimals' },
+};
+
 function itemSchema(spec: ParamSpec): JsonSchema {
   const type = spec.base;
   if (isEnumType(type)) return { type: 'string', enum: restValues(type) };
   const name = getNamedType(type).name;
-  if (name === 'Decimal') return { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000_000, description: 'in euros, at most two decimals' };
+  if (name === 'Decimal') return { ...(DECIMAL_PARAMS[spec.name] ?? DECIMAL_PARAMS.amount) };
   return SCALARS[name] ?? { type: 'string' };
 }
 
@@ -125,7 +131,7 @@ function parameter(spec: ParamSpec): JsonSchema {
   return {
     name: spec.name,
     in: spec.in,
-    required: spec.in === 'path',
+    required: spec.in === 'path' || (isNonNullType(spec.arg.type) && spec.arg.defaultValue === undefined),
     description: `${spec.arg.description ?? spec.name}${list}`,
     schema: parameterSchema(spec),
     // Lists are one comma-separated value: terms=12,24

@@ -6,6 +6,7 @@ import {
   getNullableType,
   isEnumType,
   isListType,
+  isNonNullType,
   isScalarType,
   type GraphQLArgument,
   type GraphQLEnumType,
@@ -130,8 +131,8 @@ function valuesByName(known: ReadonlySet<string>, query: URLSearchParams): { val
 
 /**
  * The query string (and path parameters) → GraphQL variables. A list parameter takes every value in
- * every form; any other parameter given twice is an error; an empty one counts as absent, an unknown
- * one is ignored (contract §7, §11.1).
+ * every form; any other parameter given twice is an error; an empty one counts as absent (an error
+ * when the argument is required and has no default), an unknown one is ignored (contract §7, §11.1).
  */
 export function parseParams(specs: readonly ParamSpec[], query: URLSearchParams, path: Record<string, string> = {}): ParseResult {
   const errors: ParameterProblem[] = [];
@@ -156,7 +157,11 @@ export function parseParams(specs: readonly ParamSpec[], query: URLSearchParams,
       }
       raw = (given[0] ?? '').trim();
     }
-    if (raw === '') continue; // absent: GraphQL applies the argument's default
+    if (raw === '') {
+      // absent: GraphQL applies the argument's default; one without a default must be given
+      if (isNonNullType(spec.arg.type) && spec.arg.defaultValue === undefined) errors.push({ parameter: spec.name, message: 'is required' });
+      continue;
+    }
     if (spec.list) {
       const items = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
       const parsed = items.map((item) => parseOne(spec, item));

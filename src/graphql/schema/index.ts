@@ -3,6 +3,7 @@ import { builder } from '../builder.js';
 import '../scalars.js';
 import './offer.js';
 import './products.js';
+import './plan.js';
 import './detail.js';
 import './institutions.js';
 import './history.js';
