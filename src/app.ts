@@ -218,6 +218,8 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     clock,
     logger,
     rateLimitPerMinute: config.rateLimitPerMinute,
+    // Health and metrics are never limited: the routes that say so, and the Prometheus scrape.
+    counted: (path) => path !== '/metrics' && matchRoute(rest.routes, path)?.route.exemptFromRateLimit !== true,
     trustProxy: config.trustProxy,
     requestTimeoutMs: config.requestTimeoutMs,
     observe: (method, path, status, seconds) => metrics.observeRequest(method, routeLabel(path), status, seconds),

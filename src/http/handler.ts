@@ -58,6 +58,8 @@ export interface HttpDeps {
   logger: Logger;
   /** Requests per minute per client, 0: no limit. */
   rateLimitPerMinute?: number;
+  /** Whether a request to this path counts toward the rate limit (default: every path). */
+  counted?(path: string): boolean;
   /** Take the client from X-Forwarded-For (behind a trusted proxy). */
   trustProxy?: boolean;
   /** An answer not started within this long is a 503. */
@@ -72,8 +74,6 @@ export interface HttpDeps {
 const EVERY_ANSWER: Readonly<Record<string, string>> = { ...CORS_HEADERS, ...SECURITY_HEADERS };
 
 /** Probes and scrapes are not the traffic the rate limit is for: health checks and metrics are not counted. */
-const UNCOUNTED = new Set(['/api/health', '/metrics', '/api/metrics']);
-const uncounted = (pathAndQuery: string) => UNCOUNTED.has(pathAndQuery.split('?', 1)[0]!);
 
 /** URLs longer than this are refused (414) before anything reads them. */
 export const MAX_URL_LENGTH = 8 * 1024;
@@ -94,7 +94,7 @@ export interface HttpHandler {
   clientError(err: Error & { code?: string }, socket: Duplex): void;
 }
 
-export function createHttpHandler({ upstream, cache, reuseKey, cacheable, version, clock, logger, rateLimitPerMinute = 0, trustProxy = false, requestTimeoutMs = 30_000, observe, statics = () => undefined }: HttpDeps): HttpHandler {
+export function createHttpHandler({ upstream, cache, reuseKey, cacheable, version, clock, logger, rateLimitPerMinute = 0, counted = () => true, trustProxy = false, requestTimeoutMs = 30_000, observe, statics = () => undefined }: HttpDeps): HttpHandler {
   const limiter = rateLimitPerMinute > 0 ? new RateLimiter(rateLimitPerMinute) : null;
 
   /** The upstream's answer, or a 503 when it does not start in time (the work goes on; the client is told). */
@@ -225,7 +225,7 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     const startedAt = process.hrtime.bigint();
-    if (limiter && !uncounted(req.url ?? '/')) {
+    if (limiter && counted((req.url ?? '/').split('?', 1)[0]!)) {
       const taken = limiter.take(clientOf(req));
       // Set on the response now, so that whichever path answers (cache, application, refusal) carries them.
       res.setHeader('ratelimit-policy', limiter.policy);

@@ -4,7 +4,7 @@
 import { FeedClosedError, StreamLimitError, type FeedEvent } from '../../catalog/change-feed.js';
 import { changeFilter, isAnyChange } from '../../catalog/changes.js';
 import type { EventItem } from '../../catalog/history.js';
-import { impactFor, type ImpactBasis } from '../../catalog/impact-basis.js';
+import type { ImpactBasis } from '../../catalog/impact-basis.js';
 import { Decimal } from '../../domain/decimal.js';
 import type { ChangeImpact } from '../../domain/impact.js';
 import { clientError, fromDatabase, RETRY_AFTER_SECONDS } from '../../http/errors.js';
@@ -64,15 +64,15 @@ const filterArgs = builder.args((t) => ({
 }));
 
 /** The impact of an event for an amount, where it has one. */
-function withImpact<E extends EventItem>(event: E, basis: ImpactBasis | null, amount: Decimal | null, horizon: number): E & { impact: ChangeImpact | null } {
-  return { ...event, impact: amount && basis ? impactFor(basis, amount, horizon) : null };
+function withImpact<E extends EventItem>(ctx: Context, event: E, basis: ImpactBasis | null, amount: Decimal | null, horizon: number): E & { impact: ChangeImpact | null } {
+  return { ...event, impact: amount && basis ? ctx.services.calc.impact(basis, amount, horizon) : null };
 }
 
 /** Events with their impact for an amount (the list's, and the detail's with its own amount and horizon). */
 export async function withImpacts(ctx: Context, items: EventItem[], amount: Decimal | null, horizon: number): Promise<ChangeEventValue[]> {
   if (amount === null) return items;
   const bases = await fromDatabase(ctx.services.database, () => Promise.all(items.map((e) => ctx.loaders.impactBases.load(e))));
-  return items.map((e, i) => withImpact(e, bases[i]!, amount, horizon));
+  return items.map((e, i) => withImpact(ctx, e, bases[i]!, amount, horizon));
 }
 
 builder.queryField('changes', (t) =>
@@ -132,6 +132,6 @@ builder.subscriptionField('changes', (t) =>
       else signal?.addEventListener('abort', () => follower.end('left'), { once: true });
       return follower;
     },
-    resolve: (event: FeedEvent, args) => withImpact(event, event.basis, args.amount == null ? null : new Decimal(args.amount), DEFAULTS.horizon),
+    resolve: (event: FeedEvent, args, ctx) => withImpact(ctx, event, event.basis, args.amount == null ? null : new Decimal(args.amount), DEFAULTS.horizon),
   }),
 );
