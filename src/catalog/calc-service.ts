@@ -35,7 +35,8 @@ export interface CalcService {
 }
 
 /** horizon for flexible and notice accounts, the term for deposits (contract §2). */
-export const periodOf = (offer: CatalogOffer, horizon: number): number => (offer.type === 'deposit' && offer.termMonths ? offer.termMonths : horizon);
+export const periodOf = (offer: CatalogOffer, horizon: number): number =>
+  offer.type === 'deposit' && offer.termMonths ? offer.termMonths : horizon;
 
 // One mode per way of calculating, so `only` and `include` share their memo entries.
 const calcMode = (promotions: PromotionsMode): PromotionsMode => (withPromotions(promotions) ? 'include' : 'exclude');
@@ -99,7 +100,9 @@ export class RecentByAmount<V> {
   }
 }
 
-export function createCalcService(options: { maxPieces?: number; maxExact?: number; maxRecent?: number; maxImpacts?: number } = {}): CalcService {
+export function createCalcService(
+  options: { maxPieces?: number; maxExact?: number; maxRecent?: number; maxImpacts?: number } = {},
+): CalcService {
   const calculator = createCalculator(options);
   // Popular amounts come back (25,000; 50,000): their results are kept, so a repeat under other filters,
   // or through GraphQL, costs a lookup. The text of the amount is made once per list, not per offer.
@@ -147,16 +150,26 @@ export function createCalcService(options: { maxPieces?: number; maxExact?: numb
       return summary;
     },
     full(offer, amount, horizon, promotions) {
-      return calculate({ amount, months: periodOf(offer, horizon), promotions: calcMode(promotions), terms: offer.terms }, { steps: true });
+      return calculate(
+        { amount, months: periodOf(offer, horizon), promotions: calcMode(promotions), terms: offer.terms },
+        { steps: true },
+      );
     },
     impact(basis, amount, horizon) {
       const months = basis.termMonths ?? horizon;
       const key = `${basis.key}|${months}|${amount.toString()}`;
       let impact = impacts.get(key);
-      if (!impact) impacts.set(key, (impact = changeImpact({ amount, months, before: basis.before, after: basis.after })));
+      if (!impact)
+        impacts.set(key, (impact = changeImpact({ amount, months, before: basis.before, after: basis.after })));
       return impact;
     },
-    stats: () => ({ ...calculator.stats(), constantYields: constants.size, recentRanks: recentRanks.size, recentSummaries: recentSummaries.size, impacts: impacts.size }),
+    stats: () => ({
+      ...calculator.stats(),
+      constantYields: constants.size,
+      recentRanks: recentRanks.size,
+      recentSummaries: recentSummaries.size,
+      impacts: impacts.size,
+    }),
     clear: () => {
       calculator.clear();
       constants.clear();
