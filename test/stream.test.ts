@@ -220,8 +220,20 @@ describe('GET /api/changes/stream', () => {
     const before = await newestId();
     const streams = await Promise.all(filters.map((f) => openStream(`?${f}`)));
     await ingest((offers) => {
-      setRate(offers.find((o) => o.id === flexible.id)!, otherRate(offers.find((o) => o.id === flexible.id)!, false));
-      setRate(offers.find((o) => o.id === deposit.id)!, otherRate(offers.find((o) => o.id === deposit.id)!, true));
+      setRate(
+        offers.find((o) => o.id === flexible.id)!,
+        otherRate(
+          offers.find((o) => o.id === flexible.id)!,
+          false,
+        ),
+      );
+      setRate(
+        offers.find((o) => o.id === deposit.id)!,
+        otherRate(
+          offers.find((o) => o.id === deposit.id)!,
+          true,
+        ),
+      );
     });
     const all = await eventsAfter(before);
     expect(new Set(all.map((e) => e.kind))).toEqual(

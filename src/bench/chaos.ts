@@ -107,7 +107,7 @@ async function startService(dataDir: string, port: number, logFile: string): Pro
     RELOAD_POLL_MS: '500',
   };
   const child = run(['dist/main.js'], env, logFile);
-  for (let answered = false; !answered; ) {
+  for (let answered = false; !answered;) {
     answered = await fetch(`${base}/api/health`).then(
       () => true,
       () => false,

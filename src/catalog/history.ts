@@ -3,7 +3,7 @@
 import { SNAPSHOT_READ, type Prisma, type PrismaClient } from '../db/client.js';
 import { Decimal } from '../domain/decimal.js';
 import type { OfferType, Promotion, Tier } from '../domain/types.js';
-import type { EventKind, RateType, TierMode } from '../domain/vocabulary.js';
+import type { RateType, TierMode } from '../domain/vocabulary.js';
 import type { NewEvent } from '../ingest/diff.js';
 import { promotionFromJson, tiersFromJson } from '../ingest/rows.js';
 import { LoadMemo } from './load-memo.js';

@@ -128,7 +128,7 @@ function overTokens(query: string, max: number): boolean {
   if (query.length <= max) return false; // every token is at least a character long
   try {
     const lexer = new Lexer(new Source(query));
-    for (let n = 0; lexer.advance().kind !== TokenKind.EOF; ) if (++n > max) return true;
+    for (let n = 0; lexer.advance().kind !== TokenKind.EOF;) if (++n > max) return true;
   } catch {
     // A syntax error: the parser reports it.
   }

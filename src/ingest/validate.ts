@@ -16,8 +16,7 @@ export interface OpenReference {
 }
 
 export type Validation =
-  | { ok: true; snapshot: Snapshot; openReferences: OpenReference[] }
-  | { ok: false; problems: SnapshotProblem[] };
+  { ok: true; snapshot: Snapshot; openReferences: OpenReference[] } | { ok: false; problems: SnapshotProblem[] };
 
 export function jsonPath(segments: readonly PropertyKey[]): string {
   return segments.reduce<string>(

@@ -3,7 +3,7 @@
 import { ERRORS } from '../http/errors.js';
 import { escapeHtml, htmlPage, type HtmlPage } from './html-page.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: it walks an OpenAPI document, JSON of any shape.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- it walks an OpenAPI document, JSON of any shape.
 type Json = Record<string, any>;
 
 function typeOf(schema: Json | undefined): string {

@@ -16,8 +16,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Context } from '../graphql/context.js';
 
 type Step = { field: string; list: boolean } & (
-  | { kind: 'enum'; names: Map<string, string> }
-  | { kind: 'object'; type: GraphQLObjectType }
+  { kind: 'enum'; names: Map<string, string> } | { kind: 'object'; type: GraphQLObjectType }
 );
 
 const plans = new WeakMap<GraphQLObjectType, Step[]>();

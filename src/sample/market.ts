@@ -739,22 +739,18 @@ export function officialSourceId(institutionId: string): string {
 }
 
 export const SOURCES: readonly SourceDef[] = [
-  ...INSTITUTIONS.map(
-    (i): SourceDef => ({
-      id: officialSourceId(i.id),
-      name: `${i.name} website (sample data)`,
-      kind: 'official',
-      url: `https://example.org/${i.id}/rates`,
-    }),
-  ),
-  ...PARTNERS.map(
-    (p): SourceDef => ({
-      id: p.sourceId,
-      name: `${p.name} rate feed (sample data)`,
-      kind: 'aggregator',
-      url: `https://example.com/${p.id}/feed.json`,
-    }),
-  ),
+  ...INSTITUTIONS.map((i): SourceDef => ({
+    id: officialSourceId(i.id),
+    name: `${i.name} website (sample data)`,
+    kind: 'official',
+    url: `https://example.org/${i.id}/rates`,
+  })),
+  ...PARTNERS.map((p): SourceDef => ({
+    id: p.sourceId,
+    name: `${p.name} rate feed (sample data)`,
+    kind: 'aggregator',
+    url: `https://example.com/${p.id}/feed.json`,
+  })),
   {
     id: COMPARISON_SOURCE_ID,
     name: 'Rentevergelijker Example comparison feed (sample data)',

@@ -106,7 +106,12 @@ const calculatedFor = builder.args((t) => ({
     description: AMOUNT,
     validate: { schema: PARAMS.amount },
   }),
-  horizon: t.int({ required: true, defaultValue: DEFAULTS.horizon, description: HORIZON, validate: { schema: PARAMS.horizon } }),
+  horizon: t.int({
+    required: true,
+    defaultValue: DEFAULTS.horizon,
+    description: HORIZON,
+    validate: { schema: PARAMS.horizon },
+  }),
 }));
 
 builder.queryField('product', (t) =>
