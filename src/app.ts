@@ -66,9 +66,21 @@ function notFound(): Plugin {
   return {
     onRequest({ url, endResponse }) {
       const path = url.pathname;
-      if (path === '/graphql' || path === '/api' || path.startsWith('/api/') || path === '/_yoga/health' || path === '/metrics') return;
+      if (
+        path === '/graphql' ||
+        path === '/api' ||
+        path.startsWith('/api/') ||
+        path === '/_yoga/health' ||
+        path === '/metrics'
+      )
+        return;
       if (path === '/') return endResponse(new Response(null, { status: 302, headers: { location: '/api/docs' } }));
-      endResponse(problemResponse('NOT_FOUND', `There is nothing at ${path}. The API is at /api (described at /api/docs) and GraphQL at /graphql.`));
+      endResponse(
+        problemResponse(
+          'NOT_FOUND',
+          `There is nothing at ${path}. The API is at /api (described at /api/docs) and GraphQL at /graphql.`,
+        ),
+      );
     },
   };
 }
@@ -79,9 +91,19 @@ function prometheus(metrics: Metrics): Plugin {
     onRequest({ url, request, endResponse }) {
       if (url.pathname !== '/metrics') return;
       if (request.method !== 'GET' && request.method !== 'HEAD') {
-        return endResponse(problemResponse('METHOD_NOT_ALLOWED', `${request.method} is not allowed on /metrics.`, undefined, { allow: 'GET, HEAD' }));
+        return endResponse(
+          problemResponse('METHOD_NOT_ALLOWED', `${request.method} is not allowed on /metrics.`, undefined, {
+            allow: 'GET, HEAD',
+          }),
+        );
       }
-      return metrics.text().then((text) => endResponse(new Response(text, { headers: { 'content-type': metrics.contentType, 'cache-control': CACHE_CONTROL.none } })));
+      return metrics.text().then((text) =>
+        endResponse(
+          new Response(text, {
+            headers: { 'content-type': metrics.contentType, 'cache-control': CACHE_CONTROL.none },
+          }),
+        ),
+      );
     },
   };
 }
@@ -150,7 +172,11 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     dataAgeSeconds: () => dataAgeSeconds(store.current().lastObservedAt, clock()),
   });
   registerStreamMetrics(metrics.registry, () => changes.stats());
-  const rest = createRestFacade({ logger, metrics: async () => processMetrics(), rateLimited: config.rateLimitPerMinute > 0 });
+  const rest = createRestFacade({
+    logger,
+    metrics: async () => processMetrics(),
+    rateLimited: config.rateLimitPerMinute > 0,
+  });
   /** The route a path belongs to, for the metrics: its template, never the raw path. */
   const routeLabel = (path: string): string => {
     if (path === '/graphql' || path === '/metrics' || path === '/') return path;
@@ -200,7 +226,13 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
       // Subscriptions run on graphql-js: graphql-jit 0.8 hands a subscription field's resolver the
       // operation's variables instead of the field's arguments (literal arguments are lost, and the
       // argument checks see the wrong values). A subscription executes one small selection per event.
-      useGraphQlJit({}, { cache: compiledQueries, enableIf: (args) => getOperationAST(args.document, args.operationName)?.operation !== 'subscription' }),
+      useGraphQlJit(
+        {},
+        {
+          cache: compiledQueries,
+          enableIf: (args) => getOperationAST(args.document, args.operationName)?.operation !== 'subscription',
+        },
+      ),
     ],
   });
 
@@ -212,12 +244,15 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     upstream: async (request) => yoga.fetch(request),
     cache: bodies,
     statics: allOf(web.files, graphiqlFiles()),
-    reuseKey: (pathAndQuery, accept) => (pathAndQuery.startsWith('/graphql') ? graphqlReuseKey(pathAndQuery, accept) : rest.reuseKey(pathAndQuery)),
+    reuseKey: (pathAndQuery, accept) =>
+      pathAndQuery.startsWith('/graphql') ? graphqlReuseKey(pathAndQuery, accept) : rest.reuseKey(pathAndQuery),
     cacheable: () => services.database.ok(),
     version: () => store.current().version,
     clock,
     logger,
     rateLimitPerMinute: config.rateLimitPerMinute,
+    // Health and metrics are never limited: the routes that say so, and the Prometheus scrape.
+    counted: (path) => path !== '/metrics' && matchRoute(rest.routes, path)?.route.exemptFromRateLimit !== true,
     trustProxy: config.trustProxy,
     requestTimeoutMs: config.requestTimeoutMs,
     observe: (method, path, status, seconds) => metrics.observeRequest(method, routeLabel(path), status, seconds),
@@ -228,14 +263,29 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
     const catalog = store.current();
     return {
-      process: { rssMb: mb(memory.rss), heapUsedMb: mb(memory.heapUsed), heapTotalMb: mb(memory.heapTotal), uptimeSeconds: Math.round(process.uptime()) },
+      process: {
+        rssMb: mb(memory.rss),
+        heapUsedMb: mb(memory.heapUsed),
+        heapTotalMb: mb(memory.heapTotal),
+        uptimeSeconds: Math.round(process.uptime()),
+      },
       data: { version: catalog.version, offers: catalog.offers.length },
       caches: services.caches(),
       streams: changes.stats(),
     };
   };
-  services.caches = () => ({ bodies: bodies.stats(), calculator: calc.stats(), history: services.history.stats(), compiledQueries: { entries: compiledQueries.size, max: compiledQueries.max } });
-  const watcher = watchDataVersion(store, { pollMs: config.reloadPollMs, listenUrl: db.kind === 'postgresql' ? db.url : undefined, logger, database: services.database });
+  services.caches = () => ({
+    bodies: bodies.stats(),
+    calculator: calc.stats(),
+    history: services.history.stats(),
+    compiledQueries: { entries: compiledQueries.size, max: compiledQueries.max },
+  });
+  const watcher = watchDataVersion(store, {
+    pollMs: config.reloadPollMs,
+    listenUrl: db.kind === 'postgresql' ? db.url : undefined,
+    logger,
+    database: services.database,
+  });
   return {
     fetch,
     listener,

@@ -32,12 +32,21 @@ async function openAndPrepare(config: Config, logger: Logger): Promise<Database>
   const turn = (activity: string) => configuredTurn(config, activity, (line) => logger.warn(line));
   const held = config.databaseUrl ? null : await takeTurn(config, turn('service start-up'));
   try {
-    const db = await openDatabase({ ...config, log: (msg) => logger.info(msg), writeTurn: held ? 'held' : turn('migration') });
+    const db = await openDatabase({
+      ...config,
+      log: (msg) => logger.info(msg),
+      writeTurn: held ? 'held' : turn('migration'),
+    });
     logger.info({ database: db.kind, dataDir: db.kind === 'embedded' ? config.dataDir : undefined }, 'database ready');
     if (config.seedSample && (await db.prisma.ingestRun.count()) === 0) {
       const now = new Date().toISOString();
       // Checked again in the turn: an ingest may have got there first.
-      const seed = () => seedSampleIfEmpty(db.prisma, { seed: config.sampleSeed, days: config.sampleDays, end: now.slice(0, 10), scale: 1, notAfter: now }, true);
+      const seed = () =>
+        seedSampleIfEmpty(
+          db.prisma,
+          { seed: config.sampleSeed, days: config.sampleDays, end: now.slice(0, 10), scale: 1, notAfter: now },
+          true,
+        );
       const seeded = held ? await seed() : await withTurn(config, turn('first-start sample seeding'), seed);
       if (seeded) logger.info({ summary: seeded }, `loaded the sample market:\n${formatSummary(seeded)}`);
     }
@@ -73,14 +82,20 @@ async function main() {
   );
   server.on('clientError', app.clientError);
   server.listen(config.port, config.host, () => {
-    logger.info({ port: config.port, host: config.host, startupMs: Date.now() - started }, `listening on http://${config.host}:${config.port}`);
+    logger.info(
+      { port: config.port, host: config.host, startupMs: Date.now() - started },
+      `listening on http://${config.host}:${config.port}`,
+    );
   });
 
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: no new connections; finishing the requests in flight');
+    logger.info(
+      { signal, graceMs: config.shutdownGraceMs },
+      'shutting down: no new connections; finishing the requests in flight',
+    );
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     // Open change streams would hold their connections for as long as their clients stay: ended here
     // (their clients resume elsewhere with Last-Event-ID), they finish like any other answer.

@@ -7,7 +7,16 @@ import { ConfigError, loadConfig } from '../src/config.js';
 describe('docker-compose.yml', () => {
   it('runs PostgreSQL and the service against it, published on the service port', async () => {
     const compose = parse(await readFile('docker-compose.yml', 'utf8')) as {
-      services: Record<string, { image?: string; build?: string; environment?: Record<string, string>; ports?: string[]; depends_on?: Record<string, { condition: string }> }>;
+      services: Record<
+        string,
+        {
+          image?: string;
+          build?: string;
+          environment?: Record<string, string>;
+          ports?: string[];
+          depends_on?: Record<string, { condition: string }>;
+        }
+      >;
     };
     const { db, api } = compose.services;
     expect(db?.image).toMatch(/^postgres:\d+/);
@@ -41,13 +50,22 @@ describe('docker-compose.yml', () => {
 
 describe('configuration', () => {
   it('has defaults that run the embedded database on port 3000', () => {
-    expect(loadConfig({})).toMatchObject({ port: 3000, databaseUrl: undefined, seedSample: true, sampleDays: 400, logLevel: 'info' });
+    expect(loadConfig({})).toMatchObject({
+      port: 3000,
+      databaseUrl: undefined,
+      seedSample: true,
+      sampleDays: 400,
+      logLevel: 'info',
+    });
   });
 
   it.each([
     [{}, { ingestWaitMs: 600_000, ingestMaxFutureSkewMs: 300_000 }],
-    [{ INGEST_WAIT_SECONDS: '0', INGEST_MAX_FUTURE_SKEW_MINUTES: '0.5' }, { ingestWaitMs: 0, ingestMaxFutureSkewMs: 30_000 }],
-  ])('reads the ingest\'s wait and clock skew from %j', (env, expected) => {
+    [
+      { INGEST_WAIT_SECONDS: '0', INGEST_MAX_FUTURE_SKEW_MINUTES: '0.5' },
+      { ingestWaitMs: 0, ingestMaxFutureSkewMs: 30_000 },
+    ],
+  ])("reads the ingest's wait and clock skew from %j", (env, expected) => {
     expect(loadConfig(env)).toMatchObject(expected);
   });
 
@@ -58,12 +76,24 @@ describe('configuration', () => {
   it('names every bad variable at once', () => {
     const error = (() => {
       try {
-        loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', SEED_SAMPLE: 'maybe', INGEST_WAIT_SECONDS: '-1', INGEST_MAX_FUTURE_SKEW_MINUTES: 'soon' });
+        loadConfig({
+          PORT: 'eighty',
+          DATABASE_URL: 'mysql://x',
+          SEED_SAMPLE: 'maybe',
+          INGEST_WAIT_SECONDS: '-1',
+          INGEST_MAX_FUTURE_SKEW_MINUTES: 'soon',
+        });
       } catch (e) {
         return e;
       }
     })() as ConfigError;
     expect(error).toBeInstanceOf(ConfigError);
-    expect(error.problems.map((p) => p.split(':')[0])).toEqual(['PORT', 'DATABASE_URL', 'SEED_SAMPLE', 'INGEST_MAX_FUTURE_SKEW_MINUTES', 'INGEST_WAIT_SECONDS']);
+    expect(error.problems.map((p) => p.split(':')[0])).toEqual([
+      'PORT',
+      'DATABASE_URL',
+      'SEED_SAMPLE',
+      'INGEST_MAX_FUTURE_SKEW_MINUTES',
+      'INGEST_WAIT_SECONDS',
+    ]);
   });
 });

@@ -80,7 +80,11 @@ async function benchScale(scale: number, amounts: number) {
           p95Ms: round(percentile(sorted, 95)),
           maxMs: round(sorted[sorted.length - 1]!),
         },
-        perRequest: { kept: Math.round(kept / times.length), nodes: Math.round(nodes / times.length), leaves: Math.round(leaves / times.length) },
+        perRequest: {
+          kept: Math.round(kept / times.length),
+          nodes: Math.round(nodes / times.length),
+          leaves: Math.round(leaves / times.length),
+        },
       };
       console.log(JSON.stringify(result));
       results.push(result);
@@ -96,13 +100,17 @@ async function main() {
   const amounts = Number(arg('amounts', '200'));
   const all = [];
   for (const scale of scales) all.push(...(await benchScale(scale, amounts)));
-  console.log('\nscale  offers  scenario                            first request  new amount p50 / p95 / max      kept  nodes  leaves');
+  console.log(
+    '\nscale  offers  scenario                            first request  new amount p50 / p95 / max      kept  nodes  leaves',
+  );
   for (const r of all) {
     console.log(
       `${String(r.scale).padStart(5)}  ${String(r.offers).padStart(6)}  ${r.scenario.padEnd(34)}  ${`${r.firstRequestMs} ms`.padStart(13)}  ${`${r.newAmount.p50Ms} / ${r.newAmount.p95Ms} / ${r.newAmount.maxMs} ms`.padEnd(30)}  ${String(r.perRequest.kept).padStart(4)}  ${String(r.perRequest.nodes).padStart(5)}  ${String(r.perRequest.leaves).padStart(6)}`,
     );
   }
-  console.log('amounts: log-uniform 5,000–2,000,000 EUR, each new; after 50 warm-up amounts per scenario (a fresh calculator each)');
+  console.log(
+    'amounts: log-uniform 5,000–2,000,000 EUR, each new; after 50 warm-up amounts per scenario (a fresh calculator each)',
+  );
 }
 
 main().then(

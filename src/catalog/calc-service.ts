@@ -1,10 +1,18 @@
 // The calculation of a catalogue offer for a request: which period, which promotion mode, and the
 // memoising calculator that makes a new amount cost a few Decimal operations per offer.
 import { LRUCache } from 'lru-cache';
-import { calculate } from '../domain/calc.js';
+import { calculate, withPromotions } from '../domain/calc.js';
 import type { Decimal } from '../domain/decimal.js';
-import { createCalculator, type CalcSummary, type CalcYields, type CalculatorStats, type PieceShape } from '../domain/fast-calc.js';
+import {
+  createCalculator,
+  type CalcSummary,
+  type CalcYields,
+  type CalculatorStats,
+  type PieceShape,
+} from '../domain/fast-calc.js';
 import type { CalcResult, PromotionsMode } from '../domain/types.js';
+import { changeImpact, type ChangeImpact } from '../domain/impact.js';
+import type { ImpactBasis } from './impact-basis.js';
 import type { CatalogOffer } from './types.js';
 
 export type { CalcSummary };
@@ -33,15 +41,19 @@ export interface CalcService {
   piece(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): PieceShape | null;
   /** The detail's calculation with its monthly steps (the reference loop). */
   full(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): CalcResult;
-  stats(): CalculatorStats & { recentRanks: number; recentSummaries: number };
+  /** A rate event's impact for an amount, as the list calculates it for that horizon (promotions included). */
+  impact(basis: ImpactBasis, amount: Decimal, horizon: number): ChangeImpact;
+  stats(): CalculatorStats & { constantYields: number; recentRanks: number; recentSummaries: number; impacts: number };
   clear(): void;
 }
 
 /** horizon for flexible and notice accounts, the term for deposits (contract §2). */
-export const periodOf = (offer: CatalogOffer, horizon: number): number => (offer.type === 'deposit' && offer.termMonths ? offer.termMonths : horizon);
+export const periodOf = (offer: CatalogOffer, horizon: number): number =>
+  offer.type === 'deposit' && offer.termMonths ? offer.termMonths : horizon;
 
-// `only` is a filter; it calculates like `include`.
-export const calcMode = (promotions: PromotionsMode): PromotionsMode => (promotions === 'exclude' ? 'exclude' : 'include');
+// One mode per way of calculating, so `only` and `include` share their memo entries (and the plan's offer models).
+export const calcMode = (promotions: PromotionsMode): PromotionsMode =>
+  withPromotions(promotions) ? 'include' : 'exclude';
 
 /**
  * Results for recent amounts, grouped by amount: a list asks about every offer for one amount, so a
@@ -102,12 +114,20 @@ export class RecentByAmount<V> {
   }
 }
 
-export function createCalcService(options: { maxPieces?: number; maxExact?: number; maxRecent?: number } = {}): CalcService {
+export function createCalcService(
+  options: { maxPieces?: number; maxExact?: number; maxRecent?: number; maxImpacts?: number } = {},
+): CalcService {
   const calculator = createCalculator(options);
   // Popular amounts come back (25,000; 50,000): their results are kept, so a repeat under other filters,
   // or through GraphQL, costs a lookup. The text of the amount is made once per list, not per offer.
   const recentRanks = new RecentByAmount<RankYields>(options.maxRecent ?? 50_000);
   const recentSummaries = new RecentByAmount<CalcSummary>(options.maxRecent ?? 50_000);
+  // Terms whose yields are the same for every amount (a single rate, no tiers or caps: most flexible
+  // accounts), by calculation key. Kept here rather than on the catalogue's offers, which stay as
+  // loaded; at most one entry per key the calculator has seen, so it is bounded like the calculator.
+  const constants = new LRUCache<string, RankYields>({ max: options.maxPieces ?? 50_000 });
+  // A rate event reaches every client that follows it, often with the same few amounts.
+  const impacts = new LRUCache<string, ChangeImpact>({ max: options.maxImpacts ?? 20_000 });
   let lastAmount: Decimal | undefined;
   let lastText = '';
   const textOf = (amount: Decimal) => {
@@ -125,14 +145,14 @@ export function createCalcService(options: { maxPieces?: number; maxExact?: numb
   return {
     rank(offer, amount, horizon, promotions) {
       const [key, input] = args(offer, amount, horizon, promotions);
-      const known = offer.constantYields?.get(key);
+      const known = constants.get(key);
       if (known) return known;
       const text = textOf(amount);
       const recent = recentRanks.get(text, key);
       if (recent) return recent;
       const yields = calculator.evaluateYields(key, input);
       const constant = calculator.constantYields(key, input);
-      if (constant) (offer.constantYields ??= new Map()).set(key, constant);
+      if (constant) constants.set(key, constant);
       else recentRanks.set(text, key, yields);
       return yields;
     },
@@ -152,9 +172,30 @@ export function createCalcService(options: { maxPieces?: number; maxExact?: numb
       return calculator.pieceAt(key, input);
     },
     full(offer, amount, horizon, promotions) {
-      return calculate({ amount, months: periodOf(offer, horizon), promotions: calcMode(promotions), terms: offer.terms }, { steps: true });
+      return calculate(
+        { amount, months: periodOf(offer, horizon), promotions: calcMode(promotions), terms: offer.terms },
+        { steps: true },
+      );
     },
-    stats: () => ({ ...calculator.stats(), recentRanks: recentRanks.size, recentSummaries: recentSummaries.size }),
-    clear: () => calculator.clear(),
+    impact(basis, amount, horizon) {
+      const months = basis.termMonths ?? horizon;
+      const key = `${basis.key}|${months}|${amount.toString()}`;
+      let impact = impacts.get(key);
+      if (!impact)
+        impacts.set(key, (impact = changeImpact({ amount, months, before: basis.before, after: basis.after })));
+      return impact;
+    },
+    stats: () => ({
+      ...calculator.stats(),
+      constantYields: constants.size,
+      recentRanks: recentRanks.size,
+      recentSummaries: recentSummaries.size,
+      impacts: impacts.size,
+    }),
+    clear: () => {
+      calculator.clear();
+      constants.clear();
+      impacts.clear();
+    },
   };
 }

@@ -3,7 +3,9 @@
 import { SNAPSHOT_READ, type Prisma, type PrismaClient } from '../db/client.js';
 import { Decimal } from '../domain/decimal.js';
 import type { OfferType, Promotion, Tier } from '../domain/types.js';
-import type { PromotionJson, TierJson } from '../ingest/rows.js';
+import type { RateType, TierMode } from '../domain/vocabulary.js';
+import type { NewEvent } from '../ingest/diff.js';
+import { promotionFromJson, tiersFromJson } from '../ingest/rows.js';
 import { LoadMemo } from './load-memo.js';
 import { marketDays, type MarketDay, type MarketPlan, type VerifiedChange } from './market.js';
 import type { MarketBest } from './pipeline.js';
@@ -17,23 +19,17 @@ export interface PlanItem {
   validTo: Date | null;
   observedAt: Date;
   headlineRate: Decimal;
-  rateType: 'variable' | 'fixed';
-  tierMode: 'whole' | 'marginal';
+  rateType: RateType;
+  tierMode: TierMode;
   tiers: Tier[];
   promotion: Promotion | null;
   sourceId: string;
 }
 
-export interface EventItem {
+/** A stored change event: what the ingest wrote (NewEvent), with its id and its time as a Date. */
+export interface EventItem extends Omit<NewEvent, 'at'> {
   id: number;
-  kind: 'rate_up' | 'rate_down' | 'promotion_start' | 'promotion_end' | 'new_offer' | 'removed_offer' | 'dgs_change';
   at: Date;
-  offerId: string | null;
-  brandId: string | null;
-  institutionId: string | null;
-  summary: string;
-  from: Record<string, unknown> | null;
-  to: Record<string, unknown> | null;
 }
 
 const dec = (v: { toString(): string }) => new Decimal(v.toString());
@@ -56,12 +52,11 @@ const PLAN_SELECT = {
 type PlanRow = Prisma.RatePlanGetPayload<{ select: typeof PLAN_SELECT }>;
 
 function planItem(row: PlanRow): PlanItem {
-  const promotion = row.promotion as PromotionJson | null;
   return {
     ...row,
     headlineRate: dec(row.headlineRate),
-    tiers: (row.tiers as unknown as TierJson[]).map((t) => ({ from: dec(t.from), to: t.to === null ? null : dec(t.to), rate: dec(t.rate) })),
-    promotion: promotion && { ...promotion, rate: dec(promotion.rate), maxBalance: promotion.maxBalance === null ? null : dec(promotion.maxBalance) },
+    tiers: tiersFromJson(row.tiers),
+    promotion: promotionFromJson(row.promotion),
   };
 }
 
@@ -69,8 +64,16 @@ function planItem(row: PlanRow): PlanItem {
 const NEWEST_FIRST = [{ validFrom: 'desc' }, { id: 'desc' }] satisfies Prisma.RatePlanOrderByWithRelationInput[];
 
 /** Each offer's plans, newest first, at most `limit` per offer (one query for all offers). */
-export async function plansOfOffers(prisma: PrismaClient, offerIds: readonly string[], limit: number): Promise<Map<string, PlanItem[]>> {
-  const rows = await prisma.ratePlan.findMany({ where: { offerId: { in: [...offerIds] } }, select: PLAN_SELECT, orderBy: NEWEST_FIRST });
+export async function plansOfOffers(
+  prisma: PrismaClient,
+  offerIds: readonly string[],
+  limit: number,
+): Promise<Map<string, PlanItem[]>> {
+  const rows = await prisma.ratePlan.findMany({
+    where: { offerId: { in: [...offerIds] } },
+    select: PLAN_SELECT,
+    orderBy: NEWEST_FIRST,
+  });
   const result = new Map<string, PlanItem[]>(offerIds.map((id) => [id, []]));
   for (const row of rows) {
     const list = result.get(row.offerId)!;
@@ -93,7 +96,13 @@ export async function listPlans(
   // One snapshot for the page and its total, so that an ingest committing in between cannot make them disagree.
   const [rows, total] = await prisma.$transaction(
     [
-      prisma.ratePlan.findMany({ where, select: PLAN_SELECT, orderBy: NEWEST_FIRST, skip: (filter.page - 1) * filter.pageSize, take: filter.pageSize }),
+      prisma.ratePlan.findMany({
+        where,
+        select: PLAN_SELECT,
+        orderBy: NEWEST_FIRST,
+        skip: (filter.page - 1) * filter.pageSize,
+        take: filter.pageSize,
+      }),
       prisma.ratePlan.count({ where }),
     ],
     SNAPSHOT_READ,
@@ -122,7 +131,10 @@ export async function eventsOfOffers(
 ): Promise<Map<string, EventItem[]>> {
   const rows = await prisma.changeEvent.findMany({
     where: {
-      OR: [{ offerId: { in: offers.map((o) => o.id) } }, { offerId: null, institutionId: { in: [...new Set(offers.map((o) => o.institutionId))] } }],
+      OR: [
+        { offerId: { in: offers.map((o) => o.id) } },
+        { offerId: null, institutionId: { in: [...new Set(offers.map((o) => o.institutionId))] } },
+      ],
     },
     orderBy: EVENTS_NEWEST_FIRST,
   });
@@ -149,17 +161,28 @@ export async function sourcesByIds(prisma: PrismaClient, ids: readonly string[])
 const DAY_MS = 86_400_000;
 
 async function marketInputs(prisma: PrismaClient, from: Date, to: Date) {
-  const [plans, changes] = await prisma.$transaction([
-    prisma.ratePlan.findMany({
-      where: {
-        validFrom: { lt: to },
-        OR: [{ validTo: null }, { validTo: { gt: from } }],
-        offer: { OR: [{ type: { in: ['flexible', 'notice'] } }, { type: 'deposit', termMonths: { in: [12, 60] } }] },
-      },
-      select: { validFrom: true, validTo: true, headlineRate: true, offer: { select: { type: true, termMonths: true, brand: { select: { institutionId: true } } } } },
-    }),
-    prisma.changeEvent.findMany({ where: { kind: 'dgs_change' }, select: { institutionId: true, at: true, to: true } }),
-  ], SNAPSHOT_READ);
+  const [plans, changes] = await prisma.$transaction(
+    [
+      prisma.ratePlan.findMany({
+        where: {
+          validFrom: { lt: to },
+          OR: [{ validTo: null }, { validTo: { gt: from } }],
+          offer: { OR: [{ type: { in: ['flexible', 'notice'] } }, { type: 'deposit', termMonths: { in: [12, 60] } }] },
+        },
+        select: {
+          validFrom: true,
+          validTo: true,
+          headlineRate: true,
+          offer: { select: { type: true, termMonths: true, brand: { select: { institutionId: true } } } },
+        },
+      }),
+      prisma.changeEvent.findMany({
+        where: { kind: 'dgs_change' },
+        select: { institutionId: true, at: true, to: true },
+      }),
+    ],
+    SNAPSHOT_READ,
+  );
   const marketPlans: MarketPlan[] = plans.map((p) => ({
     type: p.offer.type,
     termMonths: p.offer.termMonths,
@@ -170,7 +193,9 @@ async function marketInputs(prisma: PrismaClient, from: Date, to: Date) {
   }));
   const verifiedChanges: VerifiedChange[] = changes.flatMap((c) => {
     const to = c.to as { verified?: unknown } | null;
-    return c.institutionId && typeof to?.verified === 'boolean' ? [{ institutionId: c.institutionId, at: c.at, verified: to.verified }] : [];
+    return c.institutionId && typeof to?.verified === 'boolean'
+      ? [{ institutionId: c.institutionId, at: c.at, verified: to.verified }]
+      : [];
   });
   return { marketPlans, verifiedChanges };
 }
@@ -194,7 +219,12 @@ export function createMarketHistory(prisma: PrismaClient, maxEntries = 16): Mark
       const from = new Date(to.getTime() - n * DAY_MS);
       const institutions = new Map(catalog.institutions.map((i) => [i.id, i.dgs.verified]));
       return marketInputs(prisma, from, to).then(({ marketPlans, verifiedChanges }) =>
-        marketDays(marketPlans, { currentlyVerified: (id) => institutions.get(id) ?? false, changes: verifiedChanges }, end, n),
+        marketDays(
+          marketPlans,
+          { currentlyVerified: (id) => institutions.get(id) ?? false, changes: verifiedChanges },
+          end,
+          n,
+        ),
       );
     });
   };
@@ -202,7 +232,12 @@ export function createMarketHistory(prisma: PrismaClient, maxEntries = 16): Mark
     days,
     async best(catalog) {
       const last = (await days(catalog, 1))[0];
-      return { flexible: last?.flexible ?? null, notice: last?.notice ?? null, deposit12: last?.deposit12 ?? null, deposit60: last?.deposit60 ?? null };
+      return {
+        flexible: last?.flexible ?? null,
+        notice: last?.notice ?? null,
+        deposit12: last?.deposit12 ?? null,
+        deposit60: last?.deposit60 ?? null,
+      };
     },
   };
 }

@@ -2,24 +2,14 @@
 import { SNAPSHOT_READ, type PrismaClient } from '../db/client.js';
 import { compareBrandNames } from '../domain/dgs.js';
 import { Decimal, toFixed2 } from '../domain/decimal.js';
-import type { Promotion, Tier } from '../domain/types.js';
 import { withholdingRateOf } from '../domain/calc.js';
-import type { PromotionJson, TierJson } from '../ingest/rows.js';
+import { promotionFromJson, promotionJson, tiersFromJson, tiersJson } from '../ingest/rows.js';
 import { fold } from '../domain/text.js';
 import { FACETS } from './pipeline.js';
 import type { Catalog, CatalogBrand, CatalogInstitution, CatalogOffer, CatalogSource, ShownOffer } from './types.js';
 
 const dec = (v: { toString(): string }) => new Decimal(v.toString());
 const decOrNull = (v: { toString(): string } | null) => (v === null ? null : dec(v));
-
-export function tiersOf(json: unknown): Tier[] {
-  return (json as TierJson[]).map((t) => ({ from: dec(t.from), to: t.to === null ? null : dec(t.to), rate: dec(t.rate) }));
-}
-
-export function promotionOf(json: unknown): Promotion | null {
-  const p = json as PromotionJson | null;
-  return p && { kind: p.kind, rate: dec(p.rate), months: p.months, maxBalance: p.maxBalance === null ? null : dec(p.maxBalance) };
-}
 
 /**
  * Every distinct set of calculation terms the process has seen, with a short id. Offers with the same
@@ -32,7 +22,9 @@ const TERMS = new Map<string, { id: number; terms: CatalogOffer['terms'] }>();
 function termsKeyOf(o: Pick<CatalogOffer, 'terms'>): string {
   const t = o.terms;
   const tiers = t.tiers.map((x) => `${x.from.toString()}-${x.to?.toString() ?? ''}:${x.rate.toString()}`).join(',');
-  const promo = t.promotion ? `${t.promotion.kind}:${t.promotion.rate.toString()}:${t.promotion.months}:${t.promotion.maxBalance?.toString() ?? ''}` : '';
+  const promo = t.promotion
+    ? `${t.promotion.kind}:${t.promotion.rate.toString()}:${t.promotion.months}:${t.promotion.maxBalance?.toString() ?? ''}`
+    : '';
   return `${t.tierMode}|${tiers}|${promo}|${t.payout}|${t.interestCompounds ? 1 : 0}|${t.annualFee.toString()}|${t.withholdingRate.toString()}`;
 }
 
@@ -45,9 +37,13 @@ function shownOf(o: CatalogOffer): ShownOffer {
     minAmount: text(o.minAmount),
     maxAmount: textOrNull(o.maxAmount),
     annualFee: text(o.annualFee),
-    tiers: o.tiers.map((t) => ({ from: text(t.from), to: textOrNull(t.to), rate: text(t.rate) })),
-    promotion: o.promotion && { kind: o.promotion.kind, rate: text(o.promotion.rate), months: o.promotion.months, maxBalance: textOrNull(o.promotion.maxBalance) },
-    withholding: { kind: o.withholding.kind, rate: textOrNull(o.withholding.rate), reducedRate: textOrNull(o.withholding.reducedRate) },
+    tiers: tiersJson(o.tiers),
+    promotion: promotionJson(o.promotion),
+    withholding: {
+      kind: o.withholding.kind,
+      rate: textOrNull(o.withholding.rate),
+      reducedRate: textOrNull(o.withholding.reducedRate),
+    },
   };
 }
 
@@ -58,7 +54,11 @@ export async function loadCatalog(prisma: PrismaClient): Promise<Catalog> {
     [
       prisma.dataVersion.findUnique({ where: { id: 1 } }),
       prisma.institution.findMany({ include: { brands: true } }),
-      prisma.offer.findMany({ where: { status: 'active' }, include: { plans: { where: { validTo: null } } }, orderBy: { id: 'asc' } }),
+      prisma.offer.findMany({
+        where: { status: 'active' },
+        include: { plans: { where: { validTo: null } } },
+        orderBy: { id: 'asc' },
+      }),
       prisma.offer.findMany({ where: { status: 'removed' }, select: { id: true, removedAt: true } }),
       prisma.source.findMany({ orderBy: { id: 'asc' } }),
       prisma.ingestRun.findFirst({ orderBy: { observedAt: 'desc' }, select: { observedAt: true, appliedAt: true } }),
@@ -83,7 +83,13 @@ export async function loadCatalog(prisma: PrismaClient): Promise<Catalog> {
         verifiedAt: row.dgsVerifiedAt,
       },
       brands: row.brands
-        .map((b) => ({ id: b.id, name: b.name, country: b.country, website: b.website, institutionId: b.institutionId }))
+        .map((b) => ({
+          id: b.id,
+          name: b.name,
+          country: b.country,
+          website: b.website,
+          institutionId: b.institutionId,
+        }))
         .sort((a, b) => compareBrandNames(a.name, b.name) || (a.id < b.id ? -1 : 1)),
     };
     institutions.set(row.id, institution);
@@ -96,9 +102,13 @@ export async function loadCatalog(prisma: PrismaClient): Promise<Catalog> {
     const brand = brands.get(row.brandId);
     const institution = brand && institutions.get(brand.institutionId);
     if (!plan || !brand || !institution) continue; // cannot happen through the ingest; never crash on it
-    const withholding = { kind: row.withholdingKind, rate: decOrNull(row.withholdingRate), reducedRate: decOrNull(row.withholdingReducedRate) };
-    const tiers = tiersOf(plan.tiers);
-    const promotion = promotionOf(plan.promotion);
+    const withholding = {
+      kind: row.withholdingKind,
+      rate: decOrNull(row.withholdingRate),
+      reducedRate: decOrNull(row.withholdingReducedRate),
+    };
+    const tiers = tiersFromJson(plan.tiers);
+    const promotion = promotionFromJson(plan.promotion);
     const annualFee = dec(row.annualFee);
     const offer: CatalogOffer = {
       id: row.id,
@@ -151,7 +161,8 @@ export async function loadCatalog(prisma: PrismaClient): Promise<Catalog> {
     if (!interned) TERMS.set(offer.termsKey, (interned = { id: TERMS.size + 1, terms: offer.terms }));
     offer.terms = interned.terms;
     offer.termsId = interned.id;
-    offers.push(offer);
+    // Immutable once loaded: requests of every data version read it at once (memos live in their own modules).
+    offers.push(Object.freeze(offer));
   }
 
   const offersByInstitution = new Map<string, CatalogOffer[]>();
@@ -167,7 +178,9 @@ export async function loadCatalog(prisma: PrismaClient): Promise<Catalog> {
     generatedAt: version?.changedAt ?? new Date(0),
     offers,
     byId: new Map(offers.map((o) => [o.id, o])),
-    institutions: [...institutions.values()].sort((a, b) => compareBrandNames(a.name, b.name) || (a.id < b.id ? -1 : 1)),
+    institutions: [...institutions.values()].sort(
+      (a, b) => compareBrandNames(a.name, b.name) || (a.id < b.id ? -1 : 1),
+    ),
     offersByInstitution,
     removed: new Map(removedRows.map((r) => [r.id, r.removedAt])),
     sources,

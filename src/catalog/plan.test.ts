@@ -21,13 +21,29 @@ function shown(p: SavingsPlan) {
   const totals = presentPlanTotals(p.totals, parts);
   return {
     allocations: p.allocations.map((a, i) => [a.offer.offer.id, parts[i]!.amount, parts[i]!.returnPerYear]),
-    totals: { placed: totals.placed, unplaced: totals.unplaced, returnPerYear: totals.returnPerYear, comparableYield: totals.comparableYield },
+    totals: {
+      placed: totals.placed,
+      unplaced: totals.unplaced,
+      returnPerYear: totals.returnPerYear,
+      comparableYield: totals.comparableYield,
+    },
     reason: p.unplacedReason?.code ?? null,
   };
 }
 
-const flex = (id: string, brand: string, rate: string, extra: Partial<OfferSpec> = {}): OfferSpec => ({ id, brand, tiers: [['0', rate]], ...extra });
-const deposit = (id: string, brand: string, rate: string, termMonths = 12): OfferSpec => ({ id, brand, type: 'deposit', termMonths, tiers: [['0', rate]] });
+const flex = (id: string, brand: string, rate: string, extra: Partial<OfferSpec> = {}): OfferSpec => ({
+  id,
+  brand,
+  tiers: [['0', rate]],
+  ...extra,
+});
+const deposit = (id: string, brand: string, rate: string, termMonths = 12): OfferSpec => ({
+  id,
+  brand,
+  type: 'deposit',
+  termMonths,
+  tiers: [['0', rate]],
+});
 const bank = (id: string, extra: Partial<InstitutionSpec> = {}): InstitutionSpec => ({ id, ...extra });
 const amount = (a: string) => new Decimal(a);
 
@@ -40,7 +56,10 @@ describe('planAllocation: hand-checked plans', () => {
       q: { amount: amount('150000') },
       // 3,000 + 1,000 = 4,000 on 150,000: 2.67 %
       want: {
-        allocations: [['alfa-flex', '100000.00', '3000.00'], ['beta-flex', '50000.00', '1000.00']],
+        allocations: [
+          ['alfa-flex', '100000.00', '3000.00'],
+          ['beta-flex', '50000.00', '1000.00'],
+        ],
         totals: { placed: '150000.00', unplaced: '0.00', returnPerYear: '4000.00', comparableYield: '2.67' },
         reason: null,
       },
@@ -48,11 +67,20 @@ describe('planAllocation: hand-checked plans', () => {
     {
       label: 'three banks, two brands of one licence: the brands share one 100,000 limit',
       institutions: [bank('xbank', { brands: ['xbank', 'xdirect'] }), bank('ybank'), bank('zbank')],
-      offers: [flex('x1', 'xbank', '3.00'), flex('x2', 'xdirect', '2.90'), flex('y', 'ybank', '2.50'), flex('z', 'zbank', '2.00')],
+      offers: [
+        flex('x1', 'xbank', '3.00'),
+        flex('x2', 'xdirect', '2.90'),
+        flex('y', 'ybank', '2.50'),
+        flex('z', 'zbank', '2.00'),
+      ],
       q: { amount: amount('250000') },
       // x2 pays more than y and z but shares xbank's limit with x1: 3,000 + 2,500 + 1,000
       want: {
-        allocations: [['x1', '100000.00', '3000.00'], ['y', '100000.00', '2500.00'], ['z', '50000.00', '1000.00']],
+        allocations: [
+          ['x1', '100000.00', '3000.00'],
+          ['y', '100000.00', '2500.00'],
+          ['z', '50000.00', '1000.00'],
+        ],
         totals: { placed: '250000.00', unplaced: '0.00', returnPerYear: '6500.00', comparableYield: '2.60' },
         reason: null,
       },
@@ -60,11 +88,23 @@ describe('planAllocation: hand-checked plans', () => {
     {
       label: 'a tiered offer where splitting beats filling (3 % up to 10,000, 1 % above, marginal)',
       institutions: [bank('tier'), bank('plain')],
-      offers: [flex('tiered', 'tier', '3.00', { tierMode: 'marginal', tiers: [['0', '3.00'], ['10000', '1.00']] }), flex('plain-flex', 'plain', '2.00')],
+      offers: [
+        flex('tiered', 'tier', '3.00', {
+          tierMode: 'marginal',
+          tiers: [
+            ['0', '3.00'],
+            ['10000', '1.00'],
+          ],
+        }),
+        flex('plain-flex', 'plain', '2.00'),
+      ],
       q: { amount: amount('30000') },
       // all at tiered: 300 + 200 = 500; all at plain: 600; 10,000 tiered + 20,000 plain: 300 + 400 = 700
       want: {
-        allocations: [['plain-flex', '20000.00', '400.00'], ['tiered', '10000.00', '300.00']],
+        allocations: [
+          ['plain-flex', '20000.00', '400.00'],
+          ['tiered', '10000.00', '300.00'],
+        ],
         totals: { placed: '30000.00', unplaced: '0.00', returnPerYear: '700.00', comparableYield: '2.33' },
         reason: null,
       },
@@ -72,11 +112,22 @@ describe('planAllocation: hand-checked plans', () => {
     {
       label: 'whole tiers: reaching the higher tier with the whole limit beats spreading',
       institutions: [bank('step'), bank('flat')],
-      offers: [flex('stepped', 'step', '1.00', { tiers: [['0', '1.00'], ['50000', '3.00']] }), flex('flat-flex', 'flat', '2.00')],
+      offers: [
+        flex('stepped', 'step', '1.00', {
+          tiers: [
+            ['0', '1.00'],
+            ['50000', '3.00'],
+          ],
+        }),
+        flex('flat-flex', 'flat', '2.00'),
+      ],
       q: { amount: amount('110000'), maxOffers: 2 },
       // stepped 100,000 at 3 % + flat 10,000 at 2 %: 3,000 + 200 (stepped 50,000 + flat 60,000: 2,700)
       want: {
-        allocations: [['stepped', '100000.00', '3000.00'], ['flat-flex', '10000.00', '200.00']],
+        allocations: [
+          ['stepped', '100000.00', '3000.00'],
+          ['flat-flex', '10000.00', '200.00'],
+        ],
         totals: { placed: '110000.00', unplaced: '0.00', returnPerYear: '3200.00', comparableYield: '2.91' },
         reason: null,
       },
@@ -87,7 +138,10 @@ describe('planAllocation: hand-checked plans', () => {
       offers: [flex('alfa-flex', 'alfa', '3.00'), flex('beta-flex', 'beta', '2.00')],
       q: { amount: amount('250000') },
       want: {
-        allocations: [['alfa-flex', '100000.00', '3000.00'], ['beta-flex', '100000.00', '2000.00']],
+        allocations: [
+          ['alfa-flex', '100000.00', '3000.00'],
+          ['beta-flex', '100000.00', '2000.00'],
+        ],
         totals: { placed: '200000.00', unplaced: '50000.00', returnPerYear: '5000.00', comparableYield: '2.50' },
         reason: 'insufficient_capacity',
       },
@@ -98,7 +152,10 @@ describe('planAllocation: hand-checked plans', () => {
       offers: [flex('x', 'xbank', '3.00'), flex('y', 'ybank', '2.50'), flex('z', 'zbank', '2.00')],
       q: { amount: amount('250000'), maxOffers: 2 },
       want: {
-        allocations: [['x', '100000.00', '3000.00'], ['y', '100000.00', '2500.00']],
+        allocations: [
+          ['x', '100000.00', '3000.00'],
+          ['y', '100000.00', '2500.00'],
+        ],
         totals: { placed: '200000.00', unplaced: '50000.00', returnPerYear: '5500.00', comparableYield: '2.75' },
         reason: 'max_offers',
       },
@@ -106,15 +163,14 @@ describe('planAllocation: hand-checked plans', () => {
     {
       label: 'flexibleShare 40: the deposit holds at most 60 % of the amount',
       institutions: [bank('dep'), bank('fa'), bank('fb')],
-      offers: [
-        deposit('deposit-12', 'dep', '3.50'),
-        flex('flex-a', 'fa', '2.00'),
-        flex('flex-b', 'fb', '1.50'),
-      ],
+      offers: [deposit('deposit-12', 'dep', '3.50'), flex('flex-a', 'fa', '2.00'), flex('flex-b', 'fb', '1.50')],
       q: { amount: amount('150000'), flexibleShare: amount('40') },
       // 90,000 × 3.5 % + 60,000 × 2 % = 3,150 + 1,200 (without the share: 3,500 + 1,000 = 4,500)
       want: {
-        allocations: [['deposit-12', '90000.00', '3150.00'], ['flex-a', '60000.00', '1200.00']],
+        allocations: [
+          ['deposit-12', '90000.00', '3150.00'],
+          ['flex-a', '60000.00', '1200.00'],
+        ],
         totals: { placed: '150000.00', unplaced: '0.00', returnPerYear: '4350.00', comparableYield: '2.90' },
         reason: null,
       },
@@ -137,7 +193,10 @@ describe('planAllocation: hand-checked plans', () => {
       q: { amount: amount('150000.55') },
       // alfa is at its limit: beta takes 50,000.55, 1,000.011 a year
       want: {
-        allocations: [['alfa-flex', '100000.00', '3000.00'], ['beta-flex', '50000.55', '1000.01']],
+        allocations: [
+          ['alfa-flex', '100000.00', '3000.00'],
+          ['beta-flex', '50000.55', '1000.01'],
+        ],
         totals: { placed: '150000.55', unplaced: '0.00', returnPerYear: '4000.01', comparableYield: '2.67' },
         reason: null,
       },
@@ -147,21 +206,33 @@ describe('planAllocation: hand-checked plans', () => {
       institutions: [bank('alfa')],
       offers: [flex('alfa-flex', 'alfa', '3.00', { minAmount: '500.00' })],
       q: { amount: amount('300') },
-      want: { allocations: [], totals: { placed: '0.00', unplaced: '300.00', returnPerYear: '0.00', comparableYield: '0.00' }, reason: 'minimum_amounts' },
+      want: {
+        allocations: [],
+        totals: { placed: '0.00', unplaced: '300.00', returnPerYear: '0.00', comparableYield: '0.00' },
+        reason: 'minimum_amounts',
+      },
     },
     {
       label: 'an unverified deposit guarantee is never used, whatever it pays',
       institutions: [bank('risky', { verified: false }), bank('safe')],
       offers: [flex('risky-flex', 'risky', '5.00'), flex('safe-flex', 'safe', '2.00')],
       q: { amount: amount('50000') },
-      want: { allocations: [['safe-flex', '50000.00', '1000.00']], totals: { placed: '50000.00', unplaced: '0.00', returnPerYear: '1000.00', comparableYield: '2.00' }, reason: null },
+      want: {
+        allocations: [['safe-flex', '50000.00', '1000.00']],
+        totals: { placed: '50000.00', unplaced: '0.00', returnPerYear: '1000.00', comparableYield: '2.00' },
+        reason: null,
+      },
     },
     {
       label: 'the list filters narrow the candidates (country)',
       institutions: [bank('nl-bank', { country: 'NL' }), bank('de-bank', { country: 'DE' })],
       offers: [flex('nl-flex', 'nl-bank', '2.00'), flex('de-flex', 'de-bank', '3.00')],
       q: { amount: amount('50000'), country: ['NL'] },
-      want: { allocations: [['nl-flex', '50000.00', '1000.00']], totals: { placed: '50000.00', unplaced: '0.00', returnPerYear: '1000.00', comparableYield: '2.00' }, reason: null },
+      want: {
+        allocations: [['nl-flex', '50000.00', '1000.00']],
+        totals: { placed: '50000.00', unplaced: '0.00', returnPerYear: '1000.00', comparableYield: '2.00' },
+        reason: null,
+      },
     },
   ])('$label', ({ institutions, offers, q, want }) => {
     expect(shown(plan(institutions, offers, q))).toEqual(want);
@@ -170,11 +241,15 @@ describe('planAllocation: hand-checked plans', () => {
   it('sort=effective maximises the return net of withholding: the untaxed 2.50 % beats a taxed 3.00 %', () => {
     const institutions = [bank('taxed'), bank('untaxed')];
     const offers = [
-      flex('taxed-flex', 'taxed', '3.00', { withholding: { kind: 'applicable', rate: amount('25'), reducedRate: null } }),
+      flex('taxed-flex', 'taxed', '3.00', {
+        withholding: { kind: 'applicable', rate: amount('25'), reducedRate: null },
+      }),
       flex('untaxed-flex', 'untaxed', '2.50'),
     ];
     // one offer for 100,000: 3,000 before tax (2,250 after) against 2,500
-    expect(shown(plan(institutions, offers, { amount: amount('100000'), maxOffers: 1 })).allocations).toEqual([['taxed-flex', '100000.00', '3000.00']]);
+    expect(shown(plan(institutions, offers, { amount: amount('100000'), maxOffers: 1 })).allocations).toEqual([
+      ['taxed-flex', '100000.00', '3000.00'],
+    ]);
     const effective = plan(institutions, offers, { amount: amount('100000'), maxOffers: 1, sort: 'effective' });
     expect(shown(effective).allocations).toEqual([['untaxed-flex', '100000.00', '2500.00']]);
     expect(effective.objective).toBe('effective');
@@ -182,7 +257,11 @@ describe('planAllocation: hand-checked plans', () => {
   });
 
   it('each part carries its own calculation and DGS split, fully covered, with the licence’s other brands', () => {
-    const p = plan([bank('xbank', { brands: ['xbank', 'xdirect'] }), bank('ybank')], [flex('x1', 'xbank', '3.00'), flex('y', 'ybank', '2.50')], { amount: amount('120000') });
+    const p = plan(
+      [bank('xbank', { brands: ['xbank', 'xdirect'] }), bank('ybank')],
+      [flex('x1', 'xbank', '3.00'), flex('y', 'ybank', '2.50')],
+      { amount: amount('120000') },
+    );
     const x1 = p.allocations.find((a) => a.offer.offer.id === 'x1')!;
     expect(presentCalc(x1.offer.calc).amount).toBe('100000.00');
     expect(x1.offer.dgs).toMatchObject({ fullyCovered: true, sharedWith: ['XDIRECT'] });
@@ -200,6 +279,8 @@ describe('planAllocation: hand-checked plans', () => {
     { label: 'flexibleShare 100.01', q: { flexibleShare: amount('100.01') } },
     { label: 'horizon 0', q: { horizon: 0 } },
   ])('rejects $label', ({ q }) => {
-    expect(() => plan([bank('alfa')], [flex('alfa-flex', 'alfa', '3.00')], { amount: amount('1000'), ...q })).toThrow(RangeError);
+    expect(() => plan([bank('alfa')], [flex('alfa-flex', 'alfa', '3.00')], { amount: amount('1000'), ...q })).toThrow(
+      RangeError,
+    );
   });
 });

@@ -6,9 +6,16 @@
 // catalogue, the query and the time go in, the plan comes out.
 import { LRUCache } from 'lru-cache';
 import { compareDecimals, Decimal, HUNDRED, toFixed2, ZERO } from '../domain/decimal.js';
-import { comparableTotals, objectiveValue, offerModel, type OfferModel, type PlanObjective } from '../domain/plan-model.js';
+import {
+  comparableTotals,
+  objectiveValue,
+  offerModel,
+  type OfferModel,
+  type PlanObjective,
+} from '../domain/plan-model.js';
 import { optimizePlan, type PlanCandidate, type PlanProblem, type PlanStats } from '../domain/plan.js';
 import { planTotals, type PlanTotals } from '../domain/plan-totals.js';
+import type { PlanSort, UnplacedCode } from '../domain/vocabulary.js';
 import { calcMode, periodOf, type CalcService } from './calc-service.js';
 import { compileFilters } from './filters.js';
 import { offerResult, type OfferResult } from './pipeline.js';
@@ -18,12 +25,11 @@ import type { Catalog, CatalogInstitution, CatalogOffer } from './types.js';
 /** The most offers a plan may use (`maxOffers`). */
 export const MAX_OFFERS_LIMIT = 20;
 
-/** The objective: `return` (returnPerYear, the list's default sort) or `effective` (net of tax and fees). */
-export type PlanSort = 'return' | 'effective';
-
 /** A plan request after validation: the list's filters plus the plan's own parameters. */
-export interface PlanQuery
-  extends Omit<ProductQuery, 'sort' | 'order' | 'page' | 'pageSize' | 'includeIneligible' | 'fullDgs'> {
+export interface PlanQuery extends Omit<
+  ProductQuery,
+  'sort' | 'order' | 'page' | 'pageSize' | 'includeIneligible' | 'fullDgs'
+> {
   sort: PlanSort;
   /** 1..MAX_OFFERS_LIMIT */
   maxOffers: number;
@@ -35,7 +41,15 @@ export interface PlanQuery
  * Like the list's, except `type`: a plan spreads an amount over offers, and `flexibleShare` only means
  * something when flexible accounts and others can be mixed, so every type is a candidate by default.
  */
-const { sort: _sort, order: _order, page: _page, pageSize: _pageSize, includeIneligible: _includeIneligible, fullDgs: _fullDgs, ...LIST_FILTERS } = PRODUCT_DEFAULTS;
+const {
+  sort: _sort,
+  order: _order,
+  page: _page,
+  pageSize: _pageSize,
+  includeIneligible: _includeIneligible,
+  fullDgs: _fullDgs,
+  ...LIST_FILTERS
+} = PRODUCT_DEFAULTS;
 
 export const PLAN_DEFAULTS: PlanQuery = Object.freeze({
   ...LIST_FILTERS,
@@ -46,10 +60,6 @@ export const PLAN_DEFAULTS: PlanQuery = Object.freeze({
 }) as PlanQuery;
 
 export const planQuery = (overrides: Partial<PlanQuery> = {}): PlanQuery => ({ ...PLAN_DEFAULTS, ...overrides });
-
-/** Why part of an amount is not placed, in the REST spelling (GraphQL: MAX_OFFERS…). */
-export const UNPLACED_CODES = ['max_offers', 'flexible_capacity', 'insufficient_capacity', 'minimum_amounts'] as const;
-export type UnplacedCode = (typeof UNPLACED_CODES)[number];
 
 /** Why part of the amount is not placed: a stable code and a sentence with the numbers. */
 export interface UnplacedReason {
@@ -103,11 +113,19 @@ function modelsOf(calc: CalcService, catalog: Catalog): LRUCache<string, OfferMo
 /** The whole euros an offer accepts within its institution's limit: [ceil(min), floor(min(max, limit))]. */
 function domainOf(offer: CatalogOffer): [number, number] {
   const lo = Math.max(1, offer.minAmount.ceil().toNumber());
-  const top = offer.maxAmount === null ? offer.institution.dgs.limit : Decimal.min(offer.maxAmount, offer.institution.dgs.limit);
+  const top =
+    offer.maxAmount === null ? offer.institution.dgs.limit : Decimal.min(offer.maxAmount, offer.institution.dgs.limit);
   return [lo, top.floor().toNumber()];
 }
 
-function modelOf(ctx: PlanContext, q: PlanQuery, objective: PlanObjective, offer: CatalogOffer, lo: number, hi: number): OfferModel {
+function modelOf(
+  ctx: PlanContext,
+  q: PlanQuery,
+  objective: PlanObjective,
+  offer: CatalogOffer,
+  lo: number,
+  hi: number,
+): OfferModel {
   const months = periodOf(offer, q.horizon);
   const mode = calcMode(q.promotions);
   const models = modelsOf(ctx.calc, ctx.catalog);
@@ -137,13 +155,23 @@ function modelOf(ctx: PlanContext, q: PlanQuery, objective: PlanObjective, offer
 
 /** The list's query for the filters a plan shares with it. */
 function listQueryOf(q: PlanQuery): ProductQuery {
-  return { ...PRODUCT_DEFAULTS, ...q, sort: q.sort, order: null, page: 1, pageSize: 1, includeIneligible: false, fullDgs: true };
+  return {
+    ...PRODUCT_DEFAULTS,
+    ...q,
+    sort: q.sort,
+    order: null,
+    page: 1,
+    pageSize: 1,
+    includeIneligible: false,
+    fullDgs: true,
+  };
 }
 
 function validate(q: PlanQuery): void {
   if (!q.amount.isPositive() || q.amount.isZero()) throw new RangeError('amount must be > 0');
   if (!Number.isInteger(q.horizon) || q.horizon < 1) throw new RangeError('horizon must be a positive integer');
-  if (!Number.isInteger(q.maxOffers) || q.maxOffers < 1 || q.maxOffers > MAX_OFFERS_LIMIT) throw new RangeError(`maxOffers must be 1..${MAX_OFFERS_LIMIT}`);
+  if (!Number.isInteger(q.maxOffers) || q.maxOffers < 1 || q.maxOffers > MAX_OFFERS_LIMIT)
+    throw new RangeError(`maxOffers must be 1..${MAX_OFFERS_LIMIT}`);
   if (q.flexibleShare.isNegative() || q.flexibleShare.gt(HUNDRED)) throw new RangeError('flexibleShare must be 0..100');
 }
 
@@ -210,9 +238,15 @@ export function planAllocation(ctx: PlanContext, q: PlanQuery): SavingsPlan {
   if (!cents.isZero() && parts.length > 0) addCents(parts, cents, q, objective, calc, nonFlexibleCap);
 
   const allocations = parts
-    .map(({ offer, amount }) => ({ offer: offerResult(calc, { amount, horizon: q.horizon, promotions: q.promotions }, offer), amount }))
+    .map(({ offer, amount }) => ({
+      offer: offerResult(calc, { amount, horizon: q.horizon, promotions: q.promotions }, offer),
+      amount,
+    }))
     .sort((a, b) => compareDecimals(b.amount, a.amount) || (a.offer.offer.id < b.offer.offer.id ? -1 : 1));
-  const totals = planTotals(q.amount, allocations.map((a) => a.offer.calc));
+  const totals = planTotals(
+    q.amount,
+    allocations.map((a) => a.offer.calc),
+  );
   const unplacedReason = totals.unplaced.isZero() ? null : diagnose(problem, solution.placed, totals, q, eligible);
   return { objective, allocations, totals, unplacedReason, generatedAt: catalog.generatedAt, search: solution.stats };
 }
@@ -236,7 +270,8 @@ function addCents(
     perInstitution.set(p.offer.institution, (perInstitution.get(p.offer.institution) ?? ZERO).plus(p.amount));
     if (p.offer.type !== 'flexible') nonFlexible = nonFlexible.plus(p.amount);
   }
-  const value = (offer: CatalogOffer, amount: Decimal) => objectiveValue(calc.yieldsAt(offer, amount, q.horizon, q.promotions), objective);
+  const value = (offer: CatalogOffer, amount: Decimal) =>
+    objectiveValue(calc.yieldsAt(offer, amount, q.horizon, q.promotions), objective);
   let best: { part: (typeof parts)[number]; gain: Decimal } | null = null;
   for (const part of parts) {
     const { offer } = part;

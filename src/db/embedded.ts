@@ -65,27 +65,43 @@ async function readLock(dataDir: string): Promise<LockInfo | null> {
 }
 
 // Under tsx or vitest this module is TypeScript, and so is its worker, which then needs tsx's loader.
-const workerFile = new URL(import.meta.url.endsWith('.ts') ? './pglite-worker.ts' : './pglite-worker.js', import.meta.url);
+const workerFile = new URL(
+  import.meta.url.endsWith('.ts') ? './pglite-worker.ts' : './pglite-worker.js',
+  import.meta.url,
+);
 
 let wasm: Promise<{ pgliteWasmModule: WebAssembly.Module; initdbWasmModule: WebAssembly.Module }> | undefined;
 const compile = (file: string) =>
-  readFile(path.join(path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), file)).then((bytes) => WebAssembly.compile(bytes));
-const compiledWasm = () => (wasm ??= Promise.all([compile('pglite.wasm'), compile('initdb.wasm')]).then(([pgliteWasmModule, initdbWasmModule]) => ({ pgliteWasmModule, initdbWasmModule })));
+  readFile(path.join(path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), file)).then(
+    (bytes) => WebAssembly.compile(bytes),
+  );
+const compiledWasm = () =>
+  (wasm ??= Promise.all([compile('pglite.wasm'), compile('initdb.wasm')]).then(
+    ([pgliteWasmModule, initdbWasmModule]) => ({ pgliteWasmModule, initdbWasmModule }),
+  ));
 
 /**
  * Starts PGlite (a data folder, or null for memory) on its own thread, served on a loopback port.
  * Should the thread fail later, `onFailure` hears of it; the service then sees a database that does not
  * answer (503 where it is needed), as with a PostgreSQL server that went away.
  */
-export async function startPglite(dataDir: string | null, onFailure: (msg: string) => void = () => {}): Promise<{ port: number; stop(): Promise<void> }> {
+export async function startPglite(
+  dataDir: string | null,
+  onFailure: (msg: string) => void = () => {},
+): Promise<{ port: number; stop(): Promise<void> }> {
   const input: WorkerInput = { dataDir, maxConnections: EMBEDDED_POOL_SIZE * 2 + 4, ...(await compiledWasm()) };
   const worker = workerFile.pathname.endsWith('.ts')
-    ? new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(workerFile.href)}); })`, { eval: true, workerData: input })
+    ? new Worker(
+        `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(workerFile.href)}); })`,
+        { eval: true, workerData: input },
+      )
     : new Worker(workerFile, { workerData: input });
   let closed: () => void = () => {};
   return new Promise((resolve, reject) => {
     let ready = false;
-    worker.on('error', (err) => (ready ? onFailure(`the embedded database thread failed: ${err.stack ?? err.message}`) : reject(err)));
+    worker.on('error', (err) =>
+      ready ? onFailure(`the embedded database thread failed: ${err.stack ?? err.message}`) : reject(err),
+    );
     worker.on('exit', (code) => {
       closed();
       if (!ready) reject(new Error(`the embedded database thread stopped (exit code ${code}) before it was ready`));
@@ -117,7 +133,10 @@ export async function openInMemory(): Promise<EmbeddedDatabase> {
  * Opens the embedded database in `dataDir` or reaches the process that has it open.
  * `waitMs` bounds how long to wait for a lock whose owner is alive but not yet answering.
  */
-export async function openEmbedded(dataDir: string, options: { log?: (msg: string) => void; waitMs?: number } = {}): Promise<EmbeddedDatabase> {
+export async function openEmbedded(
+  dataDir: string,
+  options: { log?: (msg: string) => void; waitMs?: number } = {},
+): Promise<EmbeddedDatabase> {
   const log = options.log ?? (() => {});
   await mkdir(dataDir, { recursive: true }); // PGlite does not create parent folders
   const deadline = Date.now() + (options.waitMs ?? 30_000);
@@ -131,7 +150,9 @@ export async function openEmbedded(dataDir: string, options: { log?: (msg: strin
         return { url: socketUrl(lock.port), owner: false, close: async () => {} };
       }
       if (Date.now() > deadline) {
-        throw new Error(`the embedded database ${dataDir} is locked by process ${lock.pid}, which does not answer on port ${lock.port}`);
+        throw new Error(
+          `the embedded database ${dataDir} is locked by process ${lock.pid}, which does not answer on port ${lock.port}`,
+        );
       }
       await new Promise((r) => setTimeout(r, 200));
       continue;
@@ -139,7 +160,7 @@ export async function openEmbedded(dataDir: string, options: { log?: (msg: strin
     if (lock) await rm(lockPath(dataDir), { force: true }); // stale: its process is gone
 
     // Exclusive create: of two processes starting at once, exactly one becomes the owner.
-    let handle;
+    let handle: Awaited<ReturnType<typeof open>>;
     try {
       handle = await open(lockPath(dataDir), 'wx');
     } catch (err) {

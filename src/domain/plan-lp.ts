@@ -74,7 +74,12 @@ interface Edge {
  * graph never has a positive cycle), so the last one is the heaviest of the largest flow. The graph has
  * a handful of nodes (the institutions of the chosen parts), so Bellman–Ford in Decimal is cheap.
  */
-function maxWeightFlow(parts: readonly LpPart[], room: ReadonlyMap<number, number>, total: number, nonFlexible: number): number[] {
+function maxWeightFlow(
+  parts: readonly LpPart[],
+  room: ReadonlyMap<number, number>,
+  total: number,
+  nonFlexible: number,
+): number[] {
   const groups = [...room.keys()];
   const nodeOf = new Map(groups.map((g, i) => [g, 1 + i]));
   const flexNode = groups.length + 1;
@@ -91,7 +96,9 @@ function maxWeightFlow(parts: readonly LpPart[], room: ReadonlyMap<number, numbe
     return e;
   };
   for (const g of groups) addEdge(0, nodeOf.get(g)!, room.get(g)!, ZERO);
-  const partEdge = parts.map((p) => addEdge(nodeOf.get(p.group)!, p.flexible ? flexNode : fixedNode, p.hi - p.lo, p.slope));
+  const partEdge = parts.map((p) =>
+    addEdge(nodeOf.get(p.group)!, p.flexible ? flexNode : fixedNode, p.hi - p.lo, p.slope),
+  );
   addEdge(flexNode, sink, total, ZERO);
   addEdge(fixedNode, sink, nonFlexible, ZERO);
 
@@ -121,12 +128,12 @@ function maxWeightFlow(parts: readonly LpPart[], room: ReadonlyMap<number, numbe
     }
     if (dist[sink] === null) break;
     let push = total - flow;
-    for (let v = sink; v !== 0; ) {
+    for (let v = sink; v !== 0;) {
       const e = edges[via[v]!]!;
       push = Math.min(push, e.cap);
       v = edges[e.rev]!.to;
     }
-    for (let v = sink; v !== 0; ) {
+    for (let v = sink; v !== 0;) {
       const e = edges[via[v]!]!;
       e.cap -= push;
       edges[e.rev]!.cap += push;

@@ -3,7 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { calculate } from './calc.js';
 import { Decimal } from './decimal.js';
 import { createCalculator, type Calculator } from './fast-calc.js';
-import { comparableTotals, offerModel, objectiveValue, yieldCeiling, type OfferCalculation, type OfferModel, type PlanObjective } from './plan-model.js';
+import {
+  comparableTotals,
+  offerModel,
+  objectiveValue,
+  yieldCeiling,
+  type OfferCalculation,
+  type OfferModel,
+  type PlanObjective,
+} from './plan-model.js';
 import { EPSILON, optimizePlan, type PlanCandidate, type PlanProblem, type PlanSegment } from './plan.js';
 import type { CalcTerms, Promotion, PromotionsMode, Tier } from './types.js';
 import { arbitraryTerms } from './__tests__/arbitraries.js';
@@ -11,7 +19,13 @@ import { bruteForcePlan } from './__tests__/plan-fixtures.js';
 
 const UNIT = new Decimal(1000);
 
-function calculationOf(calc: Calculator, key: string, terms: CalcTerms, months: number, promotions: PromotionsMode): OfferCalculation {
+function calculationOf(
+  calc: Calculator,
+  key: string,
+  terms: CalcTerms,
+  months: number,
+  promotions: PromotionsMode,
+): OfferCalculation {
   const input = (amount: Decimal) => ({ amount, months, promotions, terms });
   return {
     terms,
@@ -30,7 +44,13 @@ const reference = (terms: CalcTerms, months: number, promotions: PromotionsMode,
 /** Noise of 34-digit arithmetic on values of this size. */
 const noise = (v: Decimal) => v.abs().plus(1).times('1e-20');
 
-function expectBounds(model: OfferModel, segments: readonly PlanSegment[], lo: number, hi: number, ref: (k: number) => Decimal): void {
+function expectBounds(
+  model: OfferModel,
+  segments: readonly PlanSegment[],
+  lo: number,
+  hi: number,
+  ref: (k: number) => Decimal,
+): void {
   let next = lo;
   for (const s of segments) {
     expect(s.lo).toBe(next);
@@ -57,14 +77,28 @@ const rateOf = (bp: number) => new Decimal(bp).div(100);
 const smallMarketTerms: fc.Arbitrary<CalcTerms> = fc
   .record({
     tierMode: fc.constantFrom<CalcTerms['tierMode']>('whole', 'marginal'),
-    bounds: fc.uniqueArray(fc.oneof(fc.integer({ min: 2, max: 9 }).map((k) => k * 1000), fc.integer({ min: 1500, max: 9500 })), { maxLength: 2 }),
+    bounds: fc.uniqueArray(
+      fc.oneof(
+        fc.integer({ min: 2, max: 9 }).map((k) => k * 1000),
+        fc.integer({ min: 1500, max: 9500 }),
+      ),
+      { maxLength: 2 },
+    ),
     rates: fc.array(fc.integer({ min: -100, max: 900 }), { minLength: 3, maxLength: 3 }),
     promotion: fc.option(
       fc.record({
         kind: fc.constantFrom<Promotion['kind']>('bonus', 'replace'),
         rate: fc.integer({ min: -50, max: 900 }).map(rateOf),
         months: fc.integer({ min: 1, max: 24 }),
-        maxBalance: fc.option(fc.oneof(fc.integer({ min: 1, max: 10 }).map((k) => k * 1000), fc.integer({ min: 1000, max: 10000 })).map(euros), { nil: null }),
+        maxBalance: fc.option(
+          fc
+            .oneof(
+              fc.integer({ min: 1, max: 10 }).map((k) => k * 1000),
+              fc.integer({ min: 1000, max: 10000 }),
+            )
+            .map(euros),
+          { nil: null },
+        ),
       }),
       { nil: null },
     ),
@@ -75,7 +109,11 @@ const smallMarketTerms: fc.Arbitrary<CalcTerms> = fc
   })
   .map(({ tierMode, bounds, rates, ...rest }) => {
     const edges = [0, ...[...bounds].sort((a, b) => a - b)];
-    const tiers: Tier[] = edges.map((from, i) => ({ from: euros(from), to: i + 1 < edges.length ? euros(edges[i + 1]!) : null, rate: rateOf(rates[i]!) }));
+    const tiers: Tier[] = edges.map((from, i) => ({
+      from: euros(from),
+      to: i + 1 < edges.length ? euros(edges[i + 1]!) : null,
+      rate: rateOf(rates[i]!),
+    }));
     return { tierMode, tiers, ...rest };
   });
 
@@ -86,27 +124,51 @@ const modes = fc.constantFrom<PromotionsMode>('include', 'exclude');
 describe('offerModel: lines that are the value or bound it', () => {
   it('property: contiguous segments over [lo, hi]; exact lines are the value, others lie above it, also once refined', () => {
     fc.assert(
-      fc.property(fc.oneof(arbitraryTerms(), smallMarketTerms), periods, modes, objectives, fc.integer({ min: 1, max: 40 }), fc.integer({ min: 0, max: 40 }), fc.nat(), (terms, months, mode, objective, lo, width, pick) => {
-        const hi = lo + width;
-        const model = offerModel(calculationOf(createCalculator(), 'o', terms, months, mode), objective, UNIT, lo, hi);
-        const ref = (k: number) => reference(terms, months, mode, objective, k);
-        expectBounds(model, model.segments, lo, hi, ref);
-        const loose = model.segments.filter((s) => !s.exact);
-        if (loose.length > 0) {
-          const s = loose[pick % loose.length]!;
-          const k = s.lo + (pick % (s.hi - s.lo + 1));
-          const parts = model.refine(s, k);
-          expect(parts.find((p) => p.lo === k && p.hi === k)?.exact).toBe(true);
-          expectBounds(model, parts, s.lo, s.hi, ref);
-        }
-      }),
+      fc.property(
+        fc.oneof(arbitraryTerms(), smallMarketTerms),
+        periods,
+        modes,
+        objectives,
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 0, max: 40 }),
+        fc.nat(),
+        (terms, months, mode, objective, lo, width, pick) => {
+          const hi = lo + width;
+          const model = offerModel(
+            calculationOf(createCalculator(), 'o', terms, months, mode),
+            objective,
+            UNIT,
+            lo,
+            hi,
+          );
+          const ref = (k: number) => reference(terms, months, mode, objective, k);
+          expectBounds(model, model.segments, lo, hi, ref);
+          const loose = model.segments.filter((s) => !s.exact);
+          if (loose.length > 0) {
+            const s = loose[pick % loose.length]!;
+            const k = s.lo + (pick % (s.hi - s.lo + 1));
+            const parts = model.refine(s, k);
+            expect(parts.find((p) => p.lo === k && p.hi === k)?.exact).toBe(true);
+            expectBounds(model, parts, s.lo, s.hi, ref);
+          }
+        },
+      ),
       { numRuns: 200 },
     );
   });
 
   const tiers = (...specs: [from: string, to: string | null, rate: string][]): Tier[] =>
-    specs.map(([from, to, rate]) => ({ from: new Decimal(from), to: to === null ? null : new Decimal(to), rate: new Decimal(rate) }));
-  const promo = (kind: Promotion['kind'], rate: string, months: number, cap: string | null): Promotion => ({ kind, rate: new Decimal(rate), months, maxBalance: cap === null ? null : new Decimal(cap) });
+    specs.map(([from, to, rate]) => ({
+      from: new Decimal(from),
+      to: to === null ? null : new Decimal(to),
+      rate: new Decimal(rate),
+    }));
+  const promo = (kind: Promotion['kind'], rate: string, months: number, cap: string | null): Promotion => ({
+    kind,
+    rate: new Decimal(rate),
+    months,
+    maxBalance: cap === null ? null : new Decimal(cap),
+  });
   const terms = (overrides: Partial<CalcTerms>): CalcTerms => ({
     tierMode: 'whole',
     tiers: tiers(['0', null, '2.00']),
@@ -130,15 +192,41 @@ describe('offerModel: lines that are the value or bound it', () => {
 
   it.each([
     { label: 'a single tier: one exact line', t: terms({}), months: 24, want: [[1, 60, true]] },
-    { label: 'whole tiers over 12 months, credited yearly: a line per tier', t: terms({ tiers: tiered }), months: 12, want: [[1, 60, true]] },
-    { label: 'marginal tiers over 12 months: affine above the bound, the line is still the value', t: terms({ tierMode: 'marginal', tiers: tiered }), months: 12, want: [[1, 60, true]] },
+    {
+      label: 'whole tiers over 12 months, credited yearly: a line per tier',
+      t: terms({ tiers: tiered }),
+      months: 12,
+      want: [[1, 60, true]],
+    },
+    {
+      label: 'marginal tiers over 12 months: affine above the bound, the line is still the value',
+      t: terms({ tierMode: 'marginal', tiers: tiered }),
+      months: 12,
+      want: [[1, 60, true]],
+    },
     // from 25,000 (and from 24,510, which crosses it after a year's interest) the return curves
-    { label: 'marginal tiers over 36 months: a bound from the tier up', t: terms({ tierMode: 'marginal', tiers: tiered }), months: 36, want: [[1, 24, true], [25, 60, false]] },
+    {
+      label: 'marginal tiers over 36 months: a bound from the tier up',
+      t: terms({ tierMode: 'marginal', tiers: tiered }),
+      months: 36,
+      want: [
+        [1, 24, true],
+        [25, 60, false],
+      ],
+    },
     {
       label: 'marginal tiers and a capped replace: no closed form above the cap, a bound',
-      t: terms({ tierMode: 'marginal', payout: 'MONTHLY', tiers: tiers(['0', '10000', '2.00'], ['10000', null, '3.00']), promotion: promo('replace', '4.00', 6, '30000') }),
+      t: terms({
+        tierMode: 'marginal',
+        payout: 'MONTHLY',
+        tiers: tiers(['0', '10000', '2.00'], ['10000', null, '3.00']),
+        promotion: promo('replace', '4.00', 6, '30000'),
+      }),
       months: 12,
-      want: [[1, 29, true], [30, 60, false]],
+      want: [
+        [1, 29, true],
+        [30, 60, false],
+      ],
     },
   ])('$label', ({ t, months, want }) => {
     const model = offerModel(calculationOf(createCalculator(), 'o', t, months, 'include'), 'return', UNIT, 1, 60);
@@ -147,12 +235,18 @@ describe('offerModel: lines that are the value or bound it', () => {
 
   it('yieldCeiling is above every yield the offer pays', () => {
     fc.assert(
-      fc.property(arbitraryTerms(), periods, modes, fc.integer({ min: 1, max: 100_000_000 }), (t, months, mode, cents) => {
-        const r = calculate({ amount: new Decimal(cents).div(100), months, promotions: mode, terms: t });
-        const ceiling = yieldCeiling(t, mode).times(100);
-        expect(r.comparableYield.lte(ceiling.plus('1e-20'))).toBe(true);
-        expect(r.effectiveRate.lte(ceiling.plus('1e-20'))).toBe(true);
-      }),
+      fc.property(
+        arbitraryTerms(),
+        periods,
+        modes,
+        fc.integer({ min: 1, max: 100_000_000 }),
+        (t, months, mode, cents) => {
+          const r = calculate({ amount: new Decimal(cents).div(100), months, promotions: mode, terms: t });
+          const ceiling = yieldCeiling(t, mode).times(100);
+          expect(r.comparableYield.lte(ceiling.plus('1e-20'))).toBe(true);
+          expect(r.effectiveRate.lte(ceiling.plus('1e-20'))).toBe(true);
+        },
+      ),
       { numRuns: 400 },
     );
   });
@@ -188,10 +282,22 @@ describe('optimizePlan on calculated offers: against every plan of small markets
           run++;
           const candidates: PlanCandidate[] = offers.map((o, i) => {
             const hi = Math.min(o.min + o.width, groupLimits[o.group]!);
-            const model = offerModel(calculationOf(calc, `r${run}-${i}`, o.terms, months, mode), objective, UNIT, o.min, Math.max(o.min, hi));
+            const model = offerModel(
+              calculationOf(calc, `r${run}-${i}`, o.terms, months, mode),
+              objective,
+              UNIT,
+              o.min,
+              Math.max(o.min, hi),
+            );
             return { id: `o${i}`, group: o.group, flexible: o.flexible, ...model };
           });
-          const p: PlanProblem = { candidates, groupLimits, total, maxParts, maxNonFlexible: reserve === null ? total : Math.max(0, total - reserve) };
+          const p: PlanProblem = {
+            candidates,
+            groupLimits,
+            total,
+            maxParts,
+            maxNonFlexible: reserve === null ? total : Math.max(0, total - reserve),
+          };
           const s = optimizePlan(p);
           const best = bruteForcePlan(p);
           expect(s.placed).toBe(best.placed);

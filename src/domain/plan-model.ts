@@ -93,13 +93,20 @@ export function yieldCeiling(terms: CalcTerms, promotions: PromotionsMode): Deci
 function interestNeverFalls(c: OfferCalculation): boolean {
   const { terms } = c;
   if (terms.tiers.some((t) => t.rate.isNegative())) return false;
-  if (terms.tierMode === 'whole' && terms.tiers.some((t, i) => i > 0 && t.rate.lt(terms.tiers[i - 1]!.rate))) return false;
+  if (terms.tierMode === 'whole' && terms.tiers.some((t, i) => i > 0 && t.rate.lt(terms.tiers[i - 1]!.rate)))
+    return false;
   const p = c.promotions === 'exclude' ? null : terms.promotion;
   if (p && p.rate.isNegative()) return false;
   return !terms.withholdingRate.isNegative() && terms.withholdingRate.lte(HUNDRED);
 }
 
-export function offerModel(c: OfferCalculation, objective: PlanObjective, unit: Decimal, lo: number, hi: number): OfferModel {
+export function offerModel(
+  c: OfferCalculation,
+  objective: PlanObjective,
+  unit: Decimal,
+  lo: number,
+  hi: number,
+): OfferModel {
   const shapes = new WeakMap<PlanSegment, Shape>();
   const amountOf = (k: number) => unit.times(k);
   const value = (k: number) => objectiveValue(c.yieldsAt(amountOf(k)), objective);
@@ -108,7 +115,9 @@ export function offerModel(c: OfferCalculation, objective: PlanObjective, unit: 
 
   const point = (k: number): PlanSegment => ({ lo: k, hi: k, slope: ZERO, intercept: value(k), exact: true });
   const lineThrough = (k0: number, k1: number) => {
-    const slope = value(k1).minus(value(k0)).div(k1 - k0);
+    const slope = value(k1)
+      .minus(value(k0))
+      .div(k1 - k0);
     return { slope, intercept: value(k0).minus(slope.times(k0)) };
   };
 
@@ -177,7 +186,13 @@ export function offerModel(c: OfferCalculation, objective: PlanObjective, unit: 
     }
     if (t.isZero()) {
       // one yield for every amount of the piece: the list's own number
-      out.push({ lo: first, hi: b, slope: objectiveYield(c.yieldsAt(amountOf(first)), objective).times(unit), intercept: ZERO, exact: true });
+      out.push({
+        lo: first,
+        hi: b,
+        slope: objectiveYield(c.yieldsAt(amountOf(first)), objective).times(unit),
+        intercept: ZERO,
+        exact: true,
+      });
     } else if (shape.months === 12) {
       out.push({ lo: first, hi: b, slope: s.minus(ONE).times(unit), intercept: t, exact: true });
     } else {
@@ -187,7 +202,9 @@ export function offerModel(c: OfferCalculation, objective: PlanObjective, unit: 
 
   /** Whether grid point k lies within the rounding margin of a bound computed with rounding. */
   const nearBound = (k: number, bound: Decimal | null, exact: boolean) =>
-    bound !== null && !exact && amountOf(k).minus(bound).abs().lte(bound.abs().times(BOUNDARY_MARGIN).plus(BOUNDARY_MARGIN));
+    bound !== null &&
+    !exact &&
+    amountOf(k).minus(bound).abs().lte(bound.abs().times(BOUNDARY_MARGIN).plus(BOUNDARY_MARGIN));
 
   /** The next tier bound or promotion cap above an amount: where an opaque stretch is cut. */
   function nextLevel(amount: Decimal): Decimal | null {
@@ -200,7 +217,7 @@ export function offerModel(c: OfferCalculation, objective: PlanObjective, unit: 
   }
 
   const segments: PlanSegment[] = [];
-  for (let k = lo; k <= hi; ) {
+  for (let k = lo; k <= hi;) {
     const amount = amountOf(k);
     const shape = c.pieceAt(amount);
     if (shape === null) {

@@ -65,7 +65,8 @@ export function planTotals(amount: Decimal, parts: readonly CalcSummary[]): Plan
  * have at most two decimals, so the amount, placed and unplaced figures are exact.
  */
 export function presentPlanTotals(totals: PlanTotals, parts: readonly PresentedCalc[]): PresentedPlanTotals {
-  const sum = (field: 'returnPerYear' | 'grossInterest' | 'netInterest') => toFixed2(parts.reduce((s, p) => s.plus(p[field]), ZERO));
+  const sum = (field: 'returnPerYear' | 'grossInterest' | 'netInterest') =>
+    toFixed2(parts.reduce((s, p) => s.plus(p[field]), ZERO));
   return {
     amount: toFixed2(totals.amount),
     placed: toFixed2(totals.placed),

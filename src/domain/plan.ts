@@ -160,7 +160,8 @@ function factsOf(segments: readonly PlanSegment[]): SegmentFacts {
     const [a, b] = yieldRange(seg);
     yieldHi = Math.max(yieldHi, b);
     yieldLo = Math.min(yieldLo, a);
-    if (constantSlope !== null && (!s.exact || !s.intercept.isZero() || !s.slope.eq(constantSlope))) constantSlope = null;
+    if (constantSlope !== null && (!s.exact || !s.intercept.isZero() || !s.slope.eq(constantSlope)))
+      constantSlope = null;
   }
   const exact = segments.every((s) => s.exact);
   facts = { segs, yieldHi: up(yieldHi), yieldLo: exact ? down(yieldLo) : -Infinity, constantSlope };
@@ -208,7 +209,10 @@ function segmentsOf(c: Cand, placementOnly: boolean): void {
     c.segs = [{ src: whole, lo: c.lo, hi: c.hi, slope: 0, intercept: 0 }];
   } else {
     const all = factsOf(c.src.segments).segs;
-    c.segs = all[all.length - 1]!.hi <= c.hi ? all : all.filter((s) => s.lo <= c.hi).map((s) => (s.hi <= c.hi ? s : { ...s, hi: c.hi }));
+    c.segs =
+      all[all.length - 1]!.hi <= c.hi
+        ? all
+        : all.filter((s) => s.lo <= c.hi).map((s) => (s.hi <= c.hi ? s : { ...s, hi: c.hi }));
   }
   c.steps = envelope(c);
 }
@@ -389,14 +393,23 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
   /** Per rank r, what the institutions after it could place: within their limits, per kind. */
   const laterCaps: { group: number; flexible: number; fixed: number }[] = [];
   {
-    for (let r = 0; r <= groups.length; r++) later.push(whole.slice(r).flat().sort((a, b) => b.slope - a.slope));
+    for (let r = 0; r <= groups.length; r++)
+      later.push(
+        whole
+          .slice(r)
+          .flat()
+          .sort((a, b) => b.slope - a.slope),
+      );
     const caps = { group: 0, flexible: 0, fixed: 0 };
     laterCaps[groups.length] = { ...caps };
     for (let r = groups.length - 1; r >= 0; r--) {
       const items = whole[r]!;
       const width = items.reduce((sum, it) => sum + it.width, 0);
       caps.group += Math.min(groupLimits[groups[r]!]!, width);
-      for (const it of items) (it.flexible ? (caps.flexible += it.width) : (caps.fixed += it.width));
+      for (const it of items) {
+        if (it.flexible) caps.flexible += it.width;
+        else caps.fixed += it.width;
+      }
       laterCaps[r] = { ...caps };
     }
   }
@@ -448,7 +461,8 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
 
   /** Whether no completion with this bound can beat the best plan (more placed, or as much and more earned). */
   const prunable = (b: Bound) =>
-    b.placed < bestPlaced || (b.placed === bestPlaced && (problem.placementOnly === true || b.value + b.margin < bestValueFloat));
+    b.placed < bestPlaced ||
+    (b.placed === bestPlaced && (problem.placementOnly === true || b.value + b.margin < bestValueFloat));
 
   const chosenItems: Item[] = [];
 
@@ -464,7 +478,11 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
   const split = new WeakMap<readonly Item[], { flexible: Item[]; fixed: Item[] }>();
   const splitOf = (items: readonly Item[]) => {
     let parts = split.get(items);
-    if (!parts) split.set(items, (parts = { flexible: items.filter((it) => it.flexible), fixed: items.filter((it) => !it.flexible) }));
+    if (!parts)
+      split.set(
+        items,
+        (parts = { flexible: items.filter((it) => it.flexible), fixed: items.filter((it) => !it.flexible) }),
+      );
     return parts;
   };
   function setStreams(current: readonly Item[], rest: readonly Item[], byKind: boolean): void {
@@ -484,8 +502,16 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
       return;
     }
     // The chosen parts' list is made per bound; the others are fixed lists, split once.
-    add(chosenItems.filter((it) => it.flexible), false, false);
-    add(chosenItems.filter((it) => !it.flexible), false, true);
+    add(
+      chosenItems.filter((it) => it.flexible),
+      false,
+      false,
+    );
+    add(
+      chosenItems.filter((it) => !it.flexible),
+      false,
+      true,
+    );
     for (const items of [current, rest]) {
       const { flexible, fixed } = splitOf(items);
       add(flexible, true, false);
@@ -573,7 +599,13 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
       const v = seg.slope * seg.lo + seg.intercept;
       forced += v;
       forcedAbs += Math.abs(v);
-      chosenItems.push({ slope: seg.slope, width: seg.hi - seg.lo, group: cand.group, flexible: cand.flexible, chosen: true });
+      chosenItems.push({
+        slope: seg.slope,
+        width: seg.hi - seg.lo,
+        group: cand.group,
+        flexible: cand.flexible,
+        chosen: true,
+      });
     }
     chosenItems.sort((x, y) => y.slope - x.slope);
 
@@ -606,8 +638,14 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
       groupCap += Math.min(scratchRoom[g]!, scratchCap[g]!);
       chosenExtra += Math.min(scratchRoom[g]!, scratchExtra[g]!);
     }
-    for (const it of chosenItems) (it.flexible ? (flexCap += it.width) : (fixedCap += it.width));
-    for (const it of current) (it.flexible ? (flexCap += it.width) : (fixedCap += it.width));
+    for (const it of chosenItems) {
+      if (it.flexible) flexCap += it.width;
+      else fixedCap += it.width;
+    }
+    for (const it of current) {
+      if (it.flexible) flexCap += it.width;
+      else fixedCap += it.width;
+    }
     // at most m new parts, each at most its candidate's largest amount
     const newCap = open ? topSum[i * (K + 1) + Math.min(m, K)]! : 0;
     const classCap = flexCap + Math.min(maxNonFlexible - sumLoFixed, fixedCap);
@@ -645,7 +683,8 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
       }
     }
     let abs = best.abs + mu * newCap + lambda * Math.abs(fixedRoom);
-    if (!open || lambda === 0) return { placed, value: forced + bound, margin: (forcedAbs + abs + Math.abs(bestValueFloat)) * FLOAT_MARGIN };
+    if (!open || lambda === 0)
+      return { placed, value: forced + bound, margin: (forcedAbs + abs + Math.abs(bestValueFloat)) * FLOAT_MARGIN };
 
     // The non-flexible limit binds, and new parts are of one kind or the other: m new parts are mX
     // flexible ones and m − mX others, each kind holding at most its mX (or m − mX) largest amounts. A
@@ -653,7 +692,10 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
     // reserve that needs two flexible parts leaves the others one part fewer.
     let chosenFlexible = 0;
     let chosenFixed = 0;
-    for (const it of chosenItems) (it.flexible ? (chosenFlexible += it.width) : (chosenFixed += it.width));
+    for (const it of chosenItems) {
+      if (it.flexible) chosenFlexible += it.width;
+      else chosenFixed += it.width;
+    }
     const openFlexible = flexCap - chosenFlexible;
     const openFixed = fixedCap - chosenFixed;
     const row = i * (K + 1);
@@ -669,7 +711,11 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
       abs = Math.max(abs, split.best.abs + split.lambda * Math.abs(fixedLimit));
     }
     const value = splitPlaced < placed ? splitValue : Math.min(bound, splitValue);
-    return { placed: splitPlaced, value: forced + value, margin: (forcedAbs + abs + Math.abs(bestValueFloat)) * FLOAT_MARGIN };
+    return {
+      placed: splitPlaced,
+      value: forced + value,
+      margin: (forcedAbs + abs + Math.abs(bestValueFloat)) * FLOAT_MARGIN,
+    };
 
     function splitPlacement(mx: number): number {
       const newFlexible = topFlexible[row + mx]!;
@@ -686,7 +732,12 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
    * lambda, plus lambda·fixedLimit, lambda found by bisection (any lambda ≥ 0 gives a bound, the
    * bisection gets close to the smallest). Leaves the streams set for `greedy` with that lambda.
    */
-  function pricedFixed(need: number, fixedLimit: number, current: readonly Item[], rest: readonly Item[]): { value: number; best: Greedy; lambda: number } {
+  function pricedFixed(
+    need: number,
+    fixedLimit: number,
+    current: readonly Item[],
+    rest: readonly Item[],
+  ): { value: number; best: Greedy; lambda: number } {
     setStreams(current, rest, false);
     let best = greedy(need, 0, 0, Infinity);
     if (best.fixedUsed <= fixedLimit) return { value: best.value, best, lambda: 0 };
@@ -771,9 +822,16 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
         bestPlaced = placed;
         bestValue = value;
         bestValueFloat = value.toNumber();
-        bestParts = parts.map(({ cand }, p) => ({ candidate: cand.index, units: x[p]!, value: values[p]! })).sort((a, b) => a.candidate - b.candidate);
+        bestParts = parts
+          .map(({ cand }, p) => ({ candidate: cand.index, units: x[p]!, value: values[p]! }))
+          .sort((a, b) => a.candidate - b.candidate);
       }
-      if (worst < 0 || !better(placed, bound, bestPlaced, bestValue) || compareDecimals(bound.minus(value), EPSILON) <= 0) continue;
+      if (
+        worst < 0 ||
+        !better(placed, bound, bestPlaced, bestValue) ||
+        compareDecimals(bound.minus(value), EPSILON) <= 0
+      )
+        continue;
       // The bound of this choice is above the best plan by more than EPSILON, and part of that is the
       // bound of a segment (a curve, or no closed form) at the amount chosen: split the segment and solve
       // each piece. At the amount chosen when it lies in the middle half of the segment, else in the
@@ -790,7 +848,8 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
         for (const piece of pieces) {
           const lo = Math.max(1, piece.lo);
           const hi = Math.min(piece.hi, cand.hi);
-          if (lo <= hi) fresh.push({ src: piece, lo, hi, slope: piece.slope.toNumber(), intercept: piece.intercept.toNumber() });
+          if (lo <= hi)
+            fresh.push({ src: piece, lo, hi, slope: piece.slope.toNumber(), intercept: piece.intercept.toNumber() });
         }
         cand.segs = [...cand.segs.slice(0, k), ...fresh, ...cand.segs.slice(k + 1)];
       }
@@ -867,7 +926,12 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
     const byYield = [...cands].sort((a, b) => full.get(b)! - full.get(a)! || a.index - b.index);
     const flexible = byYield.filter((c) => c.flexible);
     const fixed = byYield.filter((c) => !c.flexible);
-    for (let mx = 1; mx <= Math.min(maxParts, flexible.length); mx++) seed([[flexible, mx], [fixed, maxParts], [flexible, maxParts]]);
+    for (let mx = 1; mx <= Math.min(maxParts, flexible.length); mx++)
+      seed([
+        [flexible, mx],
+        [fixed, maxParts],
+        [flexible, maxParts],
+      ]);
   }
 
   /**
@@ -888,7 +952,11 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
 
   /** Best bound first: more placed, then more earned. */
   const before = (x: Node, y: Node) =>
-    x.bound.placed !== y.bound.placed ? x.bound.placed > y.bound.placed : x.bound.value !== y.bound.value ? x.bound.value > y.bound.value : x.seq > y.seq;
+    x.bound.placed !== y.bound.placed
+      ? x.bound.placed > y.bound.placed
+      : x.bound.value !== y.bound.value
+        ? x.bound.value > y.bound.value
+        : x.seq > y.seq;
   const heap: Node[] = [];
   let seq = 0;
   function push(node: Omit<Node, 'seq'>): void {
@@ -952,7 +1020,8 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
           const bound = evaluate(j + 1);
           chosen.pop();
           apply(cand, seg, -1);
-          if (!prunable(bound)) push({ parent: node, part: { cand, seg }, depth: node.depth + 1, i: j + 1, bound, done: false });
+          if (!prunable(bound))
+            push({ parent: node, part: { cand, seg }, depth: node.depth + 1, i: j + 1, bound, done: false });
         }
       }
     }

@@ -26,11 +26,27 @@ const d = PRODUCT_DEFAULTS;
 export function filterArgs(arg: ArgBuilder<Types>) {
   return {
     terms: arg.intList({ required: false, description: 'deposit terms in months', validate: { schema: PARAMS.terms } }),
-    termMin: arg.int({ required: false, description: 'minimum deposit term in months', validate: { schema: PARAMS.termMin } }),
-    termMax: arg.int({ required: false, description: 'maximum deposit term in months', validate: { schema: PARAMS.termMax } }),
+    termMin: arg.int({
+      required: false,
+      description: 'minimum deposit term in months',
+      validate: { schema: PARAMS.termMin },
+    }),
+    termMax: arg.int({
+      required: false,
+      description: 'maximum deposit term in months',
+      validate: { schema: PARAMS.termMax },
+    }),
     channel: arg({ type: ChannelFilterEnum, required: true, defaultValue: d.channel }),
-    country: arg.stringList({ required: false, description: 'bank (brand) countries, ISO alpha-2', validate: { schema: PARAMS.country } }),
-    dgsCountry: arg.stringList({ required: false, description: 'DGS countries, ISO alpha-2', validate: { schema: PARAMS.dgsCountry } }),
+    country: arg.stringList({
+      required: false,
+      description: 'bank (brand) countries, ISO alpha-2',
+      validate: { schema: PARAMS.country },
+    }),
+    dgsCountry: arg.stringList({
+      required: false,
+      description: 'DGS countries, ISO alpha-2',
+      validate: { schema: PARAMS.dgsCountry },
+    }),
     withholding: arg({ type: WithholdingFilterEnum, required: true, defaultValue: d.withholding }),
     promotions: arg({ type: PromotionsModeEnum, required: true, defaultValue: d.promotions }),
     newCustomers: arg({ type: NewCustomersFilterEnum, required: true, defaultValue: d.newCustomers }),
@@ -38,10 +54,22 @@ export function filterArgs(arg: ArgBuilder<Types>) {
     currentAccount: arg({ type: CurrentAccountFilterEnum, required: true, defaultValue: d.currentAccount }),
     fees: arg({ type: FeesFilterEnum, required: true, defaultValue: d.fees }),
     earlyWithdrawal: arg({ type: EarlyWithdrawalFilterEnum, required: true, defaultValue: d.earlyWithdrawal }),
-    noticeMax: arg.int({ required: false, description: 'maximum notice period in days', validate: { schema: PARAMS.noticeMax } }),
+    noticeMax: arg.int({
+      required: false,
+      description: 'maximum notice period in days',
+      validate: { schema: PARAMS.noticeMax },
+    }),
     freshness: arg({ type: FreshnessFilterEnum, required: true, defaultValue: d.freshness }),
-    brand: arg.string({ required: false, description: 'only this brand (id or name)', validate: { schema: PARAMS.brand } }),
-    zoek: arg.string({ required: false, description: 'free-text search over bank, product and institution name', validate: { schema: PARAMS.zoek } }),
+    brand: arg.string({
+      required: false,
+      description: 'only this brand (id or name)',
+      validate: { schema: PARAMS.brand },
+    }),
+    zoek: arg.string({
+      required: false,
+      description: 'free-text search over bank, product and institution name',
+      validate: { schema: PARAMS.zoek },
+    }),
   };
 }
 
@@ -98,4 +126,10 @@ export function filtersOf(args: FilterArgs): Filters {
  * Pothos's option type, hence the cast.)
  */
 export const crossRules = () =>
-  CROSS_RULES.map(([parameter, message, holds]) => [holds, { message, path: [parameter], when: () => true }] as unknown as [typeof holds, { message: string; path: string[] }]);
+  CROSS_RULES.map(
+    ([parameter, message, holds]) =>
+      [holds, { message, path: [parameter], when: () => true }] as unknown as [
+        typeof holds,
+        { message: string; path: string[] },
+      ],
+  );

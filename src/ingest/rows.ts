@@ -2,7 +2,16 @@
 // two-decimal strings and times ISO strings, so that equal data compares equal however it was written
 // ("2.1" and "2.10", a Prisma Decimal and a JSON string).
 import { Decimal, toFixed2 } from '../domain/decimal.js';
-import type { Snapshot, SnapshotBrand, SnapshotInstitution, SnapshotOffer, SnapshotPlan, SnapshotSource } from './snapshot.js';
+import type { Promotion, Tier } from '../domain/types.js';
+import type { PromotionKind } from '../domain/vocabulary.js';
+import type {
+  Snapshot,
+  SnapshotBrand,
+  SnapshotInstitution,
+  SnapshotOffer,
+  SnapshotPlan,
+  SnapshotSource,
+} from './snapshot.js';
 
 const CANONICAL_2DP = /^-?(0|[1-9]\d*)\.\d\d$/;
 /** Most values already arrive as "2.10": only the others go through Decimal. */
@@ -10,7 +19,8 @@ export const dec2 = (value: string | { toString(): string }): string => {
   const text = value.toString();
   return CANONICAL_2DP.test(text) && text !== '-0.00' ? text : toFixed2(new Decimal(text));
 };
-export const dec2OrNull = (value: string | { toString(): string } | null): string | null => (value === null ? null : dec2(value));
+export const dec2OrNull = (value: string | { toString(): string } | null): string | null =>
+  value === null ? null : dec2(value);
 export const iso = (value: string | Date): string => new Date(value).toISOString();
 export const isoOrNull = (value: string | Date | null): string | null => (value === null ? null : iso(value));
 
@@ -77,10 +87,27 @@ export interface TierJson {
 }
 
 export interface PromotionJson {
-  kind: 'bonus' | 'replace';
+  kind: PromotionKind;
   rate: string;
   months: number;
   maxBalance: string | null;
+}
+
+// Reading them back: the one place a stored plan's JSON becomes Decimals (the catalogue, the history
+// and the impact basis all read plans through these).
+const decimalOrNull = (v: string | null) => (v === null ? null : new Decimal(v));
+
+export function tiersFromJson(json: unknown): Tier[] {
+  return (json as TierJson[]).map((t) => ({
+    from: new Decimal(t.from),
+    to: decimalOrNull(t.to),
+    rate: new Decimal(t.rate),
+  }));
+}
+
+export function promotionFromJson(json: unknown): Promotion | null {
+  const p = json as PromotionJson | null;
+  return p && { kind: p.kind, rate: new Decimal(p.rate), months: p.months, maxBalance: decimalOrNull(p.maxBalance) };
 }
 
 /** The part of a rate plan that, when it differs, makes a new plan. */
@@ -165,23 +192,38 @@ export function offerRow(o: SnapshotOffer, observedAt: string, previous: OfferRo
   };
 }
 
+type DecimalLike = string | { toString(): string };
+
+/** Tiers as they are stored and shown: every decimal with two decimals. */
+export function tiersJson(
+  tiers: readonly { from: DecimalLike; to: DecimalLike | null; rate: DecimalLike }[],
+): TierJson[] {
+  return tiers.map((t) => ({ from: dec2(t.from), to: dec2OrNull(t.to), rate: dec2(t.rate) }));
+}
+
+/** A promotion as it is stored and shown: every decimal with two decimals. */
+export function promotionJson(
+  p: { kind: PromotionKind; rate: DecimalLike; months: number; maxBalance: DecimalLike | null } | null,
+): PromotionJson | null {
+  return p && { kind: p.kind, rate: dec2(p.rate), months: p.months, maxBalance: dec2OrNull(p.maxBalance) };
+}
+
 export function planTerms(p: SnapshotPlan | PlanTerms): PlanTerms {
   return {
     headlineRate: dec2(p.headlineRate),
     rateType: p.rateType,
     tierMode: p.tierMode,
-    tiers: p.tiers.map((t) => ({ from: dec2(t.from), to: dec2OrNull(t.to), rate: dec2(t.rate) })),
-    promotion: p.promotion && {
-      kind: p.promotion.kind,
-      rate: dec2(p.promotion.rate),
-      months: p.promotion.months,
-      maxBalance: dec2OrNull(p.promotion.maxBalance),
-    },
+    tiers: tiersJson(p.tiers),
+    promotion: promotionJson(p.promotion),
   };
 }
 
 /** Field-by-field equality of two rows of the same shape (values are JSON-like). */
-export function sameRow<T extends object>(a: T, b: T, keys: readonly (keyof T)[] = Object.keys(a) as (keyof T)[]): boolean {
+export function sameRow<T extends object>(
+  a: T,
+  b: T,
+  keys: readonly (keyof T)[] = Object.keys(a) as (keyof T)[],
+): boolean {
   return keys.every((k) => {
     const x = a[k];
     const y = b[k];
@@ -192,12 +234,37 @@ export function sameRow<T extends object>(a: T, b: T, keys: readonly (keyof T)[]
 /** What a daily re-check changes: written with a narrow update, not a whole-row upsert. */
 export const FRESHNESS_FIELDS = ['checkedAt', 'official', 'confirmed'] as const;
 export const OFFER_FIELDS = Object.keys({
-  id: 0, brandId: 0, name: 0, type: 0, termMonths: 0, noticeDays: 0, channel: 0, platform: 0, payout: 0, minAmount: 0, maxAmount: 0,
-  openToNewCustomers: 0, currentAccountRequired: 0, annualFee: 0, earlyWithdrawal: 0, interestCompounds: 0, withholdingKind: 0,
-  withholdingRate: 0, withholdingReducedRate: 0, sourceId: 0, sourceUrl: 0, checkedAt: 0, official: 0, confirmed: 0, status: 0,
-  firstSeenAt: 0, removedAt: 0,
+  id: 0,
+  brandId: 0,
+  name: 0,
+  type: 0,
+  termMonths: 0,
+  noticeDays: 0,
+  channel: 0,
+  platform: 0,
+  payout: 0,
+  minAmount: 0,
+  maxAmount: 0,
+  openToNewCustomers: 0,
+  currentAccountRequired: 0,
+  annualFee: 0,
+  earlyWithdrawal: 0,
+  interestCompounds: 0,
+  withholdingKind: 0,
+  withholdingRate: 0,
+  withholdingReducedRate: 0,
+  sourceId: 0,
+  sourceUrl: 0,
+  checkedAt: 0,
+  official: 0,
+  confirmed: 0,
+  status: 0,
+  firstSeenAt: 0,
+  removedAt: 0,
 } satisfies Record<keyof OfferRow, 0>) as (keyof OfferRow)[];
-export const OFFER_FIELDS_BUT_FRESHNESS = OFFER_FIELDS.filter((f) => !(FRESHNESS_FIELDS as readonly string[]).includes(f));
+export const OFFER_FIELDS_BUT_FRESHNESS = OFFER_FIELDS.filter(
+  (f) => !(FRESHNESS_FIELDS as readonly string[]).includes(f),
+);
 
 export function sameTerms(a: PlanTerms, b: PlanTerms): boolean {
   return sameRow(planTerms(a), planTerms(b));

@@ -2,7 +2,7 @@
 import type { z } from 'zod';
 import { snapshotSchema, type Snapshot } from './snapshot.js';
 
-export interface Problem {
+export interface SnapshotProblem {
   /** JSON path into the snapshot, e.g. `$.offers[3].plan.tiers[1].from` */
   path: string;
   message: string;
@@ -16,32 +16,40 @@ export interface OpenReference {
 }
 
 export type Validation =
-  | { ok: true; snapshot: Snapshot; openReferences: OpenReference[] }
-  | { ok: false; problems: Problem[] };
+  { ok: true; snapshot: Snapshot; openReferences: OpenReference[] } | { ok: false; problems: SnapshotProblem[] };
 
 export function jsonPath(segments: readonly PropertyKey[]): string {
   return segments.reduce<string>(
-    (acc, seg) => (typeof seg === 'number' ? `${acc}[${seg}]` : /^[A-Za-z_$][\w$]*$/.test(String(seg)) ? `${acc}.${String(seg)}` : `${acc}[${JSON.stringify(String(seg))}]`),
+    (acc, seg) =>
+      typeof seg === 'number'
+        ? `${acc}[${seg}]`
+        : /^[A-Za-z_$][\w$]*$/.test(String(seg))
+          ? `${acc}.${String(seg)}`
+          : `${acc}[${JSON.stringify(String(seg))}]`,
     '$',
   );
 }
 
-function zodProblems(error: z.ZodError): Problem[] {
+function zodProblems(error: z.ZodError): SnapshotProblem[] {
   return error.issues.map((issue) => ({ path: jsonPath(issue.path), message: issue.message }));
 }
 
 /** Works on the raw input too, so duplicates are reported together with any shape problems. */
-function duplicates(input: unknown, field: 'sources' | 'institutions' | 'brands' | 'offers'): Problem[] {
+function duplicates(input: unknown, field: 'sources' | 'institutions' | 'brands' | 'offers'): SnapshotProblem[] {
   const items = (input as Record<string, unknown> | null)?.[field];
   if (!Array.isArray(items)) return [];
   const seen = new Map<string, number>();
-  const problems: Problem[] = [];
+  const problems: SnapshotProblem[] = [];
   items.forEach((item: unknown, i) => {
     const id = (item as { id?: unknown } | null)?.id;
     if (typeof id !== 'string') return;
     const first = seen.get(id);
     if (first === undefined) seen.set(id, i);
-    else problems.push({ path: jsonPath([field, i, 'id']), message: `duplicate id "${id}" (first at ${jsonPath([field, first])})` });
+    else
+      problems.push({
+        path: jsonPath([field, i, 'id']),
+        message: `duplicate id "${id}" (first at ${jsonPath([field, first])})`,
+      });
   });
   return problems;
 }
@@ -60,11 +68,14 @@ export function validateSnapshot(input: unknown): Validation {
   const brandIds = new Set(snapshot.brands.map((b) => b.id));
   const openReferences: OpenReference[] = [];
   snapshot.brands.forEach((b, i) => {
-    if (!institutionIds.has(b.institutionId)) openReferences.push({ kind: 'institution', id: b.institutionId, path: jsonPath(['brands', i, 'institutionId']) });
+    if (!institutionIds.has(b.institutionId))
+      openReferences.push({ kind: 'institution', id: b.institutionId, path: jsonPath(['brands', i, 'institutionId']) });
   });
   snapshot.offers.forEach((o, i) => {
-    if (!brandIds.has(o.brandId)) openReferences.push({ kind: 'brand', id: o.brandId, path: jsonPath(['offers', i, 'brandId']) });
-    if (!sourceIds.has(o.sourceId)) openReferences.push({ kind: 'source', id: o.sourceId, path: jsonPath(['offers', i, 'sourceId']) });
+    if (!brandIds.has(o.brandId))
+      openReferences.push({ kind: 'brand', id: o.brandId, path: jsonPath(['offers', i, 'brandId']) });
+    if (!sourceIds.has(o.sourceId))
+      openReferences.push({ kind: 'source', id: o.sourceId, path: jsonPath(['offers', i, 'sourceId']) });
   });
 
   return problems.length > 0 ? { ok: false, problems } : { ok: true, snapshot, openReferences };
@@ -74,10 +85,13 @@ export function validateSnapshot(input: unknown): Validation {
 export function unresolvedReferences(
   refs: readonly OpenReference[],
   known: { brand: ReadonlySet<string>; institution: ReadonlySet<string>; source: ReadonlySet<string> },
-): Problem[] {
+): SnapshotProblem[] {
   return refs
     .filter((ref) => !known[ref.kind].has(ref.id))
-    .map((ref) => ({ path: ref.path, message: `unknown ${ref.kind} "${ref.id}": neither in this snapshot nor in the database` }));
+    .map((ref) => ({
+      path: ref.path,
+      message: `unknown ${ref.kind} "${ref.id}": neither in this snapshot nor in the database`,
+    }));
 }
 
 /** How far ahead of the clock an observedAt may be unless configured (INGEST_MAX_FUTURE_SKEW_MINUTES). */
@@ -93,7 +107,7 @@ const span = (ms: number): string => {
  * snapshot until its time fail as "before the last applied snapshot" (issue 19): a source that slipped
  * a time zone would lock out the present for hours.
  */
-export function aheadOfClock(observedAt: string, now: Date, maxSkewMs: number): Problem[] {
+export function aheadOfClock(observedAt: string, now: Date, maxSkewMs: number): SnapshotProblem[] {
   const ahead = Date.parse(observedAt) - now.getTime();
   if (ahead <= maxSkewMs) return [];
   return [

@@ -47,7 +47,15 @@ export interface RestFacade {
   routes: readonly RestRoute[];
 }
 
-export function createRestFacade({ logger, metrics, rateLimited = false }: { logger: Logger; metrics: () => Promise<unknown>; rateLimited?: boolean }): RestFacade {
+export function createRestFacade({
+  logger,
+  metrics,
+  rateLimited = false,
+}: {
+  logger: Logger;
+  metrics: () => Promise<unknown>;
+  rateLimited?: boolean;
+}): RestFacade {
   const routes = restRoutes({ metrics, openApi: () => openApi, docs: () => docs, calculation: () => calculation });
   const document = openApiDocument(schema, routes, { rateLimited });
   const openApi = JSON.stringify(document);
@@ -73,13 +81,25 @@ export function createRestFacade({ logger, metrics, rateLimited = false }: { log
     const { route } = match;
     if (match.malformed) {
       const parameter = match.malformed;
-      return { kind: 'invalid', route, problem: () => problemResponse('BAD_USER_INPUT', `Invalid parameter: ${parameter}.`, [{ parameter, message: 'is not valid percent-encoding' }]) };
+      return {
+        kind: 'invalid',
+        route,
+        problem: () =>
+          problemResponse('BAD_USER_INPUT', `Invalid parameter: ${parameter}.`, [
+            { parameter, message: 'is not valid percent-encoding' },
+          ]),
+      };
     }
     const parsed = parseParams(route.params, new URLSearchParams(search), match.path);
     if (!parsed.ok) {
       const { errors } = parsed;
       const list = errors.map((e) => e.parameter).join(', ');
-      return { kind: 'invalid', route, problem: () => problemResponse('BAD_USER_INPUT', `Invalid parameter${errors.length > 1 ? 's' : ''}: ${list}.`, errors) };
+      return {
+        kind: 'invalid',
+        route,
+        problem: () =>
+          problemResponse('BAD_USER_INPUT', `Invalid parameter${errors.length > 1 ? 's' : ''}: ${list}.`, errors),
+      };
     }
     // graphql-jit reads an omitted nullable variable as null, not as "use the default": fill them in,
     // which also makes a request that spells out a default the same request as one that leaves it out.
@@ -94,20 +114,41 @@ export function createRestFacade({ logger, metrics, rateLimited = false }: { log
     const status = statusOf(code);
     if (code === 'SERVICE_UNAVAILABLE') {
       const retryAfter = String(error?.extensions?.retryAfter ?? RETRY_AFTER_SECONDS);
-      return problemResponse('SERVICE_UNAVAILABLE', error?.message ?? 'Service unavailable', undefined, { 'retry-after': retryAfter });
+      return problemResponse('SERVICE_UNAVAILABLE', error?.message ?? 'Service unavailable', undefined, {
+        'retry-after': retryAfter,
+      });
     }
     if (status >= 500) {
-      logger.error({ requestId: currentRequestId(), errors: errors.map((e) => ({ message: e.message, code: e.extensions?.code })) }, 'unexpected error in a REST operation');
+      logger.error(
+        {
+          requestId: currentRequestId(),
+          errors: errors.map((e) => ({ message: e.message, code: e.extensions?.code })),
+        },
+        'unexpected error in a REST operation',
+      );
       return problemResponse('INTERNAL_SERVER_ERROR', 'Unexpected error.');
     }
-    return problemResponse(code, error?.message ?? 'Bad request', error?.extensions?.errors as ParameterProblem[] | undefined);
+    return problemResponse(
+      code,
+      error?.message ?? 'Bad request',
+      error?.extensions?.errors as ParameterProblem[] | undefined,
+    );
   }
 
   async function respond(request: Request, url: URL, serverContext: Record<string, unknown>): Promise<Response> {
     const found = classify(url.pathname, url.search);
-    if (found.kind === 'unknown') return problemResponse('NOT_FOUND', `There is nothing at ${url.pathname}. The API is described at /api/openapi.json and /api/docs.`);
+    if (found.kind === 'unknown')
+      return problemResponse(
+        'NOT_FOUND',
+        `There is nothing at ${url.pathname}. The API is described at /api/openapi.json and /api/docs.`,
+      );
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      return problemResponse('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${found.route.path}; the API is read-only.`, undefined, { allow: ALLOW });
+      return problemResponse(
+        'METHOD_NOT_ALLOWED',
+        `${request.method} is not allowed on ${found.route.path}; the API is read-only.`,
+        undefined,
+        { allow: ALLOW },
+      );
     }
     if (found.kind === 'invalid') return found.problem();
 
@@ -119,9 +160,14 @@ export function createRestFacade({ logger, metrics, rateLimited = false }: { log
         const enveloped = getEnveloped({ ...serverContext, rest: true });
         return { enveloped, contextValue: (await enveloped.contextFactory()) as Context };
       })());
-    const run = async <T,>(operation: DocumentNode, variableValues: Variables): Promise<T> => {
+    const run = async <T>(operation: DocumentNode, variableValues: Variables): Promise<T> => {
       const { enveloped, contextValue } = await contextOnce();
-      const result = (await enveloped.execute({ schema: enveloped.schema, document: operation, contextValue, variableValues })) as ExecutionResult;
+      const result = (await enveloped.execute({
+        schema: enveloped.schema,
+        document: operation,
+        contextValue,
+        variableValues,
+      })) as ExecutionResult;
       if (result.errors?.length) throw new OperationFailed(result.errors as GraphQLError[]);
       return result.data as T;
     };

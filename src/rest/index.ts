@@ -14,7 +14,19 @@ import { serviceRoutes, type ServiceInfo } from './routes/service.js';
 import { streamRoute } from './routes/stream.js';
 import type { RestRoute } from './route.js';
 
-export const SPEC_ROUTES: readonly RestRoute[] = [productsRoute, exportRoute, productRoute, planRoute, institutionsRoute, historyRoute, changesRoute, streamRoute, feedRoute, metaRoute, healthRoute];
+export const SPEC_ROUTES: readonly RestRoute[] = [
+  productsRoute,
+  exportRoute,
+  productRoute,
+  planRoute,
+  institutionsRoute,
+  historyRoute,
+  changesRoute,
+  streamRoute,
+  feedRoute,
+  metaRoute,
+  healthRoute,
+];
 
 export const restRoutes = (info: ServiceInfo): RestRoute[] => [...SPEC_ROUTES, ...serviceRoutes(info)];
 
@@ -32,7 +44,12 @@ function patternOf(route: RestRoute) {
   let compiled = patterns.get(route);
   if (!compiled) {
     const names: string[] = [];
-    const pattern = new RegExp(`^${route.path.replace(/\{(\w+)\}/g, (_m, name: string) => (names.push(name), '([^/]+)'))}$`);
+    const pattern = new RegExp(
+      `^${route.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
+        names.push(name);
+        return '([^/]+)';
+      })}$`,
+    );
     patterns.set(route, (compiled = { pattern, names }));
   }
   return compiled;

@@ -66,11 +66,17 @@ export interface RestRoute {
   notFound?: string;
   /** Paged: answers carry page, pageSize and pages, and a Link header. */
   paged?: boolean;
+  /** Not counted toward the rate limit: probes and scrapers must get through whatever clients do. */
+  exemptFromRateLimit?: true;
   handle(request: RouteRequest): Promise<Response> | Response;
 }
 
 export const json = (body: unknown, init: { status?: number; headers?: Record<string, string> } = {}) =>
-  new Response(JSON.stringify(body), { status: init.status ?? 200, headers: { 'content-type': 'application/json; charset=utf-8', ...init.headers } });
+  new Response(JSON.stringify(body), {
+    status: init.status ?? 200,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...init.headers },
+  });
 
 /** A paged answer: the body, and its page and page count for the Link header the HTTP layer makes. */
-export const pagedJson = (body: { page: number; pages: number }) => json(body, { headers: { [PAGING_HEADER]: `${body.page} ${body.pages}` } });
+export const pagedJson = (body: { page: number; pages: number }) =>
+  json(body, { headers: { [PAGING_HEADER]: `${body.page} ${body.pages}` } });

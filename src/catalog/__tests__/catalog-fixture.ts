@@ -45,10 +45,23 @@ export function buildCatalog(institutionSpecs: InstitutionSpec[], offerSpecs: Of
       name: `${spec.id} N.V.`,
       country: spec.country ?? 'NL',
       lei: null,
-      dgs: { scheme: 'DGS', country: spec.country ?? 'NL', limit: d(spec.limit ?? '100000.00'), verified: spec.verified ?? true, source: null, verifiedAt: null },
+      dgs: {
+        scheme: 'DGS',
+        country: spec.country ?? 'NL',
+        limit: d(spec.limit ?? '100000.00'),
+        verified: spec.verified ?? true,
+        source: null,
+        verifiedAt: null,
+      },
       brands: [],
     };
-    institution.brands = (spec.brands ?? [spec.id]).map((id) => ({ id, name: id.toUpperCase(), country: institution.country, website: null, institutionId: spec.id }));
+    institution.brands = (spec.brands ?? [spec.id]).map((id) => ({
+      id,
+      name: id.toUpperCase(),
+      country: institution.country,
+      website: null,
+      institutionId: spec.id,
+    }));
     for (const b of institution.brands) brands.set(b.id, b);
     return institution;
   });
@@ -57,7 +70,11 @@ export function buildCatalog(institutionSpecs: InstitutionSpec[], offerSpecs: Of
     const brand = brands.get(spec.brand)!;
     const institution = institutionOf.get(brand.institutionId)!;
     const rows = spec.tiers ?? [['0', '2.00']];
-    const tiers: Tier[] = rows.map(([from, rate], i) => ({ from: d(from), to: i + 1 < rows.length ? d(rows[i + 1]![0]) : null, rate: d(rate) }));
+    const tiers: Tier[] = rows.map(([from, rate], i) => ({
+      from: d(from),
+      to: i + 1 < rows.length ? d(rows[i + 1]![0]) : null,
+      rate: d(rate),
+    }));
     const withholding = spec.withholding ?? { kind: 'none', rate: null, reducedRate: null };
     const type = spec.type ?? 'flexible';
     const offer: CatalogOffer = {
@@ -119,7 +136,8 @@ export function buildCatalog(institutionSpecs: InstitutionSpec[], offerSpecs: Of
   });
   offers.sort((a, b) => (a.id < b.id ? -1 : 1));
   const offersByInstitution = new Map<string, CatalogOffer[]>();
-  for (const o of offers) offersByInstitution.set(o.institution.id, [...(offersByInstitution.get(o.institution.id) ?? []), o]);
+  for (const o of offers)
+    offersByInstitution.set(o.institution.id, [...(offersByInstitution.get(o.institution.id) ?? []), o]);
   return {
     version: 1,
     generatedAt: new Date('2026-11-20T06:00:00.000Z'),

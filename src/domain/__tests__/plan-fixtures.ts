@@ -7,7 +7,9 @@ const dec = (v: number | string | Decimal) => (v instanceof Decimal ? v : new De
 
 /** A line through (k0, f(k0)) and (k1, f(k1)). */
 function through(f: (k: number) => Decimal, k0: number, k1: number): { slope: Decimal; intercept: Decimal } {
-  const slope = f(k1).minus(f(k0)).div(k1 - k0);
+  const slope = f(k1)
+    .minus(f(k0))
+    .div(k1 - k0);
   return { slope, intercept: f(k0).minus(slope.times(k0)) };
 }
 
@@ -75,7 +77,13 @@ export function line(id: string, group: number, rate: string, lo: number, hi: nu
  * Whole tiers: rate r_i on the whole amount from `from_i` (the first from `lo`). value = r(k)·k: a
  * jump at each bound.
  */
-export function wholeTiers(id: string, group: number, tiers: [from: number, rate: string][], hi: number, flexible = false): PlanCandidate {
+export function wholeTiers(
+  id: string,
+  group: number,
+  tiers: [from: number, rate: string][],
+  hi: number,
+  flexible = false,
+): PlanCandidate {
   const pieces: PieceSpec[] = tiers.map(([from, rate], i) => {
     const r = dec(rate);
     const to = i + 1 < tiers.length ? tiers[i + 1]![0] - 1 : hi;
@@ -85,7 +93,14 @@ export function wholeTiers(id: string, group: number, tiers: [from: number, rate
 }
 
 /** Marginal tiers: each slice earns its tier's rate; continuous and piecewise affine. */
-export function marginalTiers(id: string, group: number, tiers: [from: number, rate: string][], lo: number, hi: number, flexible = false): PlanCandidate {
+export function marginalTiers(
+  id: string,
+  group: number,
+  tiers: [from: number, rate: string][],
+  lo: number,
+  hi: number,
+  flexible = false,
+): PlanCandidate {
   const f = (k: number) => {
     let sum = ZERO;
     tiers.forEach(([from, rate], i) => {
@@ -98,7 +113,12 @@ export function marginalTiers(id: string, group: number, tiers: [from: number, r
   const edges = [lo, ...bounds, hi + 1];
   const pieces: PieceSpec[] = [];
   for (let i = 0; i + 1 < edges.length; i++) pieces.push({ lo: edges[i]!, hi: edges[i + 1]! - 1, f, shape: 'exact' });
-  return candidate(id, group, pieces.filter((p) => p.lo <= p.hi), flexible);
+  return candidate(
+    id,
+    group,
+    pieces.filter((p) => p.lo <= p.hi),
+    flexible,
+  );
 }
 
 export interface BruteForce {
@@ -133,7 +153,11 @@ export function bruteForcePlan(problem: PlanProblem): BruteForce {
         if (k > 0) value = value.plus(valueOf(j, k));
       });
       if (placed > best.placed || (placed === best.placed && compareDecimals(value, best.value) > 0)) {
-        best = { placed, value, parts: x.flatMap((k, j) => (k > 0 ? [{ candidate: j, units: k, value: valueOf(j, k) }] : [])) };
+        best = {
+          placed,
+          value,
+          parts: x.flatMap((k, j) => (k > 0 ? [{ candidate: j, units: k, value: valueOf(j, k) }] : [])),
+        };
       }
       return;
     }
@@ -141,7 +165,12 @@ export function bruteForcePlan(problem: PlanProblem): BruteForce {
     if (parts >= maxParts) return;
     const c = candidates[i]!;
     for (const k of accepted[i]!) {
-      if (placed + k > total || used[c.group]! + k > groupLimits[c.group]! || (!c.flexible && fixed + k > maxNonFlexible)) break;
+      if (
+        placed + k > total ||
+        used[c.group]! + k > groupLimits[c.group]! ||
+        (!c.flexible && fixed + k > maxNonFlexible)
+      )
+        break;
       used[c.group]! += k;
       x[i] = k;
       walk(i + 1, placed + k, c.flexible ? fixed : fixed + k, parts + 1);

@@ -6,7 +6,7 @@ import { PLAN_DEFAULTS, planAllocation, type SavingsPlan, type UnplacedReason } 
 import { Decimal } from '../../domain/decimal.js';
 import { presentPlanTotals, type PresentedPlanTotals } from '../../domain/plan-totals.js';
 import { presentCalc } from '../../domain/present.js';
-import { DEFAULTS, LIMITS, PARAMS } from '../args.js';
+import { DEFAULTS, PARAM_LIMITS, PARAMS } from '../args.js';
 import { builder } from '../builder.js';
 import { PlanSortEnum, TypeFilterEnum, UnplacedCodeEnum } from '../enums.js';
 import { crossRules, filterArgs, filtersOf } from '../filter-args.js';
@@ -16,10 +16,15 @@ import { CALCULATION_PATH, OfferRef } from './offer.js';
 type Allocation = SavingsPlan['allocations'][number];
 
 const PlanAllocationRef = builder.objectRef<Allocation>('PlanAllocation').implement({
-  description: 'One part of a plan: an offer and the amount put in it, the offer calculated for that amount (its calc and DGS split are those of the part).',
+  description:
+    'One part of a plan: an offer and the amount put in it, the offer calculated for that amount (its calc and DGS split are those of the part).',
   fields: (t) => ({
     offer: t.field({ type: OfferRef, resolve: (a) => a.offer }),
-    amount: t.field({ type: 'Decimal', description: euros('the part of the amount put in this offer'), resolve: (a) => a.amount }),
+    amount: t.field({
+      type: 'Decimal',
+      description: euros('the part of the amount put in this offer'),
+      resolve: (a) => a.amount,
+    }),
   }),
 });
 
@@ -28,13 +33,43 @@ const PlanTotalsRef = builder.objectRef<PresentedPlanTotals>('PlanTotals').imple
     "The plan as a whole. Money totals are the sums of the parts' shown figures, so that the rows add up to the cent; the yields are rounded once from the unrounded totals.",
   fields: (t) => ({
     amount: t.field({ type: 'Decimal', description: euros('the amount asked about'), resolve: (p) => p.amount }),
-    placed: t.field({ type: 'Decimal', description: euros('the part of it the plan places'), resolve: (p) => p.placed }),
-    unplaced: t.field({ type: 'Decimal', description: euros('the part it cannot place under full deposit-guarantee cover (unplacedReason says why)'), resolve: (p) => p.unplaced }),
-    returnPerYear: t.field({ type: 'Decimal', description: euros('the sum of the parts’ returnPerYear: what the plan maximises (sort=return)'), resolve: (p) => p.returnPerYear }),
-    grossInterest: t.field({ type: 'Decimal', description: euros('the sum of the parts’ gross interest, each over its own period'), resolve: (p) => p.grossInterest }),
-    netInterest: t.field({ type: 'Decimal', description: euros('the sum of the parts’ net interest (after withholding tax and fees)'), resolve: (p) => p.netInterest }),
-    comparableYield: t.field({ type: 'Decimal', description: perYear('the comparable annual yield of the plan as a whole: returnPerYear over the amount placed'), resolve: (p) => p.comparableYield }),
-    effectiveRate: t.field({ type: 'Decimal', description: perYear('the net effective annual rate of the plan as a whole: the parts’ rates weighted by their amounts'), resolve: (p) => p.effectiveRate }),
+    placed: t.field({
+      type: 'Decimal',
+      description: euros('the part of it the plan places'),
+      resolve: (p) => p.placed,
+    }),
+    unplaced: t.field({
+      type: 'Decimal',
+      description: euros('the part it cannot place under full deposit-guarantee cover (unplacedReason says why)'),
+      resolve: (p) => p.unplaced,
+    }),
+    returnPerYear: t.field({
+      type: 'Decimal',
+      description: euros('the sum of the parts’ returnPerYear: what the plan maximises (sort=return)'),
+      resolve: (p) => p.returnPerYear,
+    }),
+    grossInterest: t.field({
+      type: 'Decimal',
+      description: euros('the sum of the parts’ gross interest, each over its own period'),
+      resolve: (p) => p.grossInterest,
+    }),
+    netInterest: t.field({
+      type: 'Decimal',
+      description: euros('the sum of the parts’ net interest (after withholding tax and fees)'),
+      resolve: (p) => p.netInterest,
+    }),
+    comparableYield: t.field({
+      type: 'Decimal',
+      description: perYear('the comparable annual yield of the plan as a whole: returnPerYear over the amount placed'),
+      resolve: (p) => p.comparableYield,
+    }),
+    effectiveRate: t.field({
+      type: 'Decimal',
+      description: perYear(
+        'the net effective annual rate of the plan as a whole: the parts’ rates weighted by their amounts',
+      ),
+      resolve: (p) => p.effectiveRate,
+    }),
   }),
 });
 
@@ -49,10 +84,30 @@ const UnplacedReasonRef = builder.objectRef<UnplacedReason>('UnplacedReason').im
 const SavingsPlanRef = builder.objectRef<SavingsPlan>('SavingsPlan').implement({
   description: `An amount spread over offers so that every part is fully covered by its institution's verified deposit guarantee (the parts at one institution, all its brands together, within its limit), each part within its offer's minimum and maximum, in whole euros (the amount's cents go to one part), using at most maxOffers offers and keeping flexibleShare percent in flexible accounts. Of the plans that place the most, the one with the highest total return; how it is found and why it is the best: ${CALCULATION_PATH}.`,
   fields: (t) => ({
-    allocations: t.field({ type: [PlanAllocationRef], description: 'the parts, largest first', resolve: (p) => p.allocations }),
-    totals: t.field({ type: PlanTotalsRef, resolve: (p) => presentPlanTotals(p.totals, p.allocations.map((a) => presentCalc(a.offer.calc))) }),
-    unplacedReason: t.field({ type: UnplacedReasonRef, nullable: true, description: 'null when the whole amount is placed', resolve: (p) => p.unplacedReason }),
-    generatedAt: t.field({ type: 'DateTime', description: 'when the data last changed', resolve: (p) => p.generatedAt }),
+    allocations: t.field({
+      type: [PlanAllocationRef],
+      description: 'the parts, largest first',
+      resolve: (p) => p.allocations,
+    }),
+    totals: t.field({
+      type: PlanTotalsRef,
+      resolve: (p) =>
+        presentPlanTotals(
+          p.totals,
+          p.allocations.map((a) => presentCalc(a.offer.calc)),
+        ),
+    }),
+    unplacedReason: t.field({
+      type: UnplacedReasonRef,
+      nullable: true,
+      description: 'null when the whole amount is placed',
+      resolve: (p) => p.unplacedReason,
+    }),
+    generatedAt: t.field({
+      type: 'DateTime',
+      description: 'when the data last changed',
+      resolve: (p) => p.generatedAt,
+    }),
   }),
 });
 
@@ -64,12 +119,32 @@ builder.queryField('plan', (t) =>
     description:
       'GET /api/plan: spreads an amount over the offers the list shows for the same filters (verified DGS only) for the highest total return, every part fully covered.',
     args: {
-      amount: t.arg({ type: 'Decimal', required: true, description: 'the amount in EUR to spread', validate: { schema: PARAMS.amount } }),
-      horizon: t.arg.int({ required: true, defaultValue: DEFAULTS.horizon, description: 'months, for flexible and notice accounts', validate: { schema: PARAMS.horizon } }),
-      type: t.arg({ type: TypeFilterEnum, required: true, defaultValue: d.type, description: 'the types a part may be; default all (the list: flexible)' }),
+      amount: t.arg({
+        type: 'Decimal',
+        required: true,
+        description: 'the amount in EUR to spread',
+        validate: { schema: PARAMS.amount },
+      }),
+      horizon: t.arg.int({
+        required: true,
+        defaultValue: DEFAULTS.horizon,
+        description: 'months, for flexible and notice accounts',
+        validate: { schema: PARAMS.horizon },
+      }),
+      type: t.arg({
+        type: TypeFilterEnum,
+        required: true,
+        defaultValue: d.type,
+        description: 'the types a part may be; default all (the list: flexible)',
+      }),
       ...filterArgs(t.arg),
       sort: t.arg({ type: PlanSortEnum, required: true, defaultValue: d.sort }),
-      maxOffers: t.arg.int({ required: true, defaultValue: d.maxOffers, description: `the most offers the plan may use, 1 to ${LIMITS.maxOffers}`, validate: { schema: PARAMS.maxOffers } }),
+      maxOffers: t.arg.int({
+        required: true,
+        defaultValue: d.maxOffers,
+        description: `the most offers the plan may use, 1 to ${PARAM_LIMITS.maxOffers}`,
+        validate: { schema: PARAMS.maxOffers },
+      }),
       flexibleShare: t.arg({
         type: 'Decimal',
         required: true,

@@ -2,7 +2,7 @@
 // other GET of the service (ETag, Cache-Control) and back/forward re-shows a page without a request.
 import type { TypedDocumentString } from '../gql/graphql.js';
 
-export interface Problem {
+export interface ParameterProblem {
   /** The argument the message is about (amount, horizon…), or null for the request as a whole. */
   parameter: string | null;
   message: string;
@@ -10,7 +10,7 @@ export interface Problem {
 
 /** What the API said was wrong, in its own words. */
 export class ApiError extends Error {
-  constructor(readonly problems: Problem[]) {
+  constructor(readonly problems: ParameterProblem[]) {
     super(problems.map((p) => (p.parameter ? `${p.parameter}: ${p.message}` : p.message)).join('; '));
     this.name = 'ApiError';
   }
@@ -26,8 +26,8 @@ interface GraphQLErrorBody {
 // the page's variables are named like the arguments, so the name says which field it is about.
 const VARIABLE_ERROR = /^Variable "\$(\w+)" got invalid value .*?; (.*)$/s;
 
-export function problemsOf(errors: GraphQLErrorBody[]): Problem[] {
-  return errors.flatMap((error): Problem[] => {
+export function problemsOf(errors: GraphQLErrorBody[]): ParameterProblem[] {
+  return errors.flatMap((error): ParameterProblem[] => {
     const listed = error.extensions?.errors;
     if (listed?.length) return listed.map((e) => ({ parameter: e.parameter, message: e.message }));
     const variable = VARIABLE_ERROR.exec(error.message);
@@ -75,7 +75,9 @@ async function send<TResult>(url: string, options: RequestOptions): Promise<TRes
     body = (await response.json()) as typeof body;
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
-    throw new ApiError([{ parameter: null, message: `The service answered ${response.status} without a GraphQL result.` }]);
+    throw new ApiError([
+      { parameter: null, message: `The service answered ${response.status} without a GraphQL result.` },
+    ]);
   }
   // An error on a root field (an unknown offer, a refused argument) is the answer's; an error deeper down
   // (a detail whose history the database could not give) leaves the rest to show.
@@ -89,14 +91,21 @@ async function send<TResult>(url: string, options: RequestOptions): Promise<TRes
 const early = new Map<string, Promise<unknown>>();
 
 /** Starts a request before the page has rendered; the first request() for the same query takes it over. */
-export function preload<TResult, TVariables>(document: TypedDocumentString<TResult, TVariables>, variables: TVariables): void {
+export function preload<TResult, TVariables>(
+  document: TypedDocumentString<TResult, TVariables>,
+  variables: TVariables,
+): void {
   const url = urlOf(document as TypedDocumentString<unknown, unknown>, variables);
   const started = send<TResult>(url, {});
   started.catch(() => undefined); // reported to whoever takes it over
   early.set(url, started);
 }
 
-export function request<TResult, TVariables>(document: TypedDocumentString<TResult, TVariables>, variables: TVariables, options: RequestOptions = {}): Promise<TResult> {
+export function request<TResult, TVariables>(
+  document: TypedDocumentString<TResult, TVariables>,
+  variables: TVariables,
+  options: RequestOptions = {},
+): Promise<TResult> {
   const url = urlOf(document as TypedDocumentString<unknown, unknown>, variables);
   const started = early.get(url);
   if (started && !options.fresh) {
