@@ -284,6 +284,13 @@ interface Item {
   flexible: boolean;
   /** A stretch of a part already chosen (else of candidates still open, which new parts must hold). */
   chosen?: boolean;
+  /** The candidate's index, for an open one. */
+  cand?: number;
+  /**
+   * A candidate's first stretch when its minimum is above one unit: a part holds none of it or at least
+   * this many units (the bound takes it whole or not at all where it would take less).
+   */
+  floor?: number;
 }
 
 const NO_ITEMS: readonly Item[] = [];
@@ -314,7 +321,15 @@ function envelope(c: Cand): Item[] {
   const items: Item[] = [];
   for (let k = 1; k < xs.length; k++) {
     const width = xs[k]! - xs[k - 1]!;
-    items.push({ slope: up((ys[k]! - ys[k - 1]!) / width), width, group: c.group, flexible: c.flexible });
+    const floor = k === 1 && c.lo > 1 ? Math.min(c.lo, width) : undefined;
+    items.push({
+      slope: up((ys[k]! - ys[k - 1]!) / width),
+      width,
+      group: c.group,
+      flexible: c.flexible,
+      cand: c.index,
+      ...(floor ? { floor } : {}),
+    });
   }
   return items;
 }
@@ -526,6 +541,8 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
     lastOpen: number;
     openUsed: number;
     fixedUsed: number;
+    /** An open first stretch taken in part, below its candidate's minimum (the last one). */
+    short: Item | null;
   }
 
   /**
@@ -534,15 +551,47 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
    * and the non-flexible ones by lambda (one of "non-flexible parts hold at most what the flexible
    * reserve leaves"). Institutions inside the total are nested limits, so this greedy order is optimal
    * for them; for any mu, lambda ≥ 0 the result plus mu·newCap plus lambda·(the non-flexible room) is
-   * an upper bound of the plan with both limits kept (weak duality).
+   * an upper bound of the plan with both limits kept (weak duality). `without`: a candidate left out;
+   * `forced`: a first stretch whose floor is taken before anything else.
    */
-  function greedy(need: number, mu: number, lambda: number, newCap: number): Greedy {
+  function greedy(
+    need: number,
+    mu: number,
+    lambda: number,
+    newCap: number,
+    without = -1,
+    forced: Item | null = null,
+  ): Greedy {
     stampNow++;
     let value = 0;
     let abs = 0;
     let lastOpen = -Infinity;
     let openUsed = 0;
     let fixedUsed = 0;
+    let short: Item | null = null;
+    let forcedTaken = 0;
+    const take = (it: Item, units: number, slope: number) => {
+      scratchRoom[it.group] = scratchRoom[it.group]! - units;
+      need -= units;
+      value += units * slope;
+      abs += Math.abs(units * slope);
+      if (!it.flexible) fixedUsed += units;
+      if (!it.chosen) {
+        openUsed += units;
+        lastOpen = slope;
+      }
+    };
+    const roomOf = (g: number) => {
+      if (stamp[g] !== stampNow) {
+        stamp[g] = stampNow;
+        scratchRoom[g] = groupLimits[g]! - groupLo[g]!;
+      }
+      return scratchRoom[g]!;
+    };
+    if (forced) {
+      forcedTaken = Math.min(forced.floor ?? forced.width, forced.width, roomOf(forced.group), need);
+      take(forced, forcedTaken, forced.slope - mu - (forced.flexible ? 0 : lambda));
+    }
     const streams = streamItems.length;
     streamAt.fill(0);
     while (need > 0) {
@@ -561,24 +610,14 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
       }
       if (pick < 0) break;
       const it = streamItems[pick]![streamAt[pick]!++]!;
-      const g = it.group;
-      if (stamp[g] !== stampNow) {
-        stamp[g] = stampNow;
-        scratchRoom[g] = groupLimits[g]! - groupLo[g]!;
-      }
-      const take = Math.min(it.width, scratchRoom[g]!, need, it.chosen || mu > 0 ? Infinity : newCap - openUsed);
-      if (take <= 0) continue;
-      scratchRoom[g] = scratchRoom[g]! - take;
-      need -= take;
-      value += take * slope;
-      abs += Math.abs(take * slope);
-      if (!it.flexible) fixedUsed += take;
-      if (!it.chosen) {
-        openUsed += take;
-        lastOpen = slope;
-      }
+      if (it.cand === without && without >= 0) continue;
+      const width = it === forced ? it.width - forcedTaken : it.width;
+      const units = Math.min(width, roomOf(it.group), need, it.chosen || mu > 0 ? Infinity : newCap - openUsed);
+      if (units <= 0) continue;
+      if (it.floor !== undefined && it !== forced && units < it.floor) short = it;
+      take(it, units, slope);
     }
-    return { value: need > 0 ? Infinity : value, abs, lastOpen, openUsed, fixedUsed };
+    return { value: need > 0 ? Infinity : value, abs, lastOpen, openUsed, fixedUsed, short };
   }
 
   /** Bisection steps for the non-flexible multiplier: any value gives a bound, these get close to the best. */
@@ -683,6 +722,18 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
       }
     }
     let abs = best.abs + mu * newCap + lambda * Math.abs(fixedRoom);
+    // A first stretch taken in part, below its candidate's minimum: no plan holds that. A plan leaves the
+    // candidate out, or holds at least its minimum; the larger of the two bounds is a bound.
+    if (best.short !== null && open) {
+      const short = best.short;
+      const without = greedy(need, mu, lambda, Infinity, short.cand);
+      const whole = greedy(need, mu, lambda, Infinity, -1, short);
+      const either = Math.max(without.value, whole.value) + mu * newCap + lambda * fixedRoom;
+      if (either < bound) {
+        bound = either;
+        abs = Math.max(without.abs, whole.abs) + mu * newCap + lambda * Math.abs(fixedRoom);
+      }
+    }
     if (!open || lambda === 0)
       return { placed, value: forced + bound, margin: (forcedAbs + abs + Math.abs(bestValueFloat)) * FLOAT_MARGIN };
 
@@ -960,7 +1011,9 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
   const heap: Node[] = [];
   let seq = 0;
   function push(node: Omit<Node, 'seq'>): void {
-    const item = { ...node, seq: seq++ };
+    pushNode({ ...node, seq: seq++ });
+  }
+  function pushNode(item: Node): void {
     let k = heap.push(item) - 1;
     while (k > 0) {
       const up = (k - 1) >> 1;
@@ -1001,10 +1054,20 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
 
   /**
    * The children of a node (which passed its bound): the choice with a next part (candidate j ≥ i, one of
-   * its segments), and the choice as it is, each kept while its bound can beat the best plan.
+   * its segments), and the choice as it is, each kept while its bound can beat the best plan. The most
+   * promising is returned, to be explored next; the others wait in the heap.
    */
-  function expand(node: Node): void {
+  function expand(node: Node): Node | undefined {
     enter(node);
+    let dive: Node | undefined;
+    const offer = (child: Omit<Node, 'seq'>) => {
+      const made = { ...child, seq: seq++ };
+      if (dive === undefined) dive = made;
+      else if (before(made, dive)) {
+        pushNode(dive);
+        dive = made;
+      } else pushNode(made);
+    };
     const { i } = node;
     if (chosen.length < maxParts) {
       for (let j = i; j < n; j++) {
@@ -1021,27 +1084,33 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
           chosen.pop();
           apply(cand, seg, -1);
           if (!prunable(bound))
-            push({ parent: node, part: { cand, seg }, depth: node.depth + 1, i: j + 1, bound, done: false });
+            offer({ parent: node, part: { cand, seg }, depth: node.depth + 1, i: j + 1, bound, done: false });
         }
       }
     }
     if (chosen.length > 0) {
       const bound = evaluate(n);
-      if (!prunable(bound)) push({ parent: node.parent, part: node.part, depth: node.depth, i: n, bound, done: true });
+      if (!prunable(bound)) offer({ parent: node.parent, part: node.part, depth: node.depth, i: n, bound, done: true });
     }
+    return dive;
   }
 
-  // Best first: every node explored has a bound above the best plan found by then, so none is explored
-  // that a depth-first order would skip, and a good plan (which prunes the rest) is reached early.
+  // Best bound first, each explored choice followed at once down its most promising child ("plunging"):
+  // complete plans, which prune the rest, come early, and no choice is explored whose bound is below the
+  // best plan found by then.
   seeds();
   const root = evaluate(0);
   if (!prunable(root)) push({ parent: null, part: null, depth: 0, i: 0, bound: root, done: false });
-  for (let node = pop(); node !== undefined; node = pop()) {
-    if (prunable(node.bound)) continue; // the best plan may have improved since it was made
+  for (let node = pop(); node !== undefined;) {
+    if (prunable(node.bound)) {
+      node = pop(); // the best plan may have improved since it was made
+      continue;
+    }
     if (node.done) {
       enter(node);
       leaf(chosen.map((c) => ({ cand: c.cand, seg: c.seg.src })));
-    } else expand(node);
+      node = pop();
+    } else node = expand(node) ?? pop();
   }
   if (problem.placementOnly) return { parts: bestParts, placed: bestPlaced, value: ZERO, stats };
   // An exact segment's line and the offer's own number differ at most in the last of 34 digits: the
