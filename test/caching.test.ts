@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlReuseKey } from '../src/graphql/reuse-key.js';
+import { planMemory } from '../src/memory.js';
 import { BodyCache } from '../src/http/body-cache.js';
 import { createLogger } from '../src/logger.js';
 import { createRestFacade } from '../src/rest/facade.js';
@@ -102,18 +103,19 @@ describe('the body cache', () => {
     return { status: 200, headers: [['content-type', 'application/json']], cacheControl: 'no-cache', vary: 'Accept-Encoding', body, etag: etagOf(body), encoded: {} };
   };
 
-  it('evicts the least recently used beyond its entry limit', () => {
-    const cache = new BodyCache(10_000_000, 3);
-    for (const k of ['a', 'b', 'c']) cache.set(k, entry(10));
+  it('evicts the least recently used when its bytes are used up (issue 15: bytes, not entry counts)', () => {
+    const size = 10 + 512; // a body of 10 bytes and what each entry costs besides
+    const cache = new BodyCache(4 * size);
+    for (const k of ['a', 'b', 'c', 'd']) cache.set(k, entry(10));
     cache.get('a'); // a is now the most recent
-    cache.set('d', entry(10));
+    cache.set('e', entry(10));
     expect(cache.get('b')).toBeUndefined();
     expect(cache.get('a')).toBeDefined();
-    expect(cache.stats()).toMatchObject({ entries: 3, evictions: 1 });
+    expect(cache.stats()).toMatchObject({ entries: 4, bytes: 4 * size, evictions: 1 });
   });
 
   it('evicts beyond its byte limit, counting compressed forms, and refuses answers too big to share it', () => {
-    const cache = new BodyCache(10_000, 100);
+    const cache = new BodyCache(10_000);
     for (let i = 0; i < 10; i++) cache.set(`k${i}`, entry(1_500));
     expect(cache.stats().bytes).toBeLessThanOrEqual(10_000);
     expect(cache.stats().evictions).toBeGreaterThan(0);
@@ -166,7 +168,7 @@ describe('the body cache', () => {
     await t.get('/api/institutions');
     const metrics = (await (await t.get('/api/metrics')).json()) as { caches: { bodies: { entries: number; maxBytes: number } }; process: { rssMb: number } };
     expect(metrics.caches.bodies.entries).toBeGreaterThan(0);
-    expect(metrics.caches.bodies.maxBytes).toBe(t.config.cacheMaxBytes);
+    expect(metrics.caches.bodies.maxBytes).toBe(planMemory({ budgetMb: t.config.memoryBudgetMb, workers: t.config.workers, embedded: t.db.kind === 'embedded' }).caches.bodies);
     expect(metrics.process.rssMb).toBeGreaterThan(10);
   });
 });

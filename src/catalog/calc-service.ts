@@ -26,7 +26,7 @@ export interface CalcService {
   summary(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): CalcSummary;
   /** The detail's calculation with its monthly steps (the reference loop). */
   full(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): CalcResult;
-  stats(): CalculatorStats & { recentRanks: number; recentSummaries: number };
+  stats(): CalculatorStats & { recentRanks: number; recentSummaries: number; entries: number; bytes: number; maxBytes: number };
   clear(): void;
 }
 
@@ -95,12 +95,24 @@ export class RecentByAmount<V> {
   }
 }
 
-export function createCalcService(options: { maxPieces?: number; maxExact?: number; maxRecent?: number } = {}): CalcService {
-  const calculator = createCalculator(options);
+/**
+ * What one kept item costs on the heap, measured (npm run bench:calc prints the heap per piece): a
+ * piece (its affine pairs and bounds, a few dozen Decimals), an exact result, a kept pair of yields, a
+ * kept summary (a dozen Decimals and their map entry).
+ */
+export const ITEM_BYTES = { piece: 3_000, exact: 1_600, rank: 320, summary: 1_400 } as const;
+
+/** How the calculator's part of the memory budget is shared among what it keeps. */
+const PARTS = { piece: 0.5, exact: 0.1, rank: 0.1, summary: 0.3 } as const;
+
+export function createCalcService(options: { maxBytes?: number } = {}): CalcService {
+  const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+  const count = (item: keyof typeof ITEM_BYTES) => Math.max(1, Math.floor((maxBytes * PARTS[item]) / ITEM_BYTES[item]));
+  const calculator = createCalculator({ maxPieces: count('piece'), maxExact: count('exact') });
   // Popular amounts come back (25,000; 50,000): their results are kept, so a repeat under other filters,
   // or through GraphQL, costs a lookup. The text of the amount is made once per list, not per offer.
-  const recentRanks = new RecentByAmount<RankYields>(options.maxRecent ?? 50_000);
-  const recentSummaries = new RecentByAmount<CalcSummary>(options.maxRecent ?? 50_000);
+  const recentRanks = new RecentByAmount<RankYields>(count('rank'));
+  const recentSummaries = new RecentByAmount<CalcSummary>(count('summary'));
   let lastAmount: Decimal | undefined;
   let lastText = '';
   const textOf = (amount: Decimal) => {
@@ -139,7 +151,11 @@ export function createCalcService(options: { maxPieces?: number; maxExact?: numb
     full(offer, amount, horizon, promotions) {
       return calculate({ amount, months: periodOf(offer, horizon), promotions: calcMode(promotions), terms: offer.terms }, { steps: true });
     },
-    stats: () => ({ ...calculator.stats(), recentRanks: recentRanks.size, recentSummaries: recentSummaries.size }),
+    stats: () => {
+      const own = calculator.stats();
+      const bytes = own.pieces * ITEM_BYTES.piece + own.exactEntries * ITEM_BYTES.exact + recentRanks.size * ITEM_BYTES.rank + recentSummaries.size * ITEM_BYTES.summary;
+      return { ...own, recentRanks: recentRanks.size, recentSummaries: recentSummaries.size, entries: own.pieces + own.exactEntries + recentRanks.size + recentSummaries.size, bytes, maxBytes };
+    },
     clear: () => calculator.clear(),
   };
 }

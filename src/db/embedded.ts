@@ -77,8 +77,9 @@ const compiledWasm = () => (wasm ??= Promise.all([compile('pglite.wasm'), compil
  * Should the thread fail later, `onFailure` hears of it; the service then sees a database that does not
  * answer (503 where it is needed), as with a PostgreSQL server that went away.
  */
-export async function startPglite(dataDir: string | null, onFailure: (msg: string) => void = () => {}): Promise<{ port: number; stop(): Promise<void> }> {
-  const input: WorkerInput = { dataDir, maxConnections: EMBEDDED_POOL_SIZE * 2 + 4, ...(await compiledWasm()) };
+export async function startPglite(dataDir: string | null, onFailure: (msg: string) => void = () => {}, processes = 1): Promise<{ port: number; stop(): Promise<void> }> {
+  // Each serving process's pool, and room for one more (an ingest) and a few single connections.
+  const input: WorkerInput = { dataDir, maxConnections: EMBEDDED_POOL_SIZE * (processes + 1) + 4, ...(await compiledWasm()) };
   const worker = workerFile.pathname.endsWith('.ts')
     ? new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(workerFile.href)}); })`, { eval: true, workerData: input })
     : new Worker(workerFile, { workerData: input });
@@ -115,9 +116,10 @@ export async function openInMemory(): Promise<EmbeddedDatabase> {
 
 /**
  * Opens the embedded database in `dataDir` or reaches the process that has it open.
- * `waitMs` bounds how long to wait for a lock whose owner is alive but not yet answering.
+ * `waitMs` bounds how long to wait for a lock whose owner is alive but not yet answering; `processes`
+ * is how many will connect with a pool each (the workers of a cluster and its primary).
  */
-export async function openEmbedded(dataDir: string, options: { log?: (msg: string) => void; waitMs?: number } = {}): Promise<EmbeddedDatabase> {
+export async function openEmbedded(dataDir: string, options: { log?: (msg: string) => void; waitMs?: number; processes?: number } = {}): Promise<EmbeddedDatabase> {
   const log = options.log ?? (() => {});
   await mkdir(dataDir, { recursive: true }); // PGlite does not create parent folders
   const deadline = Date.now() + (options.waitMs ?? 30_000);
@@ -150,7 +152,7 @@ export async function openEmbedded(dataDir: string, options: { log?: (msg: strin
       throw err;
     }
     try {
-      const served = await startPglite(path.join(dataDir, 'pglite'), log);
+      const served = await startPglite(path.join(dataDir, 'pglite'), log, options.processes);
       const info: LockInfo = { pid: process.pid, port: served.port, startedAt: new Date().toISOString() };
       await handle.writeFile(JSON.stringify(info));
       await handle.close();

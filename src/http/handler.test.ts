@@ -23,7 +23,7 @@ function handlerWith(upstream: HttpDeps['upstream'], extra: Partial<HttpDeps> = 
   const log = capturedLog();
   const handler = createHttpHandler({
     upstream,
-    cache: new BodyCache(1_000_000, 100),
+    cache: new BodyCache(1_000_000),
     reuseKey: (pathAndQuery) => ({ key: pathAndQuery, reuse: 'version' }),
     cacheable: () => true,
     version: () => 1,

@@ -29,7 +29,7 @@ import { pagePolicy, SECURITY_HEADERS } from './security.js';
 import type { StaticFiles } from './static.js';
 import { logged, logLine, type RequestObserver } from './logging.js';
 import { problemResponse } from './problem.js';
-import { RateLimiter } from './rate-limit.js';
+import { RateLimiter, type Taken } from './rate-limit.js';
 import { currentRequestId, requestIdFrom, requestScope, type RequestScope } from './request-context.js';
 
 /**
@@ -58,6 +58,11 @@ export interface HttpDeps {
   logger: Logger;
   /** Requests per minute per client, 0: no limit. */
   rateLimitPerMinute?: number;
+  /**
+   * Where the tokens come from when several processes serve (the primary's buckets, shared by all);
+   * by default a bucket per client in this process.
+   */
+  takeToken?: (client: string) => Promise<Taken>;
   /** Take the client from X-Forwarded-For (behind a trusted proxy). */
   trustProxy?: boolean;
   /** An answer not started within this long is a 503. */
@@ -94,8 +99,9 @@ export interface HttpHandler {
   clientError(err: Error & { code?: string }, socket: Duplex): void;
 }
 
-export function createHttpHandler({ upstream, cache, reuseKey, cacheable, version, clock, logger, rateLimitPerMinute = 0, trustProxy = false, requestTimeoutMs = 30_000, observe, statics = () => undefined }: HttpDeps): HttpHandler {
-  const limiter = rateLimitPerMinute > 0 ? new RateLimiter(rateLimitPerMinute) : null;
+export function createHttpHandler({ upstream, cache, reuseKey, cacheable, version, clock, logger, rateLimitPerMinute = 0, takeToken, trustProxy = false, requestTimeoutMs = 30_000, observe, statics = () => undefined }: HttpDeps): HttpHandler {
+  const local = rateLimitPerMinute > 0 && !takeToken ? new RateLimiter(rateLimitPerMinute) : null;
+  const limiter = rateLimitPerMinute > 0 ? { policy: RateLimiter.policyOf(rateLimitPerMinute), take: takeToken ?? ((client: string) => local!.take(client)) } : null;
 
   /** The upstream's answer, or a 503 when it does not start in time (the work goes on; the client is told). */
   function withTimeout(request: Request): Promise<Response> {
@@ -225,17 +231,29 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     const startedAt = process.hrtime.bigint();
-    if (limiter && !uncounted(req.url ?? '/')) {
-      const taken = limiter.take(clientOf(req));
-      // Set on the response now, so that whichever path answers (cache, application, refusal) carries them.
-      res.setHeader('ratelimit-policy', limiter.policy);
-      res.setHeader('ratelimit', RateLimiter.header(taken));
-      if (taken.retryAfter > 0) {
-        const wait = taken.retryAfter;
-        refuse(req, res, startedAt, problemResponse('TOO_MANY_REQUESTS', `Too many requests; please wait ${wait} s (the limit is ${rateLimitPerMinute} a minute).`, undefined, { 'retry-after': String(wait) }));
-        return;
-      }
+    if (!limiter || uncounted(req.url ?? '/')) return admit(req, res, startedAt);
+    const taken = limiter.take(clientOf(req));
+    if (!(taken instanceof Promise)) return counted(req, res, startedAt, taken);
+    taken.then(
+      (t) => counted(req, res, startedAt, t),
+      // The shared count is out of reach (the primary is going away): the request is served uncounted.
+      () => admit(req, res, startedAt),
+    );
+  };
+
+  function counted(req: IncomingMessage, res: ServerResponse, startedAt: bigint, taken: Taken): void {
+    // Set on the response now, so that whichever path answers (cache, application, refusal) carries them.
+    res.setHeader('ratelimit-policy', limiter!.policy);
+    res.setHeader('ratelimit', RateLimiter.header(taken));
+    if (taken.retryAfter > 0) {
+      const wait = taken.retryAfter;
+      refuse(req, res, startedAt, problemResponse('TOO_MANY_REQUESTS', `Too many requests; please wait ${wait} s (the limit is ${rateLimitPerMinute} a minute).`, undefined, { 'retry-after': String(wait) }));
+      return;
     }
+    admit(req, res, startedAt);
+  }
+
+  function admit(req: IncomingMessage, res: ServerResponse, startedAt: bigint): void {
     if (declaredTooLarge(req.headers['content-length'])) {
       refuse(req, res, startedAt, tooLarge());
       return;
@@ -263,7 +281,7 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
       }
     }
     void adapter.requestListener(req, res);
-  };
+  }
 
   /**
    * Node answers a request it cannot parse (headers over 16 KB, a malformed request line) with a bare
