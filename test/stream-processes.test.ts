@@ -104,7 +104,8 @@ describe('one service on the embedded database', () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'stream-lifecycle-'));
-    service = await startService({ DATA_DIR: dataDir, DATABASE_URL: '', SAMPLE_DAYS: String(DAYS), RELOAD_POLL_MS: '300' });
+    // Two workers: the streams are spread over them, each worker's publisher woken by its own reload.
+    service = await startService({ DATA_DIR: dataDir, DATABASE_URL: '', SAMPLE_DAYS: String(DAYS), RELOAD_POLL_MS: '300', WORKERS: '2' });
   }, 120_000);
   afterAll(() => {
     if (service?.child.exitCode === null) service.child.kill('SIGKILL');
@@ -151,7 +152,8 @@ describe.runIf(usingPostgres)('two services on one PostgreSQL', () => {
     await seedSample(db.prisma, { seed: 42, days: DAYS, end: new Date().toISOString().slice(0, 10), scale: 1 });
     // A poll of a minute: within this test only NOTIFY can bring the ingest to them.
     const env = { DATABASE_URL: db.url, SEED_SAMPLE: 'false', RELOAD_POLL_MS: '60000' };
-    services = await Promise.all([startService(env), startService(env)]);
+    // One a cluster of two workers, one a single process: every worker LISTENs for itself.
+    services = await Promise.all([startService({ ...env, WORKERS: '2' }), startService({ ...env, WORKERS: '1' })]);
   }, 180_000);
   afterAll(async () => {
     for (const s of services) if (s.child.exitCode === null) s.child.kill('SIGKILL');
@@ -159,8 +161,9 @@ describe.runIf(usingPostgres)('two services on one PostgreSQL', () => {
     await db?.close();
   });
 
-  it('both deliver an ingest made next to one of them, with the same id, within seconds', async () => {
+  it('both deliver an ingest made next to one of them, with the same id, within seconds, and answer it with the same ETag', async () => {
     const [a, b] = services as [Service, Service];
+    const etags = async () => Promise.all([a, b, a, b].map(async (s) => (await fetch(`${s.base}/api/products?type=all&amount=12345`)).headers.get('etag')));
     const streams = [await openStream(a.base), await openStream(b.base)];
     const subscriptions = [await openSubscription(a.base), await openSubscription(b.base)];
     const { snapshot, offerId } = rateChange(DAYS);
@@ -172,6 +175,10 @@ describe.runIf(usingPostgres)('two services on one PostgreSQL', () => {
     for (const event of events) expect(JSON.parse(event.data!)).toMatchObject({ kind: 'rate_up', offerId });
     const published = await Promise.all(subscriptions.map(nextEvent));
     for (const p of published) expect((JSON.parse(p.data!) as { data: { changes: { id: string } } }).data.changes.id).toBe(events[0]!.id);
+    // Identical answers carry identical ETags on every instance (and every worker of one): a proxy or
+    // client cache in front of them sees one resource.
+    const tags = await etags();
+    expect(new Set(tags).size).toBe(1);
     for (const s of services) s.child.kill('SIGTERM');
     expect(await Promise.all(services.map((s) => s.exited))).toEqual([0, 0]);
   }, 120_000);
