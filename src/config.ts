@@ -6,8 +6,12 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_MAX_FUTURE_SKEW_MINUTES } from './ingest/validate.js';
 
-/** The sample market (≈700 offers) with two workers and the embedded database fits in this with room for its caches. */
-export const DEFAULT_BUDGET_MB = 384;
+/**
+ * The sample market (≈700 offers) on two workers and the embedded database: ≈200 MB for the primary and
+ * its database, ≈150 MB per worker before caches, and ≈70 MB of caches each (every offer's calculation
+ * pieces for many amounts, a few hundred finished answers).
+ */
+export const DEFAULT_BUDGET_MB = 640;
 export const MIN_BUDGET_MB = 128;
 
 /**

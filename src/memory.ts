@@ -28,10 +28,14 @@ export interface MemoryPlan {
 const MB = 1024 * 1024;
 /** The embedded database (PGlite: PostgreSQL in WebAssembly, on its own thread), measured resident. */
 export const EMBEDDED_DATABASE_MB = 150;
-/** The primary of a cluster besides the database: Node, the Prisma client, IPC. */
+/** The primary of a cluster besides the database: Node, the pg driver, IPC. */
 export const PRIMARY_MB = 50;
-/** A serving process before its caches: Node, yoga and the schema, Prisma, the sample catalogue, buffers in flight. */
-export const PROCESS_MB = 80;
+/**
+ * A serving process before its caches, measured resident at rest on the sample market: Node (≈40 MB),
+ * Prisma's query compiler (WebAssembly, ≈35 MB), yoga, the schema and graphql-jit (≈40 MB of heap),
+ * the catalogue, the young generation and buffers in flight.
+ */
+export const PROCESS_MB = 150;
 /** The smallest room for caches that still lets repeats be answered from memory. */
 const MIN_CACHES_MB = 8;
 
@@ -43,7 +47,7 @@ export function planMemory({ budgetMb, workers, embedded }: { budgetMb: number; 
   const shareMb = Math.max(PROCESS_MB + MIN_CACHES_MB, Math.floor((budgetMb - database - primary) / workers));
   const cachesMb = shareMb - PROCESS_MB;
   const caches = Object.fromEntries(Object.entries(SHARES).map(([name, part]) => [name, Math.floor(cachesMb * part * MB)])) as unknown as CacheBudget;
-  // The heap holds the caches and the process's own objects; RSS adds code, buffers and the young
-  // generation on top, which the share's fixed part leaves room for.
+  // The old generation holds the caches and the process's own objects (≈55 MB); bounding it by the
+  // whole share leaves garbage room enough that collection does not run constantly.
   return { shareMb, heapMb: shareMb, caches };
 }
