@@ -323,7 +323,7 @@ describe('GET /api/products/{id}', () => {
         dgs { ${DGS_KEYS.join(' ')} } }
       history { id offerId offer { id name brand { id name country } } validFrom validTo observedAt headlineRate rateType tierMode tiers { from to rate } promotion { kind rate months maxBalance } sourceId }
       sources { id name kind url status lastCheckedAt lastSuccessAt lastError }
-      events { id kind at offerId brandId institutionId summary from to }
+      events { id kind at offerId brandId institutionId summary from to impact { amount returnPerYearBefore returnPerYearAfter delta } }
       sameLicence { ${OFFER_KEYS.filter((k) => !['brand', 'institution', 'tiers', 'promotion', 'withholding', 'freshness', 'calc', 'dgs'].includes(k)).join(' ')}
         brand { id name country } institution { id name country } tiers { from to rate } promotion { kind rate months maxBalance }
         withholding { kind rate reducedRate } freshness { checkedAt official confirmed }

@@ -8,7 +8,7 @@ import { listProducts } from '../catalog/pipeline.js';
 import { productQuery } from '../catalog/query.js';
 import { Decimal } from '../domain/decimal.js';
 import { Rng } from '../sample/random.js';
-import { benchFastCalc } from './fast-calc.js';
+import { benchFastCalc } from './evaluator.js';
 import { arg, marketDatabase, percentile } from './support.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;

@@ -1,10 +1,12 @@
 // The calculation of a catalogue offer for a request: which period, which promotion mode, and the
 // memoising calculator that makes a new amount cost a few Decimal operations per offer.
 import { LRUCache } from 'lru-cache';
-import { calculate } from '../domain/calc.js';
+import { calculate, withPromotions } from '../domain/calc.js';
 import type { Decimal } from '../domain/decimal.js';
 import { createCalculator, type CalcSummary, type CalculatorStats } from '../domain/fast-calc.js';
 import type { CalcResult, PromotionsMode } from '../domain/types.js';
+import { changeImpact, type ChangeImpact } from '../domain/impact.js';
+import type { ImpactBasis } from './impact-basis.js';
 import type { CatalogOffer } from './types.js';
 
 export type { CalcSummary };
@@ -26,15 +28,17 @@ export interface CalcService {
   summary(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): CalcSummary;
   /** The detail's calculation with its monthly steps (the reference loop). */
   full(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): CalcResult;
-  stats(): CalculatorStats & { recentRanks: number; recentSummaries: number; entries: number; bytes: number; maxBytes: number };
+  /** A rate event's impact for an amount, as the list calculates it for that horizon (promotions included). */
+  impact(basis: ImpactBasis, amount: Decimal, horizon: number): ChangeImpact;
+  stats(): CalculatorStats & { constantYields: number; recentRanks: number; recentSummaries: number; impacts: number; entries: number; bytes: number; maxBytes: number };
   clear(): void;
 }
 
 /** horizon for flexible and notice accounts, the term for deposits (contract §2). */
 export const periodOf = (offer: CatalogOffer, horizon: number): number => (offer.type === 'deposit' && offer.termMonths ? offer.termMonths : horizon);
 
-// `only` is a filter; it calculates like `include`.
-const calcMode = (promotions: PromotionsMode): PromotionsMode => (promotions === 'exclude' ? 'exclude' : 'include');
+// One mode per way of calculating, so `only` and `include` share their memo entries.
+const calcMode = (promotions: PromotionsMode): PromotionsMode => (withPromotions(promotions) ? 'include' : 'exclude');
 
 /**
  * Results for recent amounts, grouped by amount: a list asks about every offer for one amount, so a
@@ -98,12 +102,12 @@ export class RecentByAmount<V> {
 /**
  * What one kept item costs on the heap, measured (npm run bench:calc prints the heap per piece): a
  * piece (its affine pairs and bounds, a few dozen Decimals), an exact result, a kept pair of yields, a
- * kept summary (a dozen Decimals and their map entry).
+ * kept summary (a dozen Decimals and their map entry), an amount-independent pair of yields, an impact.
  */
-export const ITEM_BYTES = { piece: 3_000, exact: 1_600, rank: 320, summary: 1_400 } as const;
+export const ITEM_BYTES = { piece: 3_000, exact: 1_600, rank: 320, summary: 1_400, constant: 320, impact: 700 } as const;
 
 /** How the calculator's part of the memory budget is shared among what it keeps. */
-const PARTS = { piece: 0.5, exact: 0.1, rank: 0.1, summary: 0.3 } as const;
+const PARTS = { piece: 0.45, exact: 0.1, rank: 0.1, summary: 0.25, constant: 0.05, impact: 0.05 } as const;
 
 export function createCalcService(options: { maxBytes?: number } = {}): CalcService {
   const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
@@ -113,6 +117,12 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
   // or through GraphQL, costs a lookup. The text of the amount is made once per list, not per offer.
   const recentRanks = new RecentByAmount<RankYields>(count('rank'));
   const recentSummaries = new RecentByAmount<CalcSummary>(count('summary'));
+  // Terms whose yields are the same for every amount (a single rate, no tiers or caps: most flexible
+  // accounts), by calculation key. Kept here rather than on the catalogue's offers, which stay as
+  // loaded; bounded by its part of the bytes like everything else here.
+  const constants = new LRUCache<string, RankYields>({ max: count('constant') });
+  // A rate event reaches every client that follows it, often with the same few amounts.
+  const impacts = new LRUCache<string, ChangeImpact>({ max: count('impact') });
   let lastAmount: Decimal | undefined;
   let lastText = '';
   const textOf = (amount: Decimal) => {
@@ -130,14 +140,14 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
   return {
     rank(offer, amount, horizon, promotions) {
       const [key, input] = args(offer, amount, horizon, promotions);
-      const known = offer.constantYields?.get(key);
+      const known = constants.get(key);
       if (known) return known;
       const text = textOf(amount);
       const recent = recentRanks.get(text, key);
       if (recent) return recent;
       const yields = calculator.evaluateYields(key, input);
       const constant = calculator.constantYields(key, input);
-      if (constant) (offer.constantYields ??= new Map()).set(key, constant);
+      if (constant) constants.set(key, constant);
       else recentRanks.set(text, key, yields);
       return yields;
     },
@@ -151,11 +161,24 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
     full(offer, amount, horizon, promotions) {
       return calculate({ amount, months: periodOf(offer, horizon), promotions: calcMode(promotions), terms: offer.terms }, { steps: true });
     },
+    impact(basis, amount, horizon) {
+      const months = basis.termMonths ?? horizon;
+      const key = `${basis.key}|${months}|${amount.toString()}`;
+      let impact = impacts.get(key);
+      if (!impact) impacts.set(key, (impact = changeImpact({ amount, months, before: basis.before, after: basis.after })));
+      return impact;
+    },
     stats: () => {
       const own = calculator.stats();
-      const bytes = own.pieces * ITEM_BYTES.piece + own.exactEntries * ITEM_BYTES.exact + recentRanks.size * ITEM_BYTES.rank + recentSummaries.size * ITEM_BYTES.summary;
-      return { ...own, recentRanks: recentRanks.size, recentSummaries: recentSummaries.size, entries: own.pieces + own.exactEntries + recentRanks.size + recentSummaries.size, bytes, maxBytes };
+      const sizes = { piece: own.pieces, exact: own.exactEntries, rank: recentRanks.size, summary: recentSummaries.size, constant: constants.size, impact: impacts.size };
+      const entries = Object.values(sizes).reduce((a, b) => a + b, 0);
+      const bytes = (Object.keys(sizes) as (keyof typeof sizes)[]).reduce((n, item) => n + sizes[item] * ITEM_BYTES[item], 0);
+      return { ...own, constantYields: constants.size, recentRanks: recentRanks.size, recentSummaries: recentSummaries.size, impacts: impacts.size, entries, bytes, maxBytes };
     },
-    clear: () => calculator.clear(),
+    clear: () => {
+      calculator.clear();
+      constants.clear();
+      impacts.clear();
+    },
   };
 }

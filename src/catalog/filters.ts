@@ -1,5 +1,6 @@
 // The attribute filters of contract §4 step 2, grouped so that facets can leave one group out.
 // Each offer gets a bit mask of the groups it fails; 0 means it passes every filter.
+import { checkedInLast24h } from './freshness.js';
 import type { ProductQuery } from './query.js';
 import { fold } from '../domain/text.js';
 import type { CatalogOffer } from './types.js';
@@ -16,8 +17,6 @@ export const F = {
   other: 1 << 7,
 } as const;
 
-const DAY_MS = 86_400_000;
-
 /** Compiles a query into one function from offer to failure mask (done once per request). */
 export function compileFilters(q: ProductQuery, now: Date): (offer: CatalogOffer) => number {
   const terms = q.terms && new Set(q.terms);
@@ -26,7 +25,6 @@ export function compileFilters(q: ProductQuery, now: Date): (offer: CatalogOffer
   const payouts = q.payout && new Set(q.payout);
   const brand = q.brand === null ? null : fold(q.brand);
   const zoek = q.zoek === null ? null : fold(q.zoek);
-  const freshSince = now.getTime() - DAY_MS;
 
   const failsOther = (o: CatalogOffer): boolean =>
     (q.promotions === 'only' && o.promotion === null) ||
@@ -36,7 +34,7 @@ export function compileFilters(q: ProductQuery, now: Date): (offer: CatalogOffer
     (q.fees === 'none' && !o.annualFee.isZero()) ||
     (q.earlyWithdrawal === 'allowed' && o.type === 'deposit' && !o.earlyWithdrawal) ||
     (q.noticeMax !== null && o.type === 'notice' && (o.noticeDays ?? 0) > q.noticeMax) ||
-    (q.freshness === '24h' && o.freshness.checkedAt.getTime() < freshSince) ||
+    (q.freshness === '24h' && !checkedInLast24h(o.freshness.checkedAt, now)) ||
     (q.freshness === 'official' && !o.freshness.official) ||
     (q.freshness === 'confirmed' && !o.freshness.confirmed) ||
     (brand !== null && fold(o.brand.id) !== brand && fold(o.brand.name) !== brand) ||

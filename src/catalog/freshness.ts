@@ -7,6 +7,13 @@ export function dataAgeSeconds(observedAt: Date | null, now: Date): number | nul
   return observedAt === null ? null : Math.max(0, Math.floor((now.getTime() - observedAt.getTime()) / 1000));
 }
 
+const DAY_MS = 86_400_000;
+
+/** freshness=24h and the meta summary's checked24h: an offer checked at most 24 hours before `now`. */
+export function checkedInLast24h(checkedAt: Date, now: Date): boolean {
+  return now.getTime() - checkedAt.getTime() <= DAY_MS;
+}
+
 export type DataState = 'ok' | 'stale' | 'empty';
 
 export function dataState(observedAt: Date | null, now: Date, maxAgeSeconds: number): DataState {

@@ -3,7 +3,8 @@
 import { SNAPSHOT_READ, type Prisma, type PrismaClient } from '../db/client.js';
 import { Decimal } from '../domain/decimal.js';
 import type { OfferType, Promotion, Tier } from '../domain/types.js';
-import type { PromotionJson, TierJson } from '../ingest/rows.js';
+import type { EventKind, RateType, TierMode } from '../domain/vocabulary.js';
+import { promotionFromJson, tiersFromJson } from '../ingest/rows.js';
 import { LoadMemo } from './load-memo.js';
 import { marketDays, type MarketDay, type MarketPlan, type VerifiedChange } from './market.js';
 import type { MarketBest } from './pipeline.js';
@@ -17,8 +18,8 @@ export interface PlanItem {
   validTo: Date | null;
   observedAt: Date;
   headlineRate: Decimal;
-  rateType: 'variable' | 'fixed';
-  tierMode: 'whole' | 'marginal';
+  rateType: RateType;
+  tierMode: TierMode;
   tiers: Tier[];
   promotion: Promotion | null;
   sourceId: string;
@@ -26,7 +27,7 @@ export interface PlanItem {
 
 export interface EventItem {
   id: number;
-  kind: 'rate_up' | 'rate_down' | 'promotion_start' | 'promotion_end' | 'new_offer' | 'removed_offer' | 'dgs_change';
+  kind: EventKind;
   at: Date;
   offerId: string | null;
   brandId: string | null;
@@ -56,13 +57,7 @@ const PLAN_SELECT = {
 type PlanRow = Prisma.RatePlanGetPayload<{ select: typeof PLAN_SELECT }>;
 
 function planItem(row: PlanRow): PlanItem {
-  const promotion = row.promotion as PromotionJson | null;
-  return {
-    ...row,
-    headlineRate: dec(row.headlineRate),
-    tiers: (row.tiers as unknown as TierJson[]).map((t) => ({ from: dec(t.from), to: t.to === null ? null : dec(t.to), rate: dec(t.rate) })),
-    promotion: promotion && { ...promotion, rate: dec(promotion.rate), maxBalance: promotion.maxBalance === null ? null : dec(promotion.maxBalance) },
-  };
+  return { ...row, headlineRate: dec(row.headlineRate), tiers: tiersFromJson(row.tiers), promotion: promotionFromJson(row.promotion) };
 }
 
 // Newest first; among plans of the same instant, the later row first.

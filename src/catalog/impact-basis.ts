@@ -8,17 +8,16 @@
 // the terms it had when it was last offered. Terms other than the plan are not versioned: an offer
 // whose payout or fee changed later is calculated with the newer ones. When the plans cannot be paired
 // (an event without an offer, or history that does not hold both plans) the impact is null.
-import { LRUCache } from 'lru-cache';
 import type { PrismaClient } from '../db/client.js';
 import { withholdingRateOf } from '../domain/calc.js';
 import { Decimal } from '../domain/decimal.js';
-import { changeImpact, type ChangeImpact } from '../domain/impact.js';
 import type { CalcTerms } from '../domain/types.js';
+import { RATE_EVENT_KINDS } from '../domain/vocabulary.js';
 import type { EventItem } from './history.js';
-import { promotionOf, tiersOf } from './load.js';
+import { promotionFromJson, tiersFromJson } from '../ingest/rows.js';
 
 /** The events that change what an amount earns. */
-export const RATE_EVENTS: ReadonlySet<EventItem['kind']> = new Set(['rate_up', 'rate_down', 'promotion_start', 'promotion_end']);
+export const RATE_EVENTS: ReadonlySet<EventItem['kind']> = new Set(RATE_EVENT_KINDS);
 
 export interface ImpactBasis {
   /** The term for deposits; null: the horizon applies (flexible and notice accounts). */
@@ -73,8 +72,8 @@ export async function loadImpactBases(prisma: PrismaClient, events: readonly Pic
     const annualFee = dec(offer.annualFee);
     const terms = (plan: (typeof offer.plans)[number]): CalcTerms => ({
       tierMode: plan.tierMode,
-      tiers: tiersOf(plan.tiers),
-      promotion: promotionOf(plan.promotion),
+      tiers: tiersFromJson(plan.tiers),
+      promotion: promotionFromJson(plan.promotion),
       payout: offer.payout,
       interestCompounds: offer.interestCompounds,
       annualFee,
@@ -90,15 +89,3 @@ export async function loadImpactBases(prisma: PrismaClient, events: readonly Pic
   return result;
 }
 
-// A rate event reaches every client that follows it, often with the same few amounts: each result is
-// calculated once.
-const results = new LRUCache<string, ChangeImpact>({ max: 20_000 });
-
-/** The impact for an amount, as the list calculates it for that horizon (promotions included). */
-export function impactFor(basis: ImpactBasis, amount: Decimal, horizon: number): ChangeImpact {
-  const months = basis.termMonths ?? horizon;
-  const key = `${basis.key}|${months}|${amount.toString()}`;
-  let impact = results.get(key);
-  if (!impact) results.set(key, (impact = changeImpact({ amount, months, before: basis.before, after: basis.after })));
-  return impact;
-}

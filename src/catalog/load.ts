@@ -4,7 +4,7 @@ import { compareBrandNames } from '../domain/dgs.js';
 import { Decimal, toFixed2 } from '../domain/decimal.js';
 import type { Promotion, Tier } from '../domain/types.js';
 import { withholdingRateOf } from '../domain/calc.js';
-import type { PromotionJson, TierJson } from '../ingest/rows.js';
+import { promotionFromJson, tiersFromJson } from '../ingest/rows.js';
 import { fold } from '../domain/text.js';
 import { FACETS } from './pipeline.js';
 import type { Catalog, CatalogBrand, CatalogInstitution, CatalogOffer, CatalogSource, ShownOffer } from './types.js';
@@ -12,14 +12,7 @@ import type { Catalog, CatalogBrand, CatalogInstitution, CatalogOffer, CatalogSo
 const dec = (v: { toString(): string }) => new Decimal(v.toString());
 const decOrNull = (v: { toString(): string } | null) => (v === null ? null : dec(v));
 
-export function tiersOf(json: unknown): Tier[] {
-  return (json as TierJson[]).map((t) => ({ from: dec(t.from), to: t.to === null ? null : dec(t.to), rate: dec(t.rate) }));
-}
 
-export function promotionOf(json: unknown): Promotion | null {
-  const p = json as PromotionJson | null;
-  return p && { kind: p.kind, rate: dec(p.rate), months: p.months, maxBalance: p.maxBalance === null ? null : dec(p.maxBalance) };
-}
 
 /**
  * Every distinct set of calculation terms the process has seen, with a short id. Offers with the same
@@ -97,8 +90,8 @@ export async function loadCatalog(prisma: PrismaClient): Promise<Catalog> {
     const institution = brand && institutions.get(brand.institutionId);
     if (!plan || !brand || !institution) continue; // cannot happen through the ingest; never crash on it
     const withholding = { kind: row.withholdingKind, rate: decOrNull(row.withholdingRate), reducedRate: decOrNull(row.withholdingReducedRate) };
-    const tiers = tiersOf(plan.tiers);
-    const promotion = promotionOf(plan.promotion);
+    const tiers = tiersFromJson(plan.tiers);
+    const promotion = promotionFromJson(plan.promotion);
     const annualFee = dec(row.annualFee);
     const offer: CatalogOffer = {
       id: row.id,
@@ -151,7 +144,8 @@ export async function loadCatalog(prisma: PrismaClient): Promise<Catalog> {
     if (!interned) TERMS.set(offer.termsKey, (interned = { id: TERMS.size + 1, terms: offer.terms }));
     offer.terms = interned.terms;
     offer.termsId = interned.id;
-    offers.push(offer);
+    // Immutable once loaded: requests of every data version read it at once (memos live in their own modules).
+    offers.push(Object.freeze(offer));
   }
 
   const offersByInstitution = new Map<string, CatalogOffer[]>();

@@ -1,7 +1,7 @@
 // GET /api/products, contract §4: filter, calculate, eligibility, DGS, count, sort, page — plus the
 // facets, term curve, per-type maxima and market summary over the same request. Pure: the catalogue,
 // the query and the time go in, the list comes out.
-import { dgsSplit } from '../domain/dgs.js';
+import { coveredAmount, dgsSplit } from '../domain/dgs.js';
 import { compareDecimals, ZERO, type Decimal } from '../domain/decimal.js';
 import type { DgsSplit, OfferType } from '../domain/types.js';
 import type { CalcService, CalcSummary } from './calc-service.js';
@@ -165,11 +165,10 @@ export function listProducts(ctx: PipelineContext, q: ProductQuery): ProductList
       stages[i] = 'ineligible';
       continue;
     }
-    // covered = verified ? min(A, limit) : 0 (contract §3); the whole split is made for shown offers only.
-    const dgs = offer.institution.dgs;
-    const full = dgs.verified && compareDecimals(q.amount, dgs.limit) <= 0;
-    covered[i] = !dgs.verified ? ZERO : full ? q.amount : dgs.limit;
-    stages[i] = q.fullDgs && !full ? 'dgs' : 'ok';
+    // The whole split (dgs.ts) is made for shown offers only; the filter needs the covered amount.
+    const c = coveredAmount(q.amount, offer.institution.dgs);
+    covered[i] = c;
+    stages[i] = q.fullDgs && !c.eq(q.amount) ? 'dgs' : 'ok';
   }
 
   // Yields only where some output needs them; the whole calculation only for the page.

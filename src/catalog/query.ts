@@ -1,23 +1,9 @@
 // A products request after validation: the spec's parameters with their defaults applied. REST and
 // GraphQL both turn their input into this; the pipeline takes nothing else.
 import { Decimal } from '../domain/decimal.js';
-import type { Channel, OfferType, Payout, WithholdingKind } from '../domain/types.js';
+import type { Channel, FreshnessFilter, OfferType, Order, Payout, PromotionsMode, SortKey, WithholdingKind } from '../domain/vocabulary.js';
 
-export const SORT_KEYS = ['return', 'effective', 'headline', 'term', 'bank', 'country', 'verified', 'min'] as const;
-export type SortKey = (typeof SORT_KEYS)[number];
-export type Order = 'asc' | 'desc';
-
-/** The direction each sort key takes unless `order` says otherwise (contract §4). */
-export const DEFAULT_ORDER: Record<SortKey, Order> = {
-  return: 'desc',
-  effective: 'desc',
-  headline: 'desc',
-  term: 'asc',
-  bank: 'asc',
-  country: 'asc',
-  verified: 'desc',
-  min: 'asc',
-};
+export { DEFAULT_ORDER, SORT_KEYS, type Order, type SortKey } from '../domain/vocabulary.js';
 
 export interface ProductQuery {
   amount: Decimal;
@@ -31,14 +17,14 @@ export interface ProductQuery {
   dgsCountry: string[] | null;
   fullDgs: boolean;
   withholding: WithholdingKind | 'all';
-  promotions: 'include' | 'exclude' | 'only';
+  promotions: PromotionsMode;
   newCustomers: 'all' | 'yes' | 'no';
   payout: Payout[] | null;
   currentAccount: 'all' | 'no';
   fees: 'all' | 'none';
   earlyWithdrawal: 'all' | 'allowed';
   noticeMax: number | null;
-  freshness: 'all' | '24h' | 'official' | 'confirmed';
+  freshness: FreshnessFilter;
   includeIneligible: boolean;
   sort: SortKey;
   brand: string | null;

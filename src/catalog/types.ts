@@ -68,8 +68,6 @@ export interface CatalogOffer {
   facetValues: (string | null)[];
   /** Its decimals as shown (two decimals), formatted once instead of for every answer. */
   shown: ShownOffer;
-  /** Yields that do not depend on the amount, per calculation key, learnt while ranking. */
-  constantYields?: Map<string, { comparableYield: Decimal; effectiveRate: Decimal }>;
 }
 
 export interface ShownOffer {

@@ -1,12 +1,13 @@
 // The reference implementation of contract §2: month by month, exactly as the contract words it.
-// Every other way of computing an offer (the memoising evaluator in fast-calc.ts) is tested
-// against this one, so it favours being obviously right over being fast.
+// Its twin is the memoising evaluator in fast-calc.ts (the list's calculator), which must give the
+// same digits for every input: src/domain/fast-calc.test.ts, "property: fast == reference for random
+// terms, amounts, periods and modes", holds them equal. This one favours being obviously right over
+// being fast; what both compute after the monthly loop is `settle`, below, used by both.
 import { Decimal, HUNDRED, ZERO } from './decimal.js';
 import { annualisedPercent } from './root.js';
 import type { CalcInput, CalcResult, CalcStep, CalcTerms, Payout, Promotion, PromotionsMode, WithholdingKind } from './types.js';
 
 const TWELVE_HUNDRED = new Decimal(1200);
-const MINUS_HUNDRED = new Decimal(-100);
 
 /** Whether accrued interest is credited at the end of month m (1-based) of an n-month period. */
 export function creditsInMonth(payout: Payout, month: number, months: number): boolean {
@@ -45,10 +46,13 @@ export function withholdingRateOf(withholding: {
   }
 }
 
-/** The promotion that applies in month m, or null (§2 step 2). `only` calculates like `include`. */
+/** Whether a calculation in this mode counts promotions: `only` is a filter and calculates like `include`. */
+export const withPromotions = (mode: PromotionsMode): boolean => mode !== 'exclude';
+
+/** The promotion that applies in month m, or null (§2 step 2). */
 export function promotionInMonth(terms: CalcTerms, mode: PromotionsMode, month: number): Promotion | null {
   const promotion = terms.promotion;
-  if (mode === 'exclude' || promotion === null || month > promotion.months) return null;
+  if (!withPromotions(mode) || promotion === null || month > promotion.months) return null;
   return promotion;
 }
 
@@ -140,6 +144,35 @@ function run(input: CalcInput, compounds: boolean, collectSteps: boolean): Run {
   return { gross, withholding, firstInterest, promotionApplied, steps };
 }
 
+/** What the monthly loop yields, for `settle`. */
+export interface LoopTotals {
+  amount: Decimal;
+  months: number;
+  promotionApplied: boolean;
+  grossInterest: Decimal;
+  withholdingTax: Decimal;
+  fees: Decimal;
+}
+
+/**
+ * What follows the monthly loop, the same for the reference and the fast evaluator: net interest
+ * (gross − withholding − fees), the end balance and the return per year (amount × comparable yield).
+ */
+export function settle(totals: LoopTotals, yields: { comparableYield: Decimal; effectiveRate: Decimal }): Omit<CalcResult, 'nominalRate' | 'steps'> {
+  const netInterest = totals.grossInterest.minus(totals.withholdingTax).minus(totals.fees);
+  return {
+    ...totals,
+    netInterest,
+    endBalance: totals.amount.plus(netInterest),
+    comparableYield: yields.comparableYield,
+    effectiveRate: yields.effectiveRate,
+    returnPerYear: returnPerYearOf(totals.amount, yields.comparableYield),
+  };
+}
+
+/** Euros per year at the comparable yield: amount × comparableYield / 100. */
+export const returnPerYearOf = (amount: Decimal, comparableYield: Decimal): Decimal => amount.times(comparableYield).div(HUNDRED);
+
 /**
  * Contract §2 for one offer and amount. All values unrounded; `steps` (one per month of the actual
  * run) only when asked for, [] otherwise.
@@ -153,24 +186,12 @@ export function calculate(input: CalcInput, options: { steps?: boolean } = {}): 
   // is the actual run.
   const comparable = terms.interestCompounds ? actual : run(input, true, false);
   const fees = feesFor(terms.annualFee, months);
-  const netInterest = actual.gross.minus(actual.withholding).minus(fees);
   const comparableNet = comparable.gross.minus(comparable.withholding).minus(fees);
   const comparableYield = annualisedPercent(amount.plus(comparable.gross).div(amount), months);
-  const netEnd = amount.plus(comparableNet);
-  const effectiveRate = netEnd.lte(ZERO) ? MINUS_HUNDRED : annualisedPercent(netEnd.div(amount), months);
+  const effectiveRate = annualisedPercent(amount.plus(comparableNet).div(amount), months);
   return {
-    amount,
-    months,
-    promotionApplied: actual.promotionApplied,
+    ...settle({ amount, months, promotionApplied: actual.promotionApplied, grossInterest: actual.gross, withholdingTax: actual.withholding, fees }, { comparableYield, effectiveRate }),
     nominalRate: actual.firstInterest.times(TWELVE_HUNDRED).div(amount),
-    grossInterest: actual.gross,
-    withholdingTax: actual.withholding,
-    fees,
-    netInterest,
-    endBalance: amount.plus(netInterest),
-    comparableYield,
-    effectiveRate,
-    returnPerYear: amount.times(comparableYield).div(HUNDRED),
     steps: actual.steps,
   };
 }

@@ -20,15 +20,20 @@ export function compareBrandNames(a: string, b: string): number {
 }
 
 
+/** covered = verified ? min(A, limit) : 0 (contract §3): the list's filter and the split both use it. */
+export function coveredAmount(amount: Decimal, dgs: Pick<DgsScheme, 'verified' | 'limit'>): Decimal {
+  return dgs.verified ? Decimal.min(amount, dgs.limit) : ZERO;
+}
+
 /**
- * covered = verified ? min(A, limit) : 0; uncovered = A − covered; coveredPercent = covered / A × 100
+ * covered = coveredAmount; uncovered = A − covered; coveredPercent = covered / A × 100
  * (unrounded); fullyCovered when nothing is uncovered. `sharedWith`: the names of the institution's
  * other brands (the caller leaves out the brand itself), sorted by compareBrandNames; the input
  * array is not changed.
  */
 export function dgsSplit(amount: Decimal, dgs: DgsScheme, sharedWith: readonly string[]): DgsSplit {
   if (!amount.isPositive() || amount.isZero()) throw new RangeError('amount must be > 0');
-  const covered = dgs.verified ? Decimal.min(amount, dgs.limit) : ZERO;
+  const covered = coveredAmount(amount, dgs);
   const uncovered = amount.minus(covered);
   return {
     scheme: dgs.scheme,

@@ -1,5 +1,7 @@
-// A memoising evaluator for the offer list: the same numbers as `calculate` (calc.ts) for any
-// amount, at a few Decimal operations per offer instead of a month-by-month loop.
+// A memoising evaluator for the offer list: the same numbers as `calculate` (calc.ts, its twin and
+// reference) for any amount, at a few Decimal operations per offer instead of a month-by-month loop.
+// src/domain/fast-calc.test.ts holds the two equal ("property: fast == reference ..."); what follows
+// the monthly loop (net, end balance, return per year) is calc.ts's `settle`, shared by both.
 //
 // Why it is exact: within a "regime" (each month the balance stays in the same tier and on the
 // same side of the promotion's maxBalance; whether the promotion runs is fixed per month) a month's
@@ -23,9 +25,9 @@
 // - a balance slope s ≤ 0 (only with rates below −100 %): the interval would flip.
 import { LRUCache } from 'lru-cache';
 import { compareDecimals, Decimal, HUNDRED, ZERO } from './decimal.js';
-import { calculate, creditsInMonth, feesFor } from './calc.js';
+import { calculate, creditsInMonth, feesFor, returnPerYearOf, settle, withPromotions } from './calc.js';
 import { centsAmbiguous } from './present.js';
-import { annualGrowth } from './root.js';
+import { yearlyGain as gainPerYear } from './root.js';
 import type { CalcInput, CalcResult, CalcTerms, PromotionsMode } from './types.js';
 
 /** CalcResult without the monthly steps: what the list needs. */
@@ -83,7 +85,6 @@ export interface Calculator {
 
 const ONE = new Decimal(1);
 const TWELVE_HUNDRED = new Decimal(1200);
-const MINUS_ONE = new Decimal(-1);
 /** Amounts have at most two decimals and are positive. */
 const SMALLEST_AMOUNT = new Decimal('0.01');
 /** Relative margin around a boundary computed with rounding (its error is ≈1e-32). */
@@ -114,7 +115,6 @@ interface Compiled {
   withholdingRate: Decimal;
   taxed: boolean;
   fees: Decimal;
-  hasFees: boolean;
   promotionApplied: boolean;
 }
 
@@ -129,7 +129,7 @@ function compile(terms: CalcTerms, months: number, mode: PromotionsMode): Compil
     base.push({ a, c });
     if (tier.to !== null) below = below.plus(tier.to.minus(tier.from).times(a));
   });
-  const promotion = mode === 'exclude' ? null : terms.promotion;
+  const promotion = withPromotions(mode) ? terms.promotion : null;
   const promoted: Affine[] = [];
   const capped: (Affine | null)[] = [];
   const cap = promotion?.maxBalance ?? null;
@@ -164,7 +164,6 @@ function compile(terms: CalcTerms, months: number, mode: PromotionsMode): Compil
     withholdingRate: terms.withholdingRate,
     taxed: !terms.withholdingRate.isZero(),
     fees: feesFor(terms.annualFee, months),
-    hasFees: !terms.annualFee.isZero(),
     promotionApplied: promotionMonths > 0,
   };
 }
@@ -359,8 +358,7 @@ function widen(x: Decimal, up: boolean): Decimal {
 /** (ratio^(12/n) − 1), or null when the ratio is too close to 0 to be computed apart from the reference. */
 function yearlyGain(ratio: Decimal, months: number): Decimal | null {
   if (ratio.lt(TINY_RATIO) && ratio.gt(MINUS_TINY_RATIO)) return null;
-  if (ratio.isNegative()) return MINUS_ONE;
-  return annualGrowth(ratio, months).minus(ONE);
+  return gainPerYear(ratio, months);
 }
 
 function makePiece(entry: Entry, bounds: Bounds, actual: AffineRun, comparable: AffineRun | null): Piece {
@@ -449,7 +447,7 @@ function yieldsOf(piece: Piece, amount: Decimal, inverseOf: InverseOf): CalcYiel
     effectiveRate = gain.times(HUNDRED);
     if (centsAmbiguous(effectiveRate)) return null;
   }
-  const returnPerYear = amount.times(perYear);
+  const returnPerYear = returnPerYearOf(amount, comparableYield!);
   if (centsAmbiguous(returnPerYear, amount.e)) return null;
   return { amount, months: c.months, comparableYield: comparableYield!, effectiveRate, returnPerYear };
 }
@@ -461,13 +459,10 @@ function summaryOf(piece: Piece, amount: Decimal, inverseOf: InverseOf): CalcSum
   const grossInterest = affineAt(piece.grossS, piece.grossT, amount);
   if (centsAmbiguous(grossInterest, scale)) return null;
   let withholdingTax = ZERO;
-  let netInterest = grossInterest;
   if (c.taxed) {
     withholdingTax = affineAt(piece.taxS, piece.taxT, amount);
     if (centsAmbiguous(withholdingTax, scale)) return null;
-    netInterest = netInterest.minus(withholdingTax);
   }
-  if (c.hasFees) netInterest = netInterest.minus(c.fees);
   let nominalRate = piece.nominal;
   if (nominalRate === null) {
     nominalRate = piece.nominalS.plus(piece.nominalT.times(inverseOf(amount)));
@@ -475,25 +470,12 @@ function summaryOf(piece: Piece, amount: Decimal, inverseOf: InverseOf): CalcSum
   }
   const yields = yieldsOf(piece, amount, inverseOf);
   if (yields === null) return null;
-  return {
-    amount,
-    months: c.months,
-    promotionApplied: c.promotionApplied,
-    nominalRate,
-    grossInterest,
-    withholdingTax,
-    fees: c.fees,
-    netInterest,
-    endBalance: amount.plus(netInterest),
-    comparableYield: yields.comparableYield,
-    effectiveRate: yields.effectiveRate,
-    returnPerYear: yields.returnPerYear,
-  };
+  return { ...settle({ amount, months: c.months, promotionApplied: c.promotionApplied, grossInterest, withholdingTax, fees: c.fees }, yields), nominalRate };
 }
 
-/** `only` calculates like `include` (it is a filter): the two share pieces. */
+/** Modes that calculate alike share pieces (see withPromotions). */
 function sameMode(a: PromotionsMode, b: PromotionsMode): boolean {
-  return (a === 'exclude') === (b === 'exclude');
+  return withPromotions(a) === withPromotions(b);
 }
 
 function sameTerms(a: CalcTerms, b: CalcTerms): boolean {

@@ -6,7 +6,7 @@
 import { Decimal, HUNDRED } from './decimal.js';
 
 const ONE = new Decimal(1);
-const MINUS_HUNDRED = new Decimal(-100);
+const MINUS_ONE = new Decimal(-1);
 /** Newton stops once its relative step is below this. */
 const STEP_LIMIT = new Decimal('1e-30');
 /** Newton converges quadratically from a 16-digit seed in 2–3 steps; this only guards the loop. */
@@ -79,10 +79,15 @@ export function annualGrowth(growth: Decimal, months: number): Decimal {
 }
 
 /**
- * The annualised rate, in percent, of a growth factor reached over `months`:
- * (growth^(12/months) − 1) × 100. A growth factor ≤ 0 (everything lost, or more) is −100.
+ * The yearly gain of a growth factor reached over `months`: growth^(12/months) − 1. A growth factor
+ * ≤ 0 (everything lost, or more) is −1: the one home of the "≤ 0 is −100 %" rule of contract §2.
  */
+export function yearlyGain(growth: Decimal, months: number): Decimal {
+  if (!growth.isPositive() || growth.isZero()) return MINUS_ONE;
+  return annualGrowth(growth, months).minus(ONE);
+}
+
+/** The annualised rate, in percent, of a growth factor reached over `months`: yearlyGain × 100. */
 export function annualisedPercent(growth: Decimal, months: number): Decimal {
-  if (!growth.isPositive() || growth.isZero()) return MINUS_HUNDRED;
-  return annualGrowth(growth, months).minus(ONE).times(HUNDRED);
+  return yearlyGain(growth, months).times(HUNDRED);
 }

@@ -2,15 +2,8 @@
 // nothing here knows about Prisma, HTTP or the clock.
 import type { Decimal } from './decimal.js';
 
-export type OfferType = 'flexible' | 'notice' | 'deposit';
-export type Channel = 'direct' | 'aggregator' | 'platform';
-export type Payout = 'MONTHLY' | 'QUARTERLY' | 'ANNUALLY' | 'AT_MATURITY' | 'OTHER';
-export type WithholdingKind = 'none' | 'reducible' | 'applicable';
-export type RateType = 'variable' | 'fixed';
-export type TierMode = 'whole' | 'marginal';
-export type PromotionKind = 'bonus' | 'replace';
-/** The request's `promotions` mode; `only` calculates like `include` (it is a filter). */
-export type PromotionsMode = 'include' | 'exclude' | 'only';
+export type { Channel, OfferType, Payout, PromotionKind, PromotionsMode, RateType, TierMode, WithholdingKind } from './vocabulary.js';
+import type { Payout, PromotionKind, PromotionsMode, TierMode } from './vocabulary.js';
 
 export interface Tier {
   from: Decimal;

@@ -2,9 +2,9 @@
 // its arguments with it (plugin-zod); the REST layer parses query strings and checks them with it too.
 import { z } from 'zod';
 import { Decimal } from '../domain/decimal.js';
-import { EVENT_KINDS } from '../ingest/diff.js';
+import { EVENT_KINDS, PAYOUTS } from '../domain/vocabulary.js';
 
-export const LIMITS = {
+export const PARAM_LIMITS = {
   amountMax: 1_000_000_000,
   months: { min: 1, max: 600 },
   pageSizeMax: 500,
@@ -17,7 +17,7 @@ export const LIMITS = {
   eventIdMax: 2_147_483_647,
 } as const;
 
-const AMOUNT_MAX = new Decimal(LIMITS.amountMax);
+const AMOUNT_MAX = new Decimal(PARAM_LIMITS.amountMax);
 
 /** An amount in euros, as decimal text (how both REST and GraphQL receive it). */
 const amount = z.string().check((ctx) => {
@@ -28,15 +28,15 @@ const amount = z.string().check((ctx) => {
   }
   const v = new Decimal(text);
   if (v.lte(0)) ctx.issues.push({ code: 'custom', input: text, message: 'must be greater than 0' });
-  else if (v.gt(AMOUNT_MAX)) ctx.issues.push({ code: 'custom', input: text, message: `must not exceed ${LIMITS.amountMax}` });
+  else if (v.gt(AMOUNT_MAX)) ctx.issues.push({ code: 'custom', input: text, message: `must not exceed ${PARAM_LIMITS.amountMax}` });
   else if (v.decimalPlaces() > 2) ctx.issues.push({ code: 'custom', input: text, message: 'must have at most two decimals' });
 });
 
 const range = (min: number, max: number) => z.int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);
-const months = range(LIMITS.months.min, LIMITS.months.max);
-const text = z.string().max(LIMITS.textMax, `must be at most ${LIMITS.textMax} characters`);
+const months = range(PARAM_LIMITS.months.min, PARAM_LIMITS.months.max);
+const text = z.string().max(PARAM_LIMITS.textMax, `must be at most ${PARAM_LIMITS.textMax} characters`);
 const country = z.string().regex(/^[A-Za-z]{2}$/, 'must be a two-letter ISO 3166 country code');
-const list = <T extends z.ZodType>(item: T) => z.array(item).max(LIMITS.listMax, `must list at most ${LIMITS.listMax} values`);
+const list = <T extends z.ZodType>(item: T) => z.array(item).max(PARAM_LIMITS.listMax, `must list at most ${PARAM_LIMITS.listMax} values`);
 
 /** Per parameter name (the same in REST and GraphQL). */
 export const PARAMS = {
@@ -47,22 +47,22 @@ export const PARAMS = {
   termMax: months,
   country: list(country),
   dgsCountry: list(country),
-  payout: list(z.enum(['MONTHLY', 'QUARTERLY', 'ANNUALLY', 'AT_MATURITY', 'OTHER'])),
+  payout: list(z.enum(PAYOUTS)),
   noticeMax: z.int().min(0, 'must be at least 0'),
   brand: text,
   zoek: text,
   page: z.int().min(1, 'must be at least 1'),
-  pageSize: range(1, LIMITS.pageSizeMax),
-  limit: range(1, LIMITS.limitMax),
-  days: range(LIMITS.days.min, LIMITS.days.max),
+  pageSize: range(1, PARAM_LIMITS.pageSizeMax),
+  limit: range(1, PARAM_LIMITS.limitMax),
+  days: range(PARAM_LIMITS.days.min, PARAM_LIMITS.days.max),
   id: z.string().min(1).max(200, 'must be at most 200 characters'),
-  ids: z.array(z.string().min(1).max(200)).min(1, 'must list at least one id').max(LIMITS.idsMax, `must list at most ${LIMITS.idsMax} ids`),
+  ids: z.array(z.string().min(1).max(200)).min(1, 'must list at least one id').max(PARAM_LIMITS.idsMax, `must list at most ${PARAM_LIMITS.idsMax} ids`),
   offerId: z.string().min(1).max(200, 'must be at most 200 characters'),
   kind: list(z.enum(EVENT_KINDS)),
   /** An event id a client got from us (Last-Event-ID, since): resume after it. */
   since: z.string().check((ctx) => {
-    if (!/^\d{1,10}$/.test(ctx.value) || Number(ctx.value) > LIMITS.eventIdMax) {
-      ctx.issues.push({ code: 'custom', input: ctx.value, message: `must be an event id (a whole number from 0 to ${LIMITS.eventIdMax})` });
+    if (!/^\d{1,10}$/.test(ctx.value) || Number(ctx.value) > PARAM_LIMITS.eventIdMax) {
+      ctx.issues.push({ code: 'custom', input: ctx.value, message: `must be an event id (a whole number from 0 to ${PARAM_LIMITS.eventIdMax})` });
     }
   }),
 } satisfies Record<string, z.ZodType>;

@@ -28,8 +28,8 @@ export interface Loaders {
   changes(limit: number): Promise<EventItem[]>;
   /** The newest change events that pass a filter. */
   filteredChanges(filter: ChangeFilter, limit: number): Promise<EventItem[]>;
-  /** What each event's impact is calculated from (null for events that have none), in the events' order. */
-  impactBases(events: readonly EventItem[]): Promise<(ImpactBasis | null)[]>;
+  /** What an event's impact is calculated from (null for events that have none); batched across offers' details. */
+  impactBases: DataLoader<EventItem, ImpactBasis | null, string>;
   planPage(filter: PlanFilter): Promise<{ items: PlanItem[]; total: number }>;
 }
 
@@ -92,7 +92,9 @@ export function createLoaders(prisma: PrismaClient, cache: HistoryCache, databas
     // Kept per filter at the largest limit, like the unfiltered list: another limit is a slice of it.
     filteredChanges: async (filter, limit) =>
       (await cache.filteredChanges.get(filterKey(filter), () => database.track(() => newestChanges(prisma, filter, CHANGES_MAX)))).slice(0, limit),
-    impactBases: (events) => cache.impactBases.many(events, (e) => String(e.id), (missing) => database.track(() => loadImpactBases(prisma, missing)), null),
+    impactBases: new DataLoader((events) => cache.impactBases.many(events, (e) => String(e.id), (missing) => database.track(() => loadImpactBases(prisma, missing)), null), {
+      cacheKeyFn: (event) => String(event.id),
+    }),
     planPage: (filter) =>
       cache.planPages.get(`${filter.brand ?? ''}|${filter.type}|${filter.page}|${filter.pageSize}`, () => database.track(() => listPlans(prisma, filter))),
   };

@@ -63,6 +63,8 @@ export interface HttpDeps {
    * by default a bucket per client in this process.
    */
   takeToken?: (client: string) => Promise<Taken>;
+  /** Whether a request to this path counts toward the rate limit (default: every path). */
+  counted?(path: string): boolean;
   /** Take the client from X-Forwarded-For (behind a trusted proxy). */
   trustProxy?: boolean;
   /** An answer not started within this long is a 503. */
@@ -77,8 +79,6 @@ export interface HttpDeps {
 const EVERY_ANSWER: Readonly<Record<string, string>> = { ...CORS_HEADERS, ...SECURITY_HEADERS };
 
 /** Probes and scrapes are not the traffic the rate limit is for: health checks and metrics are not counted. */
-const UNCOUNTED = new Set(['/api/health', '/metrics', '/api/metrics']);
-const uncounted = (pathAndQuery: string) => UNCOUNTED.has(pathAndQuery.split('?', 1)[0]!);
 
 /** URLs longer than this are refused (414) before anything reads them. */
 export const MAX_URL_LENGTH = 8 * 1024;
@@ -99,7 +99,7 @@ export interface HttpHandler {
   clientError(err: Error & { code?: string }, socket: Duplex): void;
 }
 
-export function createHttpHandler({ upstream, cache, reuseKey, cacheable, version, clock, logger, rateLimitPerMinute = 0, takeToken, trustProxy = false, requestTimeoutMs = 30_000, observe, statics = () => undefined }: HttpDeps): HttpHandler {
+export function createHttpHandler({ upstream, cache, reuseKey, cacheable, version, clock, logger, rateLimitPerMinute = 0, takeToken, counted = () => true, trustProxy = false, requestTimeoutMs = 30_000, observe, statics = () => undefined }: HttpDeps): HttpHandler {
   const local = rateLimitPerMinute > 0 && !takeToken ? new RateLimiter(rateLimitPerMinute) : null;
   const limiter = rateLimitPerMinute > 0 ? { policy: RateLimiter.policyOf(rateLimitPerMinute), take: takeToken ?? ((client: string) => local!.take(client)) } : null;
 
@@ -231,17 +231,17 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     const startedAt = process.hrtime.bigint();
-    if (!limiter || uncounted(req.url ?? '/')) return admit(req, res, startedAt);
+    if (!limiter || !counted((req.url ?? '/').split('?', 1)[0]!)) return admit(req, res, startedAt);
     const taken = limiter.take(clientOf(req));
-    if (!(taken instanceof Promise)) return counted(req, res, startedAt, taken);
+    if (!(taken instanceof Promise)) return count(req, res, startedAt, taken);
     taken.then(
-      (t) => counted(req, res, startedAt, t),
+      (t) => count(req, res, startedAt, t),
       // The shared count is out of reach (the primary is going away): the request is served uncounted.
       () => admit(req, res, startedAt),
     );
   };
 
-  function counted(req: IncomingMessage, res: ServerResponse, startedAt: bigint, taken: Taken): void {
+  function count(req: IncomingMessage, res: ServerResponse, startedAt: bigint, taken: Taken): void {
     // Set on the response now, so that whichever path answers (cache, application, refusal) carries them.
     res.setHeader('ratelimit-policy', limiter!.policy);
     res.setHeader('ratelimit', RateLimiter.header(taken));

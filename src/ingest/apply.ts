@@ -6,14 +6,14 @@ import { diffSnapshot, EVENT_KINDS, isEmpty, nextState, type ChangeSet, type Cur
 import { iso } from './rows.js';
 import type { Snapshot } from './snapshot.js';
 import { loadState } from './state.js';
-import { aheadOfClock, DEFAULT_MAX_FUTURE_SKEW_MINUTES, unresolvedReferences, validateSnapshot, type Problem } from './validate.js';
+import { aheadOfClock, DEFAULT_MAX_FUTURE_SKEW_MINUTES, unresolvedReferences, validateSnapshot, type SnapshotProblem } from './validate.js';
 
 /** Serialises ingests across processes (and across service replicas on PostgreSQL). */
 export const INGEST_LOCK = 7_270_701;
 export const DATA_VERSION_CHANNEL = 'savings_data_version';
 
 export class IngestError extends Error {
-  constructor(readonly problems: Problem[]) {
+  constructor(readonly problems: SnapshotProblem[]) {
     super(`${problems.length} problem${problems.length === 1 ? '' : 's'} in the snapshot:\n${problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`);
   }
 }
@@ -173,7 +173,7 @@ export class Ingester {
           }
 
           const last = await tx.ingestRun.findFirst({ orderBy: { observedAt: 'desc' }, select: { observedAt: true } });
-          const problems: Problem[] = [];
+          const problems: SnapshotProblem[] = [];
           if (last && last.observedAt.getTime() > new Date(observedAt).getTime()) {
             problems.push({ path: '$.observedAt', message: `is before the last applied snapshot (${last.observedAt.toISOString()}): history is append-only` });
           }

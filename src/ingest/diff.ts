@@ -20,8 +20,8 @@ import {
 } from './rows.js';
 import type { Snapshot } from './snapshot.js';
 
-export const EVENT_KINDS = ['rate_up', 'rate_down', 'promotion_start', 'promotion_end', 'new_offer', 'removed_offer', 'dgs_change'] as const;
-export type EventKind = (typeof EVENT_KINDS)[number];
+export { EVENT_KINDS, type EventKind } from '../domain/vocabulary.js';
+import type { EventKind } from '../domain/vocabulary.js';
 
 export interface CurrentState {
   sources: ReadonlyMap<string, SourceRow>;

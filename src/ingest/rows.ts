@@ -2,6 +2,8 @@
 // two-decimal strings and times ISO strings, so that equal data compares equal however it was written
 // ("2.1" and "2.10", a Prisma Decimal and a JSON string).
 import { Decimal, toFixed2 } from '../domain/decimal.js';
+import type { Promotion, Tier } from '../domain/types.js';
+import type { PromotionKind } from '../domain/vocabulary.js';
 import type { Snapshot, SnapshotBrand, SnapshotInstitution, SnapshotOffer, SnapshotPlan, SnapshotSource } from './snapshot.js';
 
 const CANONICAL_2DP = /^-?(0|[1-9]\d*)\.\d\d$/;
@@ -77,10 +79,23 @@ export interface TierJson {
 }
 
 export interface PromotionJson {
-  kind: 'bonus' | 'replace';
+  kind: PromotionKind;
   rate: string;
   months: number;
   maxBalance: string | null;
+}
+
+// Reading them back: the one place a stored plan's JSON becomes Decimals (the catalogue, the history
+// and the impact basis all read plans through these).
+const decimalOrNull = (v: string | null) => (v === null ? null : new Decimal(v));
+
+export function tiersFromJson(json: unknown): Tier[] {
+  return (json as TierJson[]).map((t) => ({ from: new Decimal(t.from), to: decimalOrNull(t.to), rate: new Decimal(t.rate) }));
+}
+
+export function promotionFromJson(json: unknown): Promotion | null {
+  const p = json as PromotionJson | null;
+  return p && { kind: p.kind, rate: new Decimal(p.rate), months: p.months, maxBalance: decimalOrNull(p.maxBalance) };
 }
 
 /** The part of a rate plan that, when it differs, makes a new plan. */

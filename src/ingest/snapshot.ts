@@ -2,6 +2,7 @@
 // single definition; the generator types against it and the ingest validates with it.
 import { Decimal } from '../domain/decimal.js';
 import { z } from 'zod';
+import { CHANNELS, OFFER_TYPES, PAYOUTS, PROMOTION_KINDS, RATE_TYPES, SOURCE_KINDS, SOURCE_STATUSES, TIER_MODES, WITHHOLDING_KINDS } from '../domain/vocabulary.js';
 
 const SLUG = /^[a-z0-9-]+$/;
 const MONEY = /^\d{1,13}(\.\d{1,2})?$/;
@@ -17,9 +18,9 @@ export const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s
 export const sourceSchema = z.strictObject({
   id: slug,
   name: z.string().min(1).max(200),
-  kind: z.enum(['official', 'aggregator', 'manual']),
+  kind: z.enum(SOURCE_KINDS),
   url: httpUrl,
-  status: z.enum(['ok', 'failing']),
+  status: z.enum(SOURCE_STATUSES),
   error: z.string().max(2000).nullable(),
 });
 
@@ -57,7 +58,7 @@ export const brandSchema = z.strictObject({
 export const tierSchema = z.strictObject({ from: money, to: money.nullable(), rate });
 
 export const promotionSchema = z.strictObject({
-  kind: z.enum(['bonus', 'replace']),
+  kind: z.enum(PROMOTION_KINDS),
   rate,
   months: z.int().min(1).max(600),
   maxBalance: money.nullable(),
@@ -68,8 +69,8 @@ const dec = (s: string) => new Decimal(s);
 export const planSchema = z
   .strictObject({
     headlineRate: rate,
-    rateType: z.enum(['variable', 'fixed']),
-    tierMode: z.enum(['whole', 'marginal']),
+    rateType: z.enum(RATE_TYPES),
+    tierMode: z.enum(TIER_MODES),
     tiers: z.array(tierSchema).min(1).max(50),
     promotion: promotionSchema.nullable(),
   })
@@ -98,7 +99,7 @@ export const planSchema = z
   });
 
 export const withholdingSchema = z.strictObject({
-  kind: z.enum(['none', 'reducible', 'applicable']),
+  kind: z.enum(WITHHOLDING_KINDS),
   rate: rate.nullable(),
   reducedRate: rate.nullable(),
 });
@@ -108,12 +109,12 @@ export const offerSchema = z
     id: slug,
     brandId: slug,
     name: z.string().min(1).max(200),
-    type: z.enum(['flexible', 'notice', 'deposit']),
+    type: z.enum(OFFER_TYPES),
     termMonths: z.int().min(1).max(600).nullable(),
     noticeDays: z.int().min(1).max(3650).nullable(),
-    channel: z.enum(['direct', 'aggregator', 'platform']),
+    channel: z.enum(CHANNELS),
     platform: z.string().min(1).max(200).nullable(),
-    payout: z.enum(['MONTHLY', 'QUARTERLY', 'ANNUALLY', 'AT_MATURITY', 'OTHER']),
+    payout: z.enum(PAYOUTS),
     minAmount: money,
     maxAmount: money.nullable(),
     openToNewCustomers: z.boolean(),

@@ -2,7 +2,7 @@
 import type { z } from 'zod';
 import { snapshotSchema, type Snapshot } from './snapshot.js';
 
-export interface Problem {
+export interface SnapshotProblem {
   /** JSON path into the snapshot, e.g. `$.offers[3].plan.tiers[1].from` */
   path: string;
   message: string;
@@ -17,7 +17,7 @@ export interface OpenReference {
 
 export type Validation =
   | { ok: true; snapshot: Snapshot; openReferences: OpenReference[] }
-  | { ok: false; problems: Problem[] };
+  | { ok: false; problems: SnapshotProblem[] };
 
 export function jsonPath(segments: readonly PropertyKey[]): string {
   return segments.reduce<string>(
@@ -26,16 +26,16 @@ export function jsonPath(segments: readonly PropertyKey[]): string {
   );
 }
 
-function zodProblems(error: z.ZodError): Problem[] {
+function zodProblems(error: z.ZodError): SnapshotProblem[] {
   return error.issues.map((issue) => ({ path: jsonPath(issue.path), message: issue.message }));
 }
 
 /** Works on the raw input too, so duplicates are reported together with any shape problems. */
-function duplicates(input: unknown, field: 'sources' | 'institutions' | 'brands' | 'offers'): Problem[] {
+function duplicates(input: unknown, field: 'sources' | 'institutions' | 'brands' | 'offers'): SnapshotProblem[] {
   const items = (input as Record<string, unknown> | null)?.[field];
   if (!Array.isArray(items)) return [];
   const seen = new Map<string, number>();
-  const problems: Problem[] = [];
+  const problems: SnapshotProblem[] = [];
   items.forEach((item: unknown, i) => {
     const id = (item as { id?: unknown } | null)?.id;
     if (typeof id !== 'string') return;
@@ -74,7 +74,7 @@ export function validateSnapshot(input: unknown): Validation {
 export function unresolvedReferences(
   refs: readonly OpenReference[],
   known: { brand: ReadonlySet<string>; institution: ReadonlySet<string>; source: ReadonlySet<string> },
-): Problem[] {
+): SnapshotProblem[] {
   return refs
     .filter((ref) => !known[ref.kind].has(ref.id))
     .map((ref) => ({ path: ref.path, message: `unknown ${ref.kind} "${ref.id}": neither in this snapshot nor in the database` }));
@@ -93,7 +93,7 @@ const span = (ms: number): string => {
  * snapshot until its time fail as "before the last applied snapshot" (issue 19): a source that slipped
  * a time zone would lock out the present for hours.
  */
-export function aheadOfClock(observedAt: string, now: Date, maxSkewMs: number): Problem[] {
+export function aheadOfClock(observedAt: string, now: Date, maxSkewMs: number): SnapshotProblem[] {
   const ahead = Date.parse(observedAt) - now.getTime();
   if (ahead <= maxSkewMs) return [];
   return [

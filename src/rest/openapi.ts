@@ -199,7 +199,7 @@ function responsesFor(route: RestRoute, components: Map<string, JsonSchema>, sch
   const headers: Record<string, unknown> = { ETag: ref('headers', 'ETag'), 'Cache-Control': ref('headers', 'CacheControl'), 'X-Request-Id': ref('headers', 'RequestId') };
   if (route.paged) headers.Link = ref('headers', 'Link');
   if ('csv' in route.body) headers['Content-Disposition'] = ref('headers', 'ContentDisposition');
-  if (options.rateLimited && route.operationId !== 'getHealth') Object.assign(headers, { RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimitPolicy') });
+  if (options.rateLimited && !route.exemptFromRateLimit) Object.assign(headers, { RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimitPolicy') });
   const stream = 'sse' in route.body;
   // A stream is never cached: no validator to revalidate, hence no ETag and no 304.
   if (stream) Object.assign(headers, { 'Cache-Control': { description: 'no-store: never cached', schema: { type: 'string' } } }), delete headers.ETag;
@@ -212,7 +212,7 @@ function responsesFor(route: RestRoute, components: Map<string, JsonSchema>, sch
   responses[431] = ref('responses', 'HeadersTooLarge');
   if (stream) {
     responses[429] = problemResponse('Too many open streams from this address (STREAMS_PER_IP), or over the rate limit: wait Retry-After seconds.', problemExample('TOO_MANY_REQUESTS', 'Too many open streams from your address (at most 50); close one first.'), { 'Retry-After': ref('headers', 'RetryAfter') });
-  } else if (options.rateLimited && route.operationId !== 'getHealth') responses[429] = ref('responses', 'TooManyRequests');
+  } else if (options.rateLimited && !route.exemptFromRateLimit) responses[429] = ref('responses', 'TooManyRequests');
   responses[500] = ref('responses', 'InternalError');
   if (route.operationId === 'getHealth') {
     const degraded = examples.getHealth?.['503'];

@@ -66,6 +66,8 @@ export interface RestRoute {
   notFound?: string;
   /** Paged: answers carry page, pageSize and pages, and a Link header. */
   paged?: boolean;
+  /** Not counted toward the rate limit: probes and scrapers must get through whatever clients do. */
+  exemptFromRateLimit?: true;
   handle(request: RouteRequest): Promise<Response> | Response;
 }
 

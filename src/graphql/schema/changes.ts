@@ -4,12 +4,13 @@
 import { FeedClosedError, StreamLimitError, type FeedEvent } from '../../catalog/change-feed.js';
 import { changeFilter, isAnyChange } from '../../catalog/changes.js';
 import type { EventItem } from '../../catalog/history.js';
-import { impactFor, type ImpactBasis } from '../../catalog/impact-basis.js';
+import type { ImpactBasis } from '../../catalog/impact-basis.js';
 import { Decimal } from '../../domain/decimal.js';
 import type { ChangeImpact } from '../../domain/impact.js';
 import { clientError, fromDatabase, RETRY_AFTER_SECONDS } from '../../http/errors.js';
 import { currentAbort, currentClient } from '../../http/request-context.js';
 import { DEFAULTS, PARAMS } from '../args.js';
+import { euros } from '../scalars.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { EventKindEnum, TypeFilterEnum } from '../enums.js';
@@ -21,10 +22,10 @@ const ChangeImpactRef = builder.objectRef<ChangeImpact>('ChangeImpact').implemen
   description:
     'What a rate change means for the amount asked about: the return per year (euros per year at the comparable yield, as the list calculates it: over the horizon for flexible and notice accounts (12 months; in an offer\'s detail, its horizon), over the term for deposits, promotions included) under the plan before the change and under the plan after it.',
   fields: (t) => ({
-    amount: t.field({ type: 'Decimal', description: 'the amount calculated', resolve: (i) => i.amount }),
-    returnPerYearBefore: t.field({ type: 'Decimal', resolve: (i) => i.returnPerYearBefore }),
-    returnPerYearAfter: t.field({ type: 'Decimal', resolve: (i) => i.returnPerYearAfter }),
-    delta: t.field({ type: 'Decimal', description: 'returnPerYearAfter − returnPerYearBefore (of the values shown)', resolve: (i) => i.delta }),
+    amount: t.field({ type: 'Decimal', description: euros('the amount calculated'), resolve: (i) => i.amount }),
+    returnPerYearBefore: t.field({ type: 'Decimal', description: euros('the return per year under the plan before the change'), resolve: (i) => i.returnPerYearBefore }),
+    returnPerYearAfter: t.field({ type: 'Decimal', description: euros('the return per year under the plan after the change'), resolve: (i) => i.returnPerYearAfter }),
+    delta: t.field({ type: 'Decimal', description: euros('returnPerYearAfter − returnPerYearBefore (of the values shown)'), resolve: (i) => i.delta }),
   }),
 });
 
@@ -63,15 +64,15 @@ const filterArgs = builder.args((t) => ({
 }));
 
 /** The impact of an event for an amount, where it has one. */
-function withImpact<E extends EventItem>(event: E, basis: ImpactBasis | null, amount: Decimal | null, horizon: number): E & { impact: ChangeImpact | null } {
-  return { ...event, impact: amount && basis ? impactFor(basis, amount, horizon) : null };
+function withImpact<E extends EventItem>(ctx: Context, event: E, basis: ImpactBasis | null, amount: Decimal | null, horizon: number): E & { impact: ChangeImpact | null } {
+  return { ...event, impact: amount && basis ? ctx.services.calc.impact(basis, amount, horizon) : null };
 }
 
 /** Events with their impact for an amount (the list's, and the detail's with its own amount and horizon). */
 export async function withImpacts(ctx: Context, items: EventItem[], amount: Decimal | null, horizon: number): Promise<ChangeEventValue[]> {
   if (amount === null) return items;
-  const bases = await fromDatabase(ctx.services.database, () => ctx.loaders.impactBases(items));
-  return items.map((e, i) => withImpact(e, bases[i]!, amount, horizon));
+  const bases = await fromDatabase(ctx.services.database, () => Promise.all(items.map((e) => ctx.loaders.impactBases.load(e))));
+  return items.map((e, i) => withImpact(ctx, e, bases[i]!, amount, horizon));
 }
 
 builder.queryField('changes', (t) =>
@@ -131,6 +132,6 @@ builder.subscriptionField('changes', (t) =>
       else signal?.addEventListener('abort', () => follower.end('left'), { once: true });
       return follower;
     },
-    resolve: (event: FeedEvent, args) => withImpact(event, event.basis, args.amount == null ? null : new Decimal(args.amount), DEFAULTS.horizon),
+    resolve: (event: FeedEvent, args, ctx) => withImpact(ctx, event, event.basis, args.amount == null ? null : new Decimal(args.amount), DEFAULTS.horizon),
   }),
 );

@@ -1,5 +1,5 @@
 // Query.meta (GET /api/meta/last-updated) and Query.health (GET /api/health).
-import { dataState } from '../../catalog/freshness.js';
+import { checkedInLast24h, dataState } from '../../catalog/freshness.js';
 import type { HealthReport } from '../../catalog/health.js';
 import type { CatalogSource } from '../../catalog/types.js';
 import { builder } from '../builder.js';
@@ -59,7 +59,6 @@ const MetaSummaryRef = builder.objectRef<MetaSummary>('MetaSummary').implement({
   }),
 });
 
-const DAY_MS = 86_400_000;
 
 builder.queryField('meta', (t) =>
   t.field({
@@ -76,7 +75,7 @@ builder.queryField('meta', (t) =>
         offers: {
           active: offers.length,
           removed: catalog.removed.size,
-          checked24h: offers.filter((o) => now.getTime() - o.freshness.checkedAt.getTime() <= DAY_MS).length,
+          checked24h: offers.filter((o) => checkedInLast24h(o.freshness.checkedAt, now)).length,
           official: offers.filter((o) => o.freshness.official).length,
           confirmed: offers.filter((o) => o.freshness.confirmed).length,
         },

@@ -1,7 +1,7 @@
 // GET /api/products/export (contract §6): the list's every matching row as CSV, streamed page by page.
 import { createHash } from 'node:crypto';
 import { parse } from 'graphql';
-import { LIMITS } from '../../graphql/args.js';
+import { PARAM_LIMITS } from '../../graphql/args.js';
 import { STREAM_ETAG } from '../../http/layer.js';
 import { schema } from '../../graphql/schema/index.js';
 import { CSV_COLUMNS, csvStream, EXPORT_SELECTION, type ExportItem } from '../csv.js';
@@ -30,7 +30,7 @@ export const exportRoute: RestRoute = {
   body: { csv: `UTF-8 with BOM, CRLF, \`;\`-separated, decimal comma; columns: ${CSV_COLUMNS.join(';')}` },
   readsDatabase: false,
   async handle({ variables, run, version }) {
-    const pageSize = LIMITS.pageSizeMax;
+    const pageSize = PARAM_LIMITS.pageSizeMax;
     const page = (n: number) => run<Page>(operation, { ...variables, page: n, pageSize });
     // The first page decides the answer (a 4xx before any byte is sent); later pages only stream.
     const { total, items } = (await page(1)).products;

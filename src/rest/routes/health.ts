@@ -8,6 +8,7 @@ const operation = sofaProjection(schema)('health');
 
 export const healthRoute: RestRoute = {
   path: '/api/health',
+  exemptFromRateLimit: true,
   operationId: 'getHealth',
   tag: 'Service',
   summary: 'Liveness and readiness',

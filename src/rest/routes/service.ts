@@ -16,6 +16,7 @@ export function serviceRoutes(info: ServiceInfo): RestRoute[] {
   return [
     {
       path: '/api/metrics',
+      exemptFromRateLimit: true,
       operationId: 'getMetrics',
       tag: 'Service',
       summary: 'Operational metrics',

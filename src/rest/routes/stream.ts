@@ -6,7 +6,7 @@
 import type { FeedEvent, Follower } from '../../catalog/change-feed.js';
 import { FeedClosedError, StreamLimitError } from '../../catalog/change-feed.js';
 import { changeFilter, type ChangeFilterArgs } from '../../catalog/changes.js';
-import { impactFor } from '../../catalog/impact-basis.js';
+import type { CalcService } from '../../catalog/calc-service.js';
 import { Decimal } from '../../domain/decimal.js';
 import { DEFAULTS, PARAMS } from '../../graphql/args.js';
 import { RETRY_AFTER_SECONDS } from '../../http/errors.js';
@@ -28,22 +28,25 @@ const GOODBYE = encoder.encode(': the service is shutting down; reconnect with L
 // Each event's frame for each amount asked, made once however many clients receive it.
 const frames = new WeakMap<FeedEvent, Map<string, Uint8Array>>();
 
-function frameOf(event: FeedEvent, amount: Decimal | null): Uint8Array {
+/** An amount and how an event's impact is worked out for it (the calculation's memo), or none. */
+type ForAmount = { amount: Decimal; calc: CalcService } | null;
+
+function frameOf(event: FeedEvent, forAmount: ForAmount): Uint8Array {
   let byAmount = frames.get(event);
   if (!byAmount) frames.set(event, (byAmount = new Map()));
-  const key = amount?.toString() ?? '';
+  const key = forAmount?.amount.toString() ?? '';
   let frame = byAmount.get(key);
   if (!frame) {
-    const impact = amount && event.basis ? impactFor(event.basis, amount, DEFAULTS.horizon) : null;
+    const impact = forAmount && event.basis ? forAmount.calc.impact(event.basis, forAmount.amount, DEFAULTS.horizon) : null;
     frame = encoder.encode(`id: ${event.id}\nevent: ${event.kind}\ndata: ${changeItemJson(event, impact)}\n\n`);
     byAmount.set(key, frame);
   }
   return frame;
 }
 
-function framesOf(batch: readonly FeedEvent[], amount: Decimal | null): Uint8Array {
-  if (batch.length === 1) return frameOf(batch[0]!, amount);
-  const parts = batch.map((e) => frameOf(e, amount));
+function framesOf(batch: readonly FeedEvent[], forAmount: ForAmount): Uint8Array {
+  if (batch.length === 1) return frameOf(batch[0]!, forAmount);
+  const parts = batch.map((e) => frameOf(e, forAmount));
   const joined = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
   let at = 0;
   for (const part of parts) {
@@ -57,7 +60,7 @@ function framesOf(batch: readonly FeedEvent[], amount: Decimal | null): Uint8Arr
  * The stream's body, pulled: the next events are taken from the follower only when the connection has
  * taken the last ones, so what a slow client has not taken stays in the follower, where it is bounded.
  */
-function eventStream(follower: Follower, amount: Decimal | null, signal: AbortSignal, setHeartbeat: (send: () => void) => void): ReadableStream<Uint8Array> {
+function eventStream(follower: Follower, forAmount: ForAmount, signal: AbortSignal, setHeartbeat: (send: () => void) => void): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
@@ -80,7 +83,7 @@ function eventStream(follower: Follower, amount: Decimal | null, signal: AbortSi
       async pull(controller) {
         const batch = await follower.nextBatch();
         if (follower.ended === 'returned') return; // cancelled by its reader while waiting: nothing left to write to
-        if (batch) return controller.enqueue(framesOf(batch, amount));
+        if (batch) return controller.enqueue(framesOf(batch, forAmount));
         if (follower.ended === 'closed') controller.enqueue(GOODBYE);
         controller.close();
       },
@@ -137,8 +140,8 @@ export const streamRoute: RestRoute = {
       if (err instanceof FeedClosedError) return problemResponse('SERVICE_UNAVAILABLE', 'The service is shutting down; please reconnect shortly.', undefined, retryAfter);
       return problemResponse('SERVICE_UNAVAILABLE', 'The database is not reachable right now to read the events to resume from; please retry shortly.', undefined, retryAfter);
     }
-    const amount = args.amount == null ? null : new Decimal(args.amount);
-    const body = eventStream(follower, amount, request.signal, (send) => (heartbeat = send));
+    const forAmount = args.amount == null ? null : { amount: new Decimal(args.amount), calc: services.calc };
+    const body = eventStream(follower, forAmount, request.signal, (send) => (heartbeat = send));
     return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': CACHE_CONTROL.none } });
   },
 };

@@ -2,7 +2,7 @@
 // other GET of the service (ETag, Cache-Control) and back/forward re-shows a page without a request.
 import type { TypedDocumentString } from '../gql/graphql.js';
 
-export interface Problem {
+export interface ParameterProblem {
   /** The argument the message is about (amount, horizon…), or null for the request as a whole. */
   parameter: string | null;
   message: string;
@@ -10,7 +10,7 @@ export interface Problem {
 
 /** What the API said was wrong, in its own words. */
 export class ApiError extends Error {
-  constructor(readonly problems: Problem[]) {
+  constructor(readonly problems: ParameterProblem[]) {
     super(problems.map((p) => (p.parameter ? `${p.parameter}: ${p.message}` : p.message)).join('; '));
     this.name = 'ApiError';
   }
@@ -26,8 +26,8 @@ interface GraphQLErrorBody {
 // the page's variables are named like the arguments, so the name says which field it is about.
 const VARIABLE_ERROR = /^Variable "\$(\w+)" got invalid value .*?; (.*)$/s;
 
-export function problemsOf(errors: GraphQLErrorBody[]): Problem[] {
-  return errors.flatMap((error): Problem[] => {
+export function problemsOf(errors: GraphQLErrorBody[]): ParameterProblem[] {
+  return errors.flatMap((error): ParameterProblem[] => {
     const listed = error.extensions?.errors;
     if (listed?.length) return listed.map((e) => ({ parameter: e.parameter, message: e.message }));
     const variable = VARIABLE_ERROR.exec(error.message);
