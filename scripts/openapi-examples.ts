@@ -23,7 +23,12 @@ type Json = any;
 function trim(value: Json, n: number, keys: ReadonlySet<string>): Json {
   if (Array.isArray(value)) return value.map((v) => trim(v, n, keys));
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, keys.has(k) && Array.isArray(v) ? v.slice(0, n).map((x) => trim(x, n, keys)) : trim(v, n, keys)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [
+      k,
+      keys.has(k) && Array.isArray(v) ? v.slice(0, n).map((x) => trim(x, n, keys)) : trim(v, n, keys),
+    ]),
+  );
 }
 
 async function main() {
@@ -31,13 +36,35 @@ async function main() {
   await applyMigrations(db.url);
   const prisma = createPrisma(db.url, 4);
   await seedSample(prisma, SAMPLE);
-  const app = await createApp({ config: loadConfig({ LOG_LEVEL: 'silent' }), db: { prisma, kind: 'embedded', url: db.url, close: async () => {} }, logger: createLogger('silent'), clock: () => NOW });
+  const app = await createApp({
+    config: loadConfig({ LOG_LEVEL: 'silent' }),
+    db: { prisma, kind: 'embedded', url: db.url, close: async () => {} },
+    logger: createLogger('silent'),
+    clock: () => NOW,
+  });
   const get = async (path: string) => {
     const res = await app.fetch(new Request(`http://localhost${path}`));
     const text = await res.text();
     return { status: res.status, text, json: () => JSON.parse(text) as Json };
   };
-  const lists = new Set(['items', 'steps', 'history', 'events', 'sources', 'sameLicence', 'termCurve', 'type', 'channel', 'country', 'dgsCountry', 'payout', 'term', 'withholding', 'brands', 'tiers']);
+  const lists = new Set([
+    'items',
+    'steps',
+    'history',
+    'events',
+    'sources',
+    'sameLicence',
+    'termCurve',
+    'type',
+    'channel',
+    'country',
+    'dgsCountry',
+    'payout',
+    'term',
+    'withholding',
+    'brands',
+    'tiers',
+  ]);
   const catalog = app.services.store.current();
   // A deposit with a promotion and another brand under its licence: the detail shows every part.
   const detailed = catalog.offers.find((o) => o.promotion && o.sharedWith.length > 0) ?? catalog.offers[0]!;
@@ -45,7 +72,8 @@ async function main() {
   const examples: Record<string, Record<string, Json>> = {};
   const add = async (operationId: string, status: number, path: string, n = 2) => {
     const res = await get(path);
-    if (res.status !== status) throw new Error(`${path}: expected ${status}, got ${res.status}: ${res.text.slice(0, 200)}`);
+    if (res.status !== status)
+      throw new Error(`${path}: expected ${status}, got ${res.status}: ${res.text.slice(0, 200)}`);
     (examples[operationId] ??= {})[String(status)] = trim(res.json(), n, lists);
   };
   await add('listProducts', 200, '/api/products?amount=25000&type=all&pageSize=2');
@@ -62,10 +90,19 @@ async function main() {
   await add('getMetrics', 200, '/api/metrics');
   const csv = await get('/api/products/export?amount=25000&type=deposit&terms=12');
   (examples.exportProducts ??= {})['200'] = csv.text.split('\r\n').slice(0, 3).join('\r\n') + '\r\n';
-  examples.getOpenApi = { '200': { openapi: '3.1.0', info: { title: 'Savings-rate comparison API', version: '0.2.0' }, paths: {} } };
-  examples.getApiReference = { '200': '<!doctype html><html lang="en"><head><title>Savings-rate comparison API</title>…' };
+  examples.getOpenApi = {
+    '200': { openapi: '3.1.0', info: { title: 'Savings-rate comparison API', version: '0.2.0' }, paths: {} },
+  };
+  examples.getApiReference = {
+    '200': '<!doctype html><html lang="en"><head><title>Savings-rate comparison API</title>…',
+  };
   // Degraded: the same health a week after the last snapshot.
-  const stale = await createApp({ config: loadConfig({ LOG_LEVEL: 'silent' }), db: { prisma, kind: 'embedded', url: db.url, close: async () => {} }, logger: createLogger('silent'), clock: () => new Date(NOW.getTime() + 7 * 86_400_000) });
+  const stale = await createApp({
+    config: loadConfig({ LOG_LEVEL: 'silent' }),
+    db: { prisma, kind: 'embedded', url: db.url, close: async () => {} },
+    logger: createLogger('silent'),
+    clock: () => new Date(NOW.getTime() + 7 * 86_400_000),
+  });
   const degraded = await stale.fetch(new Request('http://localhost/api/health'));
   examples.getHealth!['503'] = await degraded.json();
 

@@ -73,8 +73,15 @@ export interface App {
 
 /** Persisted queries by hash, bounded by the bytes of their text. */
 function apqStore(maxBytes: number) {
-  const queries = new LRUCache<string, string>({ maxSize: maxBytes, maxEntrySize: Math.floor(maxBytes / 4), sizeCalculation: (query, hash) => (query.length + hash.length) * 2 + 64 });
-  return { get: (hash: string) => queries.get(hash) ?? null, set: (hash: string, query: string) => void queries.set(hash, query) };
+  const queries = new LRUCache<string, string>({
+    maxSize: maxBytes,
+    maxEntrySize: Math.floor(maxBytes / 4),
+    sizeCalculation: (query, hash) => (query.length + hash.length) * 2 + 64,
+  });
+  return {
+    get: (hash: string) => queries.get(hash) ?? null,
+    set: (hash: string, query: string) => void queries.set(hash, query),
+  };
 }
 
 /** Paths that are neither GraphQL, its assets nor the REST API: a problem+json 404 ("/" leads to the docs when the page is not built). */
@@ -82,9 +89,21 @@ function notFound(): Plugin {
   return {
     onRequest({ url, endResponse }) {
       const path = url.pathname;
-      if (path === '/graphql' || path === '/api' || path.startsWith('/api/') || path === '/_yoga/health' || path === '/metrics') return;
+      if (
+        path === '/graphql' ||
+        path === '/api' ||
+        path.startsWith('/api/') ||
+        path === '/_yoga/health' ||
+        path === '/metrics'
+      )
+        return;
       if (path === '/') return endResponse(new Response(null, { status: 302, headers: { location: '/api/docs' } }));
-      endResponse(problemResponse('NOT_FOUND', `There is nothing at ${path}. The API is at /api (described at /api/docs) and GraphQL at /graphql.`));
+      endResponse(
+        problemResponse(
+          'NOT_FOUND',
+          `There is nothing at ${path}. The API is at /api (described at /api/docs) and GraphQL at /graphql.`,
+        ),
+      );
     },
   };
 }
@@ -95,9 +114,21 @@ function prometheus(metrics: Metrics): Plugin {
     onRequest({ url, request, endResponse }) {
       if (url.pathname !== '/metrics') return;
       if (request.method !== 'GET' && request.method !== 'HEAD') {
-        return endResponse(problemResponse('METHOD_NOT_ALLOWED', `${request.method} is not allowed on /metrics.`, undefined, { allow: 'GET, HEAD' }));
+        return endResponse(
+          problemResponse('METHOD_NOT_ALLOWED', `${request.method} is not allowed on /metrics.`, undefined, {
+            allow: 'GET, HEAD',
+          }),
+        );
       }
-      return metrics.text().then((text) => endResponse(new Response(text, { headers: { 'content-type': metrics.contentType, 'cache-control': CACHE_CONTROL.none } })));
+      return metrics
+        .text()
+        .then((text) =>
+          endResponse(
+            new Response(text, {
+              headers: { 'content-type': metrics.contentType, 'cache-control': CACHE_CONTROL.none },
+            }),
+          ),
+        );
     },
   };
 }
@@ -127,7 +158,9 @@ const COMPILED_QUERY_BYTES = 400 * 1024;
 const DOCUMENT_BYTES_PER_CHAR = 40;
 
 export async function createApp({ config, db, logger, clock = () => new Date(), memory, link }: AppDeps): Promise<App> {
-  const budget = (memory ?? planMemory({ budgetMb: config.memoryBudgetMb, workers: config.workers, embedded: db.kind === 'embedded' })).caches;
+  const budget = (
+    memory ?? planMemory({ budgetMb: config.memoryBudgetMb, workers: config.workers, embedded: db.kind === 'embedded' })
+  ).caches;
   const store = await createCatalogStore(db.prisma);
   const calc = createCalcService({ maxBytes: budget.calc });
   const market = createMarketHistory(db.prisma);
@@ -144,12 +177,21 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
   });
   // A compiled query of the product list is several hundred KB of generated code: the REST routes use a
   // handful of fixed documents; the rest of this room is for the distinct documents GraphQL clients send.
-  const compiledQueries = new LRUCache<string, NonNullable<ReturnType<JITCache['get']>>>({ max: Math.max(4, Math.floor(budget.compiledQueries / COMPILED_QUERY_BYTES)) });
+  const compiledQueries = new LRUCache<string, NonNullable<ReturnType<JITCache['get']>>>({
+    max: Math.max(4, Math.floor(budget.compiledQueries / COMPILED_QUERY_BYTES)),
+  });
   // Documents GraphQL clients send, parsed once: bounded by their size, not their number (a client may
   // send any number of distinct documents, each up to the token limit).
   const documentBytes = Math.floor(budget.requests / 2);
-  const documents = new LRUCache<string, DocumentNode>({ maxSize: documentBytes, maxEntrySize: Math.floor(documentBytes / 4), sizeCalculation: (_doc, key) => key.length * DOCUMENT_BYTES_PER_CHAR + 256 });
-  const documentErrors = new LRUCache<string, object>({ maxSize: Math.floor(documentBytes / 4), sizeCalculation: (_e, key) => key.length * 2 + 1024 });
+  const documents = new LRUCache<string, DocumentNode>({
+    maxSize: documentBytes,
+    maxEntrySize: Math.floor(documentBytes / 4),
+    sizeCalculation: (_doc, key) => key.length * DOCUMENT_BYTES_PER_CHAR + 256,
+  });
+  const documentErrors = new LRUCache<string, object>({
+    maxSize: Math.floor(documentBytes / 4),
+    sizeCalculation: (_e, key) => key.length * 2 + 1024,
+  });
   const services: Services = {
     prisma: db.prisma,
     store,
@@ -235,7 +277,13 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
       // Subscriptions run on graphql-js: graphql-jit 0.8 hands a subscription field's resolver the
       // operation's variables instead of the field's arguments (literal arguments are lost, and the
       // argument checks see the wrong values). A subscription executes one small selection per event.
-      useGraphQlJit({}, { cache: compiledQueries, enableIf: (args) => getOperationAST(args.document, args.operationName)?.operation !== 'subscription' }),
+      useGraphQlJit(
+        {},
+        {
+          cache: compiledQueries,
+          enableIf: (args) => getOperationAST(args.document, args.operationName)?.operation !== 'subscription',
+        },
+      ),
     ],
   });
 
@@ -247,7 +295,8 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
     upstream: async (request) => yoga.fetch(request),
     cache: bodies,
     statics: allOf(web.files, graphiqlFiles()),
-    reuseKey: (pathAndQuery, accept) => (pathAndQuery.startsWith('/graphql') ? graphqlReuseKey(pathAndQuery, accept) : rest.reuseKey(pathAndQuery)),
+    reuseKey: (pathAndQuery, accept) =>
+      pathAndQuery.startsWith('/graphql') ? graphqlReuseKey(pathAndQuery, accept) : rest.reuseKey(pathAndQuery),
     cacheable: () => services.database.ok(),
     version: () => store.current().version,
     clock,
@@ -266,7 +315,13 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
     const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
     const catalog = store.current();
     return {
-      process: { pid: process.pid, rssMb: mb(memory.rss), heapUsedMb: mb(memory.heapUsed), heapTotalMb: mb(memory.heapTotal), uptimeSeconds: Math.round(process.uptime()) },
+      process: {
+        pid: process.pid,
+        rssMb: mb(memory.rss),
+        heapUsedMb: mb(memory.heapUsed),
+        heapTotalMb: mb(memory.heapTotal),
+        uptimeSeconds: Math.round(process.uptime()),
+      },
       data: { version: catalog.version, offers: catalog.offers.length },
       caches: services.caches(),
       streams: changes.stats(),
@@ -276,12 +331,21 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
     bodies: bodies.stats(),
     calculator: calc.stats(),
     history: services.history.stats(),
-    compiledQueries: { entries: compiledQueries.size, bytes: compiledQueries.size * COMPILED_QUERY_BYTES, maxBytes: compiledQueries.max * COMPILED_QUERY_BYTES },
+    compiledQueries: {
+      entries: compiledQueries.size,
+      bytes: compiledQueries.size * COMPILED_QUERY_BYTES,
+      maxBytes: compiledQueries.max * COMPILED_QUERY_BYTES,
+    },
     documents: { entries: documents.size, bytes: documents.calculatedSize, maxBytes: documentBytes },
     requests: rest.stats(),
   });
   cluster?.onStats(processMetrics);
-  const watcher = watchDataVersion(store, { pollMs: config.reloadPollMs, listenUrl: db.kind === 'postgresql' ? db.url : undefined, logger, database: services.database });
+  const watcher = watchDataVersion(store, {
+    pollMs: config.reloadPollMs,
+    listenUrl: db.kind === 'postgresql' ? db.url : undefined,
+    logger,
+    database: services.database,
+  });
   if (cluster) {
     // The first worker to see a new version tells the others (through the primary), so that they all
     // answer from it within moments rather than each at its own next poll.

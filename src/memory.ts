@@ -39,14 +39,30 @@ export const PROCESS_MB = 150;
 /** The smallest room for caches that still lets repeats be answered from memory. */
 const MIN_CACHES_MB = 8;
 
-const SHARES: Readonly<Record<keyof CacheBudget, number>> = { bodies: 0.4, calc: 0.3, history: 0.15, compiledQueries: 0.1, requests: 0.05 };
+const SHARES: Readonly<Record<keyof CacheBudget, number>> = {
+  bodies: 0.4,
+  calc: 0.3,
+  history: 0.15,
+  compiledQueries: 0.1,
+  requests: 0.05,
+};
 
-export function planMemory({ budgetMb, workers, embedded }: { budgetMb: number; workers: number; embedded: boolean }): MemoryPlan {
+export function planMemory({
+  budgetMb,
+  workers,
+  embedded,
+}: {
+  budgetMb: number;
+  workers: number;
+  embedded: boolean;
+}): MemoryPlan {
   const database = embedded ? EMBEDDED_DATABASE_MB : 0;
   const primary = workers > 1 ? PRIMARY_MB : 0;
   const shareMb = Math.max(PROCESS_MB + MIN_CACHES_MB, Math.floor((budgetMb - database - primary) / workers));
   const cachesMb = shareMb - PROCESS_MB;
-  const caches = Object.fromEntries(Object.entries(SHARES).map(([name, part]) => [name, Math.floor(cachesMb * part * MB)])) as unknown as CacheBudget;
+  const caches = Object.fromEntries(
+    Object.entries(SHARES).map(([name, part]) => [name, Math.floor(cachesMb * part * MB)]),
+  ) as unknown as CacheBudget;
   // The old generation holds the caches and the process's own objects (≈55 MB); bounding it by the
   // whole share leaves garbage room enough that collection does not run constantly.
   return { shareMb, heapMb: shareMb, caches };

@@ -41,14 +41,23 @@ async function openAndPrepare(config: Config, logger: Logger): Promise<Database>
   const turn = (activity: string) => configuredTurn(config, activity, (line) => logger.warn(line));
   const held = config.databaseUrl ? null : await takeTurn(config, turn('service start-up'));
   try {
-    const db = await openDatabase({ ...config, log: (msg) => logger.info(msg), writeTurn: held ? 'held' : turn('migration') });
+    const db = await openDatabase({
+      ...config,
+      log: (msg) => logger.info(msg),
+      writeTurn: held ? 'held' : turn('migration'),
+    });
     logger.info({ database: db.kind, dataDir: db.kind === 'embedded' ? config.dataDir : undefined }, 'database ready');
     // Asked without Prisma: in a cluster's primary, a database that needs no seeding never loads
     // Prisma's query compiler (WebAssembly, tens of MB resident), since the workers do the querying.
     if (config.seedSample && !(await hasIngested(db.url))) {
       const now = new Date().toISOString();
       // Checked again in the turn: an ingest may have got there first.
-      const seed = () => seedSampleIfEmpty(db.prisma, { seed: config.sampleSeed, days: config.sampleDays, end: now.slice(0, 10), scale: 1, notAfter: now }, true);
+      const seed = () =>
+        seedSampleIfEmpty(
+          db.prisma,
+          { seed: config.sampleSeed, days: config.sampleDays, end: now.slice(0, 10), scale: 1, notAfter: now },
+          true,
+        );
       const seeded = held ? await seed() : await withTurn(config, turn('first-start sample seeding'), seed);
       if (seeded) logger.info({ summary: seeded }, `loaded the sample market:\n${formatSummary(seeded)}`);
     }
@@ -86,12 +95,26 @@ async function main() {
   });
 
   if (worker === null) leanWebAssembly(config);
-  const memory = planMemory({ budgetMb: config.memoryBudgetMb, workers: config.workers, embedded: !config.databaseUrl });
+  const memory = planMemory({
+    budgetMb: config.memoryBudgetMb,
+    workers: config.workers,
+    embedded: !config.databaseUrl,
+  });
   if (worker === null && config.workers > 1) {
-    return runPrimary({ config, logger, flush, memory, prepare: () => openAndPrepare(config, logger), startedAt: started });
+    return runPrimary({
+      config,
+      logger,
+      flush,
+      memory,
+      prepare: () => openAndPrepare(config, logger),
+      startedAt: started,
+    });
   }
   // A worker finds the database ready: the primary migrated and seeded it, and serves the embedded one.
-  const db = worker === null ? await openAndPrepare(config, logger) : await openDatabase({ ...config, migrate: false, writeTurn: 'held' });
+  const db =
+    worker === null
+      ? await openAndPrepare(config, logger)
+      : await openDatabase({ ...config, migrate: false, writeTurn: 'held' });
 
   const app = await createApp({ config, db, logger, memory, link });
   const server = http.createServer(
@@ -115,7 +138,10 @@ async function main() {
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: no new connections; finishing the requests in flight');
+    logger.info(
+      { signal, graceMs: config.shutdownGraceMs },
+      'shutting down: no new connections; finishing the requests in flight',
+    );
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     // Open change streams would hold their connections for as long as their clients stay: ended here
     // (their clients resume elsewhere with Last-Event-ID), they finish like any other answer.
@@ -145,7 +171,12 @@ async function main() {
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
-  if (worker !== null) process.on('message', (m: unknown) => (m as { savings?: string } | null)?.savings === 'shutdown' && void shutdown('the primary is shutting down'));
+  if (worker !== null)
+    process.on(
+      'message',
+      (m: unknown) =>
+        (m as { savings?: string } | null)?.savings === 'shutdown' && void shutdown('the primary is shutting down'),
+    );
 }
 
 main().catch((err: Error) => {

@@ -34,7 +34,13 @@ async function ingestRateChange(offerId: string, headlineRate: string, hoursLate
   const snapshot = structuredClone(lastSampleDay());
   snapshot.observedAt = new Date(Date.parse(snapshot.observedAt) + hoursLater * 3_600_000).toISOString();
   const offer = snapshot.offers.find((o) => o.id === offerId)!;
-  offer.plan = { ...offer.plan, headlineRate, tiers: [{ from: '0.00', to: null, rate: headlineRate }], tierMode: 'whole', promotion: null };
+  offer.plan = {
+    ...offer.plan,
+    headlineRate,
+    tiers: [{ from: '0.00', to: null, rate: headlineRate }],
+    tierMode: 'whole',
+    promotion: null,
+  };
   await applySnapshot(t.db.prisma, snapshot);
 }
 
@@ -70,24 +76,33 @@ describe('new data', () => {
     // The old validator no longer matches: a client holding it gets the new body.
     const revalidated = await t.get(path, { headers: { 'if-none-match': oldEtag } });
     expect(revalidated.status).toBe(200);
-    const changes = (await (await t.get('/api/changes?limit=5')).json()) as { items: { offerId: string; to: { headlineRate?: string } | null }[] };
+    const changes = (await (await t.get('/api/changes?limit=5')).json()) as {
+      items: { offerId: string; to: { headlineRate?: string } | null }[];
+    };
     expect(changes.items.some((e) => e.offerId === offer.id && e.to?.headlineRate === newRate)).toBe(true);
   });
 
   it('never mixes two data versions in one answer while it reloads', async () => {
-    const offer = t.app.services.store.current().offers.find((o) => o.type === 'flexible' && o.id !== t.app.services.store.current().offers[0]!.id)!;
+    const offer = t.app.services.store
+      .current()
+      .offers.find((o) => o.type === 'flexible' && o.id !== t.app.services.store.current().offers[0]!.id)!;
     const query = `/api/products?type=flexible&brand=${offer.brand.id}&fullDgs=false&pageSize=500`;
     const read = async () => {
-      const body = (await (await t.get(query, { headers: { 'x-force': String(Math.random()) } })).json()) as { generatedAt: string; items: { id: string; headlineRate: string }[] };
+      const body = (await (await t.get(query, { headers: { 'x-force': String(Math.random()) } })).json()) as {
+        generatedAt: string;
+        items: { id: string; headlineRate: string }[];
+      };
       return { generatedAt: body.generatedAt, rate: body.items.find((i) => i.id === offer.id)!.headlineRate };
     };
     const old = await read();
     await ingestRateChange(offer.id, '0.07', 2);
     // Many readers racing the reload: each answer is all old or all new.
-    const answers = await Promise.all(Array.from({ length: 40 }, async (_, i) => {
-      await new Promise((r) => setTimeout(r, i * 15));
-      return read();
-    }));
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, async (_, i) => {
+        await new Promise((r) => setTimeout(r, i * 15));
+        return read();
+      }),
+    );
     const fresh = await until(read, (r) => r.rate === '0.07');
     for (const a of [...answers, fresh]) {
       expect([old.generatedAt, fresh.generatedAt]).toContain(a.generatedAt);
@@ -100,7 +115,15 @@ describe('new data', () => {
 describe('the body cache', () => {
   const entry = (size: number): FinishedBody => {
     const body = new Uint8Array(size).fill(65);
-    return { status: 200, headers: [['content-type', 'application/json']], cacheControl: 'no-cache', vary: 'Accept-Encoding', body, etag: etagOf(body), encoded: {} };
+    return {
+      status: 200,
+      headers: [['content-type', 'application/json']],
+      cacheControl: 'no-cache',
+      vary: 'Accept-Encoding',
+      body,
+      etag: etagOf(body),
+      encoded: {},
+    };
   };
 
   it('evicts the least recently used when its bytes are used up (issue 15: bytes, not entry counts)', () => {
@@ -155,10 +178,21 @@ describe('the body cache', () => {
       expect(rest.reuseKey('/api/products?freshness=24h')?.reuse).toBe('minute');
       expect(rest.reuseKey('/api/meta/last-updated')?.reuse).toBe('minute');
       expect(graphqlReuseKey('/graphql?query={products{total}}', '*/*')?.reuse).toBe('minute');
-      expect(graphqlReuseKey('/graphql?query={products{total}}', 'text/html')?.key).not.toBe(graphqlReuseKey('/graphql?query={products{total}}', 'application/json')?.key);
-      expect(graphqlReuseKey('/graphql?query={products{total}}', 'application/graphql-response+json')?.key).not.toBe(graphqlReuseKey('/graphql?query={products{total}}', 'application/json')?.key);
+      expect(graphqlReuseKey('/graphql?query={products{total}}', 'text/html')?.key).not.toBe(
+        graphqlReuseKey('/graphql?query={products{total}}', 'application/json')?.key,
+      );
+      expect(graphqlReuseKey('/graphql?query={products{total}}', 'application/graphql-response+json')?.key).not.toBe(
+        graphqlReuseKey('/graphql?query={products{total}}', 'application/json')?.key,
+      );
       expect(graphqlReuseKey('/graphql?query={health{status}}', 'application/json')).toBeNull();
-      for (const path of ['/api/health', '/api/products/export?type=all', '/api/metrics', '/api/products?amount=-1', '/api/nothing', '/nothing']) {
+      for (const path of [
+        '/api/health',
+        '/api/products/export?type=all',
+        '/api/metrics',
+        '/api/products?amount=-1',
+        '/api/nothing',
+        '/nothing',
+      ]) {
         expect(rest.reuseKey(path), path).toBeNull();
       }
     });
@@ -166,9 +200,15 @@ describe('the body cache', () => {
 
   it('is emptied when the data changes, and its size is visible in /api/metrics', async () => {
     await t.get('/api/institutions');
-    const metrics = (await (await t.get('/api/metrics')).json()) as { caches: { bodies: { entries: number; maxBytes: number } }; process: { rssMb: number } };
+    const metrics = (await (await t.get('/api/metrics')).json()) as {
+      caches: { bodies: { entries: number; maxBytes: number } };
+      process: { rssMb: number };
+    };
     expect(metrics.caches.bodies.entries).toBeGreaterThan(0);
-    expect(metrics.caches.bodies.maxBytes).toBe(planMemory({ budgetMb: t.config.memoryBudgetMb, workers: t.config.workers, embedded: t.db.kind === 'embedded' }).caches.bodies);
+    expect(metrics.caches.bodies.maxBytes).toBe(
+      planMemory({ budgetMb: t.config.memoryBudgetMb, workers: t.config.workers, embedded: t.db.kind === 'embedded' })
+        .caches.bodies,
+    );
     expect(metrics.process.rssMb).toBeGreaterThan(10);
   });
 });
@@ -186,15 +226,24 @@ describe('the node fast path', () => {
   });
 
   const raw = (path: string, headers: Record<string, string> = {}, method = 'GET') =>
-    new Promise<{ status: number; statusText: string; headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
-      const req = http.request(`${base}${path}`, { method, headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode!, statusText: res.statusMessage ?? '', headers: res.headers, body: Buffer.concat(chunks) }));
-      });
-      req.on('error', reject);
-      req.end();
-    });
+    new Promise<{ status: number; statusText: string; headers: http.IncomingHttpHeaders; body: Buffer }>(
+      (resolve, reject) => {
+        const req = http.request(`${base}${path}`, { method, headers }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode!,
+              statusText: res.statusMessage ?? '',
+              headers: res.headers,
+              body: Buffer.concat(chunks),
+            }),
+          );
+        });
+        req.on('error', reject);
+        req.end();
+      },
+    );
 
   it('answers a repeat from the cache exactly like the first answer', async () => {
     const path = '/api/products?type=notice&amount=7777';
@@ -204,7 +253,8 @@ describe('the node fast path', () => {
     expect(second.status).toBe(200);
     expect(second.statusText).toBe('OK');
     expect(second.body.equals(first.body)).toBe(true);
-    for (const name of ['etag', 'content-type', 'cache-control', 'vary', 'access-control-allow-origin']) expect(second.headers[name], name).toBe(first.headers[name]);
+    for (const name of ['etag', 'content-type', 'cache-control', 'vary', 'access-control-allow-origin'])
+      expect(second.headers[name], name).toBe(first.headers[name]);
     expect(second.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
     expect((t.app.services.caches().bodies as { hits: number }).hits).toBeGreaterThan(hitsBefore.hits);
 

@@ -35,7 +35,10 @@ async function freePort(): Promise<number> {
 }
 
 /** A GET on a connection of its own: node:cluster hands each new connection to the next worker. */
-function get(pathAndQuery: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function get(
+  pathAndQuery: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.get({ host: '127.0.0.1', port, path: pathAndQuery, agent: false, headers }, (res) => {
       let body = '';
@@ -111,15 +114,26 @@ describe('the service with two workers', () => {
   });
 
   it('gives each request an id and a log line, from both workers', async () => {
-    const answers = await Promise.all(Array.from({ length: 6 }, () => get('/api/products', { 'x-forwarded-for': '203.0.113.1' })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => get('/api/products', { 'x-forwarded-for': '203.0.113.1' })),
+    );
     const ids = answers.map((a) => a.headers['x-request-id']);
     expect(new Set(ids).size).toBe(6);
     const deadline = Date.now() + 3_000; // the log is written in batches, at least every second
-    while (!ids.every((id) => output.includes(`"requestId":"${id}"`)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    const workers = new Set(ids.map((id) => /"worker":(\d+)[^\n]*"requestId":"([^"]+)"/.exec(output.split('\n').find((l) => l.includes(`"requestId":"${id}"`)) ?? '')?.[1]));
+    while (!ids.every((id) => output.includes(`"requestId":"${id}"`)) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    const workers = new Set(
+      ids.map(
+        (id) =>
+          /"worker":(\d+)[^\n]*"requestId":"([^"]+)"/.exec(
+            output.split('\n').find((l) => l.includes(`"requestId":"${id}"`)) ?? '',
+          )?.[1],
+      ),
+    );
     expect(workers).toEqual(new Set(['1', '2']));
     // whole lines, never two workers' lines run together
-    for (const line of stdout.split('\n').filter(Boolean)) expect(() => JSON.parse(line), line.slice(0, 200)).not.toThrow();
+    for (const line of stdout.split('\n').filter(Boolean))
+      expect(() => JSON.parse(line), line.slice(0, 200)).not.toThrow();
   });
 
   it('limits a client to one quota however its connections are spread over the workers (issue 15)', async () => {
@@ -137,19 +151,36 @@ describe('the service with two workers', () => {
 
   it('serves an ingest from every worker within seconds, with one new ETag', async () => {
     const before = await figures();
-    const etags = async () => new Set(await Promise.all([0, 1, 2, 3].map(async () => (await get('/api/products?type=all', { 'x-forwarded-for': '203.0.113.3' })).headers.etag)));
+    const etags = async () =>
+      new Set(
+        await Promise.all(
+          [0, 1, 2, 3].map(
+            async () => (await get('/api/products?type=all', { 'x-forwarded-for': '203.0.113.3' })).headers.etag,
+          ),
+        ),
+      );
     const old = await etags();
     expect(old.size).toBe(1); // the same answer from both workers, the same ETag
     let last: Snapshot | undefined;
-    for (const s of generateSnapshots({ seed: 42, days: DAYS, end: new Date().toISOString().slice(0, 10), scale: 1 })) last = s;
+    for (const s of generateSnapshots({ seed: 42, days: DAYS, end: new Date().toISOString().slice(0, 10), scale: 1 }))
+      last = s;
     const snapshot = structuredClone(last!);
     snapshot.observedAt = new Date(Date.parse(snapshot.observedAt) + 60_000).toISOString();
     const offer = snapshot.offers.find((o) => o.type === 'flexible')!;
     const rate = (Number(offer.plan.headlineRate) + 0.37).toFixed(2);
-    offer.plan = { ...offer.plan, headlineRate: rate, tierMode: 'whole', tiers: [{ from: '0.00', to: null, rate }], promotion: null };
+    offer.plan = {
+      ...offer.plan,
+      headlineRate: rate,
+      tierMode: 'whole',
+      tiers: [{ from: '0.00', to: null, rate }],
+      promotion: null,
+    };
     const file = path.join(dataDir, 'next.json');
     await writeFile(file, JSON.stringify(snapshot));
-    const ingest = spawn(process.execPath, ['--import', 'tsx', 'src/ingest/cli.ts', file], { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' }, stdio: 'ignore' });
+    const ingest = spawn(process.execPath, ['--import', 'tsx', 'src/ingest/cli.ts', file], {
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' },
+      stdio: 'ignore',
+    });
     expect(await new Promise((resolve) => ingest.on('exit', resolve))).toBe(0);
     const ingested = Date.now();
     for (;;) {

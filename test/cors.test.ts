@@ -30,7 +30,10 @@ function expectPolicy(headers: Headers, what: string) {
   for (const name of EXPOSED) expect(exposed, `${what}: ${name}`).toContain(name.toLowerCase());
 }
 
-const fromPage = (init: RequestInit = {}): RequestInit => ({ ...init, headers: { origin: ORIGIN, ...(init.headers as Record<string, string>) } });
+const fromPage = (init: RequestInit = {}): RequestInit => ({
+  ...init,
+  headers: { origin: ORIGIN, ...(init.headers as Record<string, string>) },
+});
 
 describe('every kind of answer, as a page on another origin gets it over the network', () => {
   it.each([
@@ -43,9 +46,32 @@ describe('every kind of answer, as a page on another origin gets it over the net
     ['an unknown offer', '/api/products/nope', {}, 404],
     ['an unknown path', '/api/nothing', {}, 404],
     ['a method the API does not take', '/api/products', { method: 'DELETE' }, 405],
-    ['a GraphQL GET', '/graphql?query=%7Binstitutions%7Bitems%7Bid%7D%7D%7D', { headers: { accept: 'application/json' } }, 200],
-    ['a GraphQL POST', '/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ meta { dataVersion } }' }) }, 200],
-    ['a GraphQL error', '/graphql', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' }, body: JSON.stringify({ query: '{ nope }' }) }, 400],
+    [
+      'a GraphQL GET',
+      '/graphql?query=%7Binstitutions%7Bitems%7Bid%7D%7D%7D',
+      { headers: { accept: 'application/json' } },
+      200,
+    ],
+    [
+      'a GraphQL POST',
+      '/graphql',
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ meta { dataVersion } }' }),
+      },
+      200,
+    ],
+    [
+      'a GraphQL error',
+      '/graphql',
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+        body: JSON.stringify({ query: '{ nope }' }),
+      },
+      400,
+    ],
     ['GraphiQL', '/graphql', { headers: { accept: 'text/html' } }, 200],
   ] as const)('%s', async (what, path, init, status) => {
     const offerId = t.app.services.store.current().offers[0]!.id;
@@ -61,7 +87,13 @@ describe('every kind of answer, as a page on another origin gets it over the net
       const etag = again.headers.get('etag');
       await again.arrayBuffer();
       if (etag) {
-        const revalidated = await fetch(url, fromPage({ ...(init as RequestInit), headers: { ...((init as RequestInit).headers as Record<string, string>), 'if-none-match': etag } }));
+        const revalidated = await fetch(
+          url,
+          fromPage({
+            ...(init as RequestInit),
+            headers: { ...((init as RequestInit).headers as Record<string, string>), 'if-none-match': etag },
+          }),
+        );
         expect(revalidated.status, what).toBe(304);
         expectPolicy(revalidated.headers, `${what} (304)`);
       }
@@ -78,7 +110,10 @@ describe('every kind of answer, as a page on another origin gets it over the net
     ['/graphql', 'POST', 'content-type, x-request-id', 'GET, POST, HEAD'],
     ['/api/products', 'GET', 'if-none-match', 'GET, HEAD'],
   ])('answers the preflight for %s', async (path, method, wanted, allowed) => {
-    const res = await fetch(`${base}${path}`, { method: 'OPTIONS', headers: { origin: ORIGIN, 'access-control-request-method': method, 'access-control-request-headers': wanted } });
+    const res = await fetch(`${base}${path}`, {
+      method: 'OPTIONS',
+      headers: { origin: ORIGIN, 'access-control-request-method': method, 'access-control-request-headers': wanted },
+    });
     expect(res.status).toBe(204);
     expectPolicy(res.headers, 'preflight');
     expect(res.headers.get('access-control-allow-methods')).toBe(allowed);

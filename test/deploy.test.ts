@@ -15,7 +15,8 @@ describe('docker-compose.yml', () => {
     deploy?: { replicas?: number; resources?: { limits?: { memory?: string } } };
     depends_on?: Record<string, { condition: string }>;
   };
-  const compose = async () => parse(await readFile('docker-compose.yml', 'utf8')) as { services: Record<string, Service> };
+  const compose = async () =>
+    parse(await readFile('docker-compose.yml', 'utf8')) as { services: Record<string, Service> };
 
   it('runs PostgreSQL and the service against it, replicated, behind nginx on its published port', async () => {
     const { db, api, proxy } = (await compose()).services;
@@ -38,7 +39,12 @@ describe('docker-compose.yml', () => {
     // budget fits the container's limit.
     expect(() => loadConfig(env)).not.toThrow();
     const config = loadConfig(env);
-    expect(config).toMatchObject({ databaseUrl: env.DATABASE_URL, port: Number(env.PORT), host: '0.0.0.0', trustProxy: true });
+    expect(config).toMatchObject({
+      databaseUrl: env.DATABASE_URL,
+      port: Number(env.PORT),
+      host: '0.0.0.0',
+      trustProxy: true,
+    });
     expect(config.memoryBudgetMb).toBeLessThanOrEqual(Number.parseInt(api!.deploy!.resources!.limits!.memory!, 10));
 
     expect(proxy?.image).toMatch(/^nginx:/);
@@ -77,13 +83,22 @@ describe('docker-compose.yml', () => {
 
 describe('configuration', () => {
   it('has defaults that run the embedded database on port 3000', () => {
-    expect(loadConfig({})).toMatchObject({ port: 3000, databaseUrl: undefined, seedSample: true, sampleDays: 400, logLevel: 'info' });
+    expect(loadConfig({})).toMatchObject({
+      port: 3000,
+      databaseUrl: undefined,
+      seedSample: true,
+      sampleDays: 400,
+      logLevel: 'info',
+    });
   });
 
   it.each([
     [{}, { ingestWaitMs: 600_000, ingestMaxFutureSkewMs: 300_000 }],
-    [{ INGEST_WAIT_SECONDS: '0', INGEST_MAX_FUTURE_SKEW_MINUTES: '0.5' }, { ingestWaitMs: 0, ingestMaxFutureSkewMs: 30_000 }],
-  ])('reads the ingest\'s wait and clock skew from %j', (env, expected) => {
+    [
+      { INGEST_WAIT_SECONDS: '0', INGEST_MAX_FUTURE_SKEW_MINUTES: '0.5' },
+      { ingestWaitMs: 0, ingestMaxFutureSkewMs: 30_000 },
+    ],
+  ])("reads the ingest's wait and clock skew from %j", (env, expected) => {
     expect(loadConfig(env)).toMatchObject(expected);
   });
 
@@ -94,12 +109,24 @@ describe('configuration', () => {
   it('names every bad variable at once', () => {
     const error = (() => {
       try {
-        loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', SEED_SAMPLE: 'maybe', INGEST_WAIT_SECONDS: '-1', INGEST_MAX_FUTURE_SKEW_MINUTES: 'soon' });
+        loadConfig({
+          PORT: 'eighty',
+          DATABASE_URL: 'mysql://x',
+          SEED_SAMPLE: 'maybe',
+          INGEST_WAIT_SECONDS: '-1',
+          INGEST_MAX_FUTURE_SKEW_MINUTES: 'soon',
+        });
       } catch (e) {
         return e;
       }
     })() as ConfigError;
     expect(error).toBeInstanceOf(ConfigError);
-    expect(error.problems.map((p) => p.split(':')[0])).toEqual(['PORT', 'DATABASE_URL', 'SEED_SAMPLE', 'INGEST_MAX_FUTURE_SKEW_MINUTES', 'INGEST_WAIT_SECONDS']);
+    expect(error.problems.map((p) => p.split(':')[0])).toEqual([
+      'PORT',
+      'DATABASE_URL',
+      'SEED_SAMPLE',
+      'INGEST_MAX_FUTURE_SKEW_MINUTES',
+      'INGEST_WAIT_SECONDS',
+    ]);
   });
 });

@@ -24,7 +24,9 @@ describe('openEmbedded', () => {
     const db = await openEmbedded(dir);
     try {
       expect(db.owner).toBe(true);
-      expect(JSON.parse(await readFile(path.join(dir, 'embedded.lock.json'), 'utf8'))).toMatchObject({ pid: process.pid });
+      expect(JSON.parse(await readFile(path.join(dir, 'embedded.lock.json'), 'utf8'))).toMatchObject({
+        pid: process.pid,
+      });
       await query(db.url, 'CREATE TABLE t (x int); INSERT INTO t VALUES (42)');
       await expect(openEmbedded(dir)).rejects.toThrow(/already open in this process/);
     } finally {
@@ -44,7 +46,10 @@ describe('openEmbedded', () => {
     const other = await openInMemory(); // stands in for the owner process's socket
     try {
       const port = Number(new URL(other.url).port);
-      await writeFile(path.join(dir, 'embedded.lock.json'), JSON.stringify({ pid: process.ppid, port, startedAt: new Date().toISOString() }));
+      await writeFile(
+        path.join(dir, 'embedded.lock.json'),
+        JSON.stringify({ pid: process.ppid, port, startedAt: new Date().toISOString() }),
+      );
       const db = await openEmbedded(dir);
       expect(db).toMatchObject({ owner: false, url: other.url });
       expect(await query(db.url, 'SELECT 1 AS one')).toEqual([{ one: 1 }]);
@@ -56,7 +61,10 @@ describe('openEmbedded', () => {
 
   it('takes over a lock whose process is gone', async () => {
     const dir = await tempDir();
-    await writeFile(path.join(dir, 'embedded.lock.json'), JSON.stringify({ pid: 2 ** 22 + 12345, port: 1, startedAt: '2026-01-01T00:00:00.000Z' }));
+    await writeFile(
+      path.join(dir, 'embedded.lock.json'),
+      JSON.stringify({ pid: 2 ** 22 + 12345, port: 1, startedAt: '2026-01-01T00:00:00.000Z' }),
+    );
     const db = await openEmbedded(dir);
     try {
       expect(db.owner).toBe(true);
@@ -74,7 +82,9 @@ describe('one PGlite session shared by many connections', () => {
     try {
       await holder.connect();
       await pool.query('CREATE TABLE a (n int); CREATE TABLE b (s text)');
-      await pool.query("INSERT INTO a SELECT g FROM generate_series(1, 50) g; INSERT INTO b SELECT 'b' || g FROM generate_series(1, 50) g");
+      await pool.query(
+        "INSERT INTO a SELECT g FROM generate_series(1, 50) g; INSERT INTO b SELECT 'b' || g FROM generate_series(1, 50) g",
+      );
       for (let round = 0; round < 3; round++) {
         // Another connection holds a transaction: every query of the pool waits, then all run at once.
         await holder.query('BEGIN');
@@ -87,7 +97,9 @@ describe('one PGlite session shared by many connections', () => {
         await new Promise((r) => setTimeout(r, 50));
         await holder.query('ROLLBACK');
         const rows = await Promise.all(answers);
-        rows.forEach((r, i) => expect(r).toEqual(i % 2 === 0 ? [{ n: i + 1 }] : [{ s: `b${i + 1}`, l: String(i + 1).length + 1 }]));
+        rows.forEach((r, i) =>
+          expect(r).toEqual(i % 2 === 0 ? [{ n: i + 1 }] : [{ s: `b${i + 1}`, l: String(i + 1).length + 1 }]),
+        );
       }
       expect((await pool.query('SELECT count(*)::int AS c FROM a')).rows).toEqual([{ c: 50 }]);
     } finally {

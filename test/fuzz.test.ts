@@ -17,10 +17,58 @@ afterAll(async () => {
 });
 
 const NASTY = [
-  '', ' ', '0', '-0', '-1', '1e309', 'NaN', 'Infinity', '-Infinity', '1e6', '0x10', '1_000', '１２３', '9'.repeat(400), '1.005', '12,5', '50000.0000001',
-  "'; DROP TABLE \"Offer\"; --", '" OR 1=1 --', '=HYPERLINK("http://x")', '+cmd', '@SUM(1)', '%00', '%', '%%', '\u0000', '\uFFFF', '\uD800',
-  '🙂🙂', 'ümlaut', 'Ω'.repeat(200), 'x'.repeat(5000), 'true', 'TRUE', 'null', 'undefined', '[]', '{}', '<script>alert(1)</script>', '../../etc/passwd',
-  'deposit', 'DEPOSIT', 'all', 'monthly', '24h', 'asc', 'market', '12,24,,36', ',,,', 'NL,BE', 'nl', 'ZZ,1',
+  '',
+  ' ',
+  '0',
+  '-0',
+  '-1',
+  '1e309',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '1e6',
+  '0x10',
+  '1_000',
+  '１２３',
+  '9'.repeat(400),
+  '1.005',
+  '12,5',
+  '50000.0000001',
+  '\'; DROP TABLE "Offer"; --',
+  '" OR 1=1 --',
+  '=HYPERLINK("http://x")',
+  '+cmd',
+  '@SUM(1)',
+  '%00',
+  '%',
+  '%%',
+  '\u0000',
+  '\uFFFF',
+  '\uD800',
+  '🙂🙂',
+  'ümlaut',
+  'Ω'.repeat(200),
+  'x'.repeat(5000),
+  'true',
+  'TRUE',
+  'null',
+  'undefined',
+  '[]',
+  '{}',
+  '<script>alert(1)</script>',
+  '../../etc/passwd',
+  'deposit',
+  'DEPOSIT',
+  'all',
+  'monthly',
+  '24h',
+  'asc',
+  'market',
+  '12,24,,36',
+  ',,,',
+  'NL,BE',
+  'nl',
+  'ZZ,1',
 ];
 
 const valueArb = fc.oneof(
@@ -34,10 +82,46 @@ const valueArb = fc.oneof(
 const CHANGE_FILTERS = ['kind', 'offerId', 'brand', 'type', 'amount'];
 
 const ROUTES: { path: () => string; params: string[]; headers?: string[] }[] = [
-  { path: () => '/api/products', params: ['amount', 'horizon', 'type', 'terms', 'termMin', 'termMax', 'channel', 'country', 'dgsCountry', 'fullDgs', 'withholding', 'promotions', 'newCustomers', 'payout', 'currentAccount', 'fees', 'earlyWithdrawal', 'noticeMax', 'freshness', 'includeIneligible', 'sort', 'brand', 'zoek', 'order', 'page', 'pageSize'] },
-  { path: () => '/api/products/export', params: ['amount', 'horizon', 'type', 'terms', 'termMin', 'termMax', 'country', 'sort', 'zoek', 'pageSize'] },
+  {
+    path: () => '/api/products',
+    params: [
+      'amount',
+      'horizon',
+      'type',
+      'terms',
+      'termMin',
+      'termMax',
+      'channel',
+      'country',
+      'dgsCountry',
+      'fullDgs',
+      'withholding',
+      'promotions',
+      'newCustomers',
+      'payout',
+      'currentAccount',
+      'fees',
+      'earlyWithdrawal',
+      'noticeMax',
+      'freshness',
+      'includeIneligible',
+      'sort',
+      'brand',
+      'zoek',
+      'order',
+      'page',
+      'pageSize',
+    ],
+  },
+  {
+    path: () => '/api/products/export',
+    params: ['amount', 'horizon', 'type', 'terms', 'termMin', 'termMax', 'country', 'sort', 'zoek', 'pageSize'],
+  },
   { path: () => `/api/products/${encodeURIComponent(offerId)}`, params: ['amount', 'horizon'] },
-  { path: () => '/api/rates/history', params: ['offerId', 'limit', 'brand', 'type', 'page', 'pageSize', 'view', 'days'] },
+  {
+    path: () => '/api/rates/history',
+    params: ['offerId', 'limit', 'brand', 'type', 'page', 'pageSize', 'view', 'days'],
+  },
   { path: () => '/api/changes', params: ['limit', ...CHANGE_FILTERS] },
   { path: () => '/api/changes/stream', params: [...CHANGE_FILTERS, 'since'], headers: ['last-event-id'] },
   { path: () => '/api/changes/feed', params: CHANGE_FILTERS },
@@ -46,17 +130,27 @@ const ROUTES: { path: () => string; params: string[]; headers?: string[] }[] = [
 ];
 
 // Every form a client may send a parameter in (contract §11.1): plain, bracketed, indexed, odd.
-const formArb = fc.constantFrom((n: string) => n, (n: string) => `${n}[]`, (n: string) => `${n}[0]`, (n: string) => `${n}[1]`, (n: string) => `${n}[x]`);
+const formArb = fc.constantFrom(
+  (n: string) => n,
+  (n: string) => `${n}[]`,
+  (n: string) => `${n}[0]`,
+  (n: string) => `${n}[1]`,
+  (n: string) => `${n}[x]`,
+);
 
 const queryArb = (params: string[]) =>
-  fc.array(fc.tuple(fc.constantFrom(...params, 'unknownParam'), valueArb, fc.boolean(), formArb, formArb), { maxLength: 6 }).map((pairs) => {
-    const query = new URLSearchParams();
-    for (const [name, value, repeat, form, again] of pairs) {
-      query.append(form(name), value);
-      if (repeat) query.append(again(name), value);
-    }
-    return query;
-  });
+  fc
+    .array(fc.tuple(fc.constantFrom(...params, 'unknownParam'), valueArb, fc.boolean(), formArb, formArb), {
+      maxLength: 6,
+    })
+    .map((pairs) => {
+      const query = new URLSearchParams();
+      for (const [name, value, repeat, form, again] of pairs) {
+        query.append(form(name), value);
+        if (repeat) query.append(again(name), value);
+      }
+      return query;
+    });
 
 /** The parameter a query key stands for: `terms[]` and `terms[0]` are forms of `terms`. */
 const baseName = (key: string) => key.replace(/\[[^\]]*\]$/, '');
@@ -68,7 +162,10 @@ async function opening(res: Response, ms = 150): Promise<string> {
   const deadline = Date.now() + ms;
   for (;;) {
     let timer: NodeJS.Timeout | undefined;
-    const chunk = await Promise.race([reader.read(), new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), Math.max(1, deadline - Date.now()))))]);
+    const chunk = await Promise.race([
+      reader.read(),
+      new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), Math.max(1, deadline - Date.now())))),
+    ]);
     clearTimeout(timer);
     if (!chunk || chunk.done) break;
     text += new TextDecoder().decode(chunk.value);
@@ -84,14 +181,21 @@ async function expectSane(res: Response, sent: URLSearchParams | null, header?: 
     expect(await opening(res)).toMatch(/^retry: 5000\nid: \d+\n\n/);
     return;
   }
-  expect(res.status, await res.clone().text().then((b) => b.slice(0, 300))).toBeLessThan(500);
+  expect(
+    res.status,
+    await res
+      .clone()
+      .text()
+      .then((b) => b.slice(0, 300)),
+  ).toBeLessThan(500);
   if (res.status >= 400) {
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     const problem = (await res.json()) as { status: number; title: string; errors?: { parameter: string }[] };
     expect(problem.status).toBe(res.status);
     if (res.status === 400 && sent) {
       expect(problem.errors?.length).toBeGreaterThan(0);
-      for (const e of problem.errors!) expect([...sent.keys()].map(baseName).concat(header ? [header] : [])).toContain(e.parameter);
+      for (const e of problem.errors!)
+        expect([...sent.keys()].map(baseName).concat(header ? [header] : [])).toContain(e.parameter);
     }
   } else {
     await res.arrayBuffer();
@@ -133,7 +237,13 @@ describe('REST fuzzing', () => {
       }),
       { numRuns: 150 },
     );
-    for (const path of ['/api/products/%E0%A4%A', '/api/%', '/api/products/..%2F..%2Fetc', '/api//products', '/api/products/' + 'a'.repeat(3000)]) {
+    for (const path of [
+      '/api/products/%E0%A4%A',
+      '/api/%',
+      '/api/products/..%2F..%2Fetc',
+      '/api//products',
+      '/api/products/' + 'a'.repeat(3000),
+    ]) {
       await expectSane(await t.get(path), null);
     }
   });
@@ -162,7 +272,38 @@ describe('GraphQL fuzzing', () => {
     fc.dictionary(fc.string({ maxLength: 5 }), valueArb, { maxKeys: 3 }),
   );
   const FIELDS: [string, string[], string][] = [
-    ['products', ['amount', 'horizon', 'type', 'terms', 'termMin', 'termMax', 'channel', 'country', 'dgsCountry', 'fullDgs', 'withholding', 'promotions', 'newCustomers', 'payout', 'currentAccount', 'fees', 'earlyWithdrawal', 'noticeMax', 'freshness', 'includeIneligible', 'sort', 'brand', 'zoek', 'order', 'page', 'pageSize'], '{ total items { id calc { netInterest } } }'],
+    [
+      'products',
+      [
+        'amount',
+        'horizon',
+        'type',
+        'terms',
+        'termMin',
+        'termMax',
+        'channel',
+        'country',
+        'dgsCountry',
+        'fullDgs',
+        'withholding',
+        'promotions',
+        'newCustomers',
+        'payout',
+        'currentAccount',
+        'fees',
+        'earlyWithdrawal',
+        'noticeMax',
+        'freshness',
+        'includeIneligible',
+        'sort',
+        'brand',
+        'zoek',
+        'order',
+        'page',
+        'pageSize',
+      ],
+      '{ total items { id calc { netInterest } } }',
+    ],
     ['product', ['id', 'amount', 'horizon'], '{ offer { id } }'],
     ['offers', ['ids', 'amount', 'horizon'], '{ offer { id } }'],
     ['rateHistory', ['offerId', 'limit', 'brand', 'type', 'page', 'pageSize'], '{ total }'],
@@ -170,24 +311,34 @@ describe('GraphQL fuzzing', () => {
     ['changes', ['limit', ...CHANGE_FILTERS], '{ items { id impact { delta } } }'],
   ];
   const types = (field: string): Record<string, string> => {
-    const args = t.app.yoga.getEnveloped().schema.getQueryType()!.getFields()[field]!.args as readonly { name: string; type: unknown }[];
+    const args = t.app.yoga.getEnveloped().schema.getQueryType()!.getFields()[field]!.args as readonly {
+      name: string;
+      type: unknown;
+    }[];
     return Object.fromEntries(args.map((a) => [a.name, String(a.type).replace(/!$/, '')]));
   };
 
   it.each(FIELDS)('%s never answers with an unexpected error', async (field, args, selection) => {
     const argTypes = types(field);
     await fc.assert(
-      fc.asyncProperty(fc.subarray(args, { minLength: 1 }), fc.array(jsonArb, { minLength: args.length, maxLength: args.length }), async (chosen, values) => {
-        const variables = Object.fromEntries(chosen.map((name, i) => [name, values[i]]));
-        const declared = chosen.map((name) => `$${name}: ${argTypes[name]}`).join(', ');
-        const passed = chosen.map((name) => `${name}: $${name}`).join(', ');
-        const { status, body } = await t.graphql(`query(${declared}) { ${field}(${passed}) ${selection} }`, variables);
-        expect(status).toBeLessThan(500);
-        for (const error of body.errors ?? []) {
-          expect(error.extensions?.code, JSON.stringify(error)).not.toBe('INTERNAL_SERVER_ERROR');
-          expect(error.message).not.toMatch(/Unexpected error/);
-        }
-      }),
+      fc.asyncProperty(
+        fc.subarray(args, { minLength: 1 }),
+        fc.array(jsonArb, { minLength: args.length, maxLength: args.length }),
+        async (chosen, values) => {
+          const variables = Object.fromEntries(chosen.map((name, i) => [name, values[i]]));
+          const declared = chosen.map((name) => `$${name}: ${argTypes[name]}`).join(', ');
+          const passed = chosen.map((name) => `${name}: $${name}`).join(', ');
+          const { status, body } = await t.graphql(
+            `query(${declared}) { ${field}(${passed}) ${selection} }`,
+            variables,
+          );
+          expect(status).toBeLessThan(500);
+          for (const error of body.errors ?? []) {
+            expect(error.extensions?.code, JSON.stringify(error)).not.toBe('INTERNAL_SERVER_ERROR');
+            expect(error.message).not.toMatch(/Unexpected error/);
+          }
+        },
+      ),
       { numRuns: 80 },
     );
   });
@@ -196,7 +347,14 @@ describe('GraphQL fuzzing', () => {
   // validation with Accept: text/event-stream was a 500), with graphql-sse's headers and methods.
   it('never answers a 5xx or an unexpected error over Server-Sent Events', async () => {
     const subscriptionArgs = ['kind', 'offerId', 'brand', 'type', 'amount', 'since'];
-    const subscriptionTypes: Record<string, string> = { kind: '[EventKind!]', offerId: 'ID', brand: 'String', type: 'TypeFilter', amount: 'Decimal', since: 'ID' };
+    const subscriptionTypes: Record<string, string> = {
+      kind: '[EventKind!]',
+      offerId: 'ID',
+      brand: 'String',
+      type: 'TypeFilter',
+      amount: 'Decimal',
+      since: 'ID',
+    };
     const documentArb = fc.oneof(
       fc.constantFrom(
         'subscription { changes { id } }',
@@ -244,8 +402,17 @@ describe('GraphQL fuzzing', () => {
           const init: RequestInit =
             method === 'GET' || method === 'DELETE'
               ? { method, headers }
-              : { method, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) };
-          const res = await t.app.fetch(new Request(`http://test.local/graphql${method === 'GET' || method === 'DELETE' ? `?${params}` : ''}`, init));
+              : {
+                  method,
+                  headers: { ...headers, 'content-type': 'application/json' },
+                  body: JSON.stringify({ query, variables }),
+                };
+          const res = await t.app.fetch(
+            new Request(
+              `http://test.local/graphql${method === 'GET' || method === 'DELETE' ? `?${params}` : ''}`,
+              init,
+            ),
+          );
           expect(res.status, `${method} ${query.slice(0, 80)}`).toBeLessThan(500);
           const text = res.body ? (isEventStream(res) ? await opening(res) : await res.text()) : '';
           expect(text, query.slice(0, 80)).not.toMatch(/INTERNAL_SERVER_ERROR|Unexpected error/);
@@ -256,9 +423,21 @@ describe('GraphQL fuzzing', () => {
   });
 
   it('answers garbage documents and bodies with a 4xx (GraphQL over HTTP)', async () => {
-    for (const body of ['{', '{"query": 1}', '{"query": "{ products { nope } }"}', '{"query": "{{{{"}', '[]', 'null', `{"query": "${'{'.repeat(5000)}"}`]) {
+    for (const body of [
+      '{',
+      '{"query": 1}',
+      '{"query": "{ products { nope } }"}',
+      '{"query": "{{{{"}',
+      '[]',
+      'null',
+      `{"query": "${'{'.repeat(5000)}"}`,
+    ]) {
       const res = await t.app.fetch(
-        new Request('http://test.local/graphql', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' }, body }),
+        new Request('http://test.local/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+          body,
+        }),
       );
       expect(res.status, body.slice(0, 40)).toBeGreaterThanOrEqual(400);
       expect(res.status, body.slice(0, 40)).toBeLessThan(500);

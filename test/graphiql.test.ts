@@ -62,7 +62,9 @@ describe.skipIf(browserSkip !== null)('GraphiQL in Chromium', () => {
     expect(await page.title()).toMatch(/GraphiQL/);
     const editor = page.locator('.graphiql-query-editor');
     // Monaco shows spaces as no-break spaces.
-    await expect.poll(async () => (await editor.innerText()).replace(/\u00a0/g, ' '), { timeout: 15_000 }).toContain('products(amount: "25000", type: ALL, pageSize: 5)');
+    await expect
+      .poll(async () => (await editor.innerText()).replace(/\u00a0/g, ' '), { timeout: 15_000 })
+      .toContain('products(amount: "25000", type: ALL, pageSize: 5)');
     await page.locator('.graphiql-execute-button').click();
     const response = page.locator('.graphiql-response');
     await expect.poll(() => response.innerText(), { timeout: 15_000 }).toContain('"total"');

@@ -39,7 +39,8 @@ async function data<T = Record<string, any>>(query: string, variables?: Record<s
 
 describe('root fields', () => {
   it('products: the list with counts, facets, term curve, type maxima and market', async () => {
-    const { products } = await data(`{ products(type: ALL, pageSize: 3) { total hiddenByDgs hiddenIneligible items { ${OFFER_FIELDS} }
+    const { products } =
+      await data(`{ products(type: ALL, pageSize: 3) { total hiddenByDgs hiddenIneligible items { ${OFFER_FIELDS} }
       facets { type { value count } channel { value count } country { value count } dgsCountry { value count } payout { value count } term { value count } withholding { value count } }
       termCurve { term rate offerId } typeMax { flexible { rate offerId } notice { rate offerId } deposit { rate offerId } }
       market { offers institutions verifiedDgs best { flexible notice deposit12 deposit60 } } generatedAt } }`);
@@ -48,8 +49,12 @@ describe('root fields', () => {
     expect(products.items[0].calc.steps).toEqual([]);
     expect(products.items[0].type).toMatch(/^(FLEXIBLE|NOTICE|DEPOSIT)$/);
     expect(products.facets.type.map((f: { value: string }) => f.value)).toEqual(['DEPOSIT', 'FLEXIBLE', 'NOTICE']);
-    expect(products.facets.term.map((f: { value: number }) => f.value)).toEqual(products.termCurve.map((p: { term: number }) => p.term));
-    expect(products.termCurve.map((p: { term: number }) => p.term)).toEqual([1, 3, 6, 9, 12, 18, 24, 36, 48, 60, 84, 120]);
+    expect(products.facets.term.map((f: { value: number }) => f.value)).toEqual(
+      products.termCurve.map((p: { term: number }) => p.term),
+    );
+    expect(products.termCurve.map((p: { term: number }) => p.term)).toEqual([
+      1, 3, 6, 9, 12, 18, 24, 36, 48, 60, 84, 120,
+    ]);
     expect(products.generatedAt).toBe('2026-11-20T06:00:00.000Z');
     expect(products.market.best.flexible).toMatch(/^\d+\.\d{2}$/);
   });
@@ -70,7 +75,9 @@ describe('root fields', () => {
     expect(product.history.length).toBeGreaterThan(0);
     expect(product.history[0].validTo).toBeNull();
     expect(product.sources.map((s: { id: string }) => s.id)).toContain(shared.sourceId);
-    expect(product.events.some((e: { kind: string; offerId: string }) => e.kind === 'NEW_OFFER' && e.offerId === shared.id)).toBe(true);
+    expect(
+      product.events.some((e: { kind: string; offerId: string }) => e.kind === 'NEW_OFFER' && e.offerId === shared.id),
+    ).toBe(true);
     expect(product.sameLicence.length).toBeGreaterThan(0);
     for (const o of product.sameLicence) expect(o.institution.id).toBe(shared.institution.id);
   });
@@ -82,14 +89,23 @@ describe('root fields', () => {
   });
 
   it('offers: a batch of details, null with NOT_FOUND where an id is unknown', async () => {
-    const ids = t.app.services.store.current().offers.slice(0, 3).map((o) => o.id);
-    const { body } = await t.graphql(`query($ids: [ID!]!) { offers(ids: $ids) { offer { id } } }`, { ids: [ids[0], 'unknown-offer', ids[1], ids[2]] });
-    expect(body.data).toEqual({ offers: [{ offer: { id: ids[0] } }, null, { offer: { id: ids[1] } }, { offer: { id: ids[2] } }] });
+    const ids = t.app.services.store
+      .current()
+      .offers.slice(0, 3)
+      .map((o) => o.id);
+    const { body } = await t.graphql(`query($ids: [ID!]!) { offers(ids: $ids) { offer { id } } }`, {
+      ids: [ids[0], 'unknown-offer', ids[1], ids[2]],
+    });
+    expect(body.data).toEqual({
+      offers: [{ offer: { id: ids[0] } }, null, { offer: { id: ids[1] } }, { offer: { id: ids[2] } }],
+    });
     expect(body.errors).toMatchObject([{ path: ['offers', 1], extensions: { code: 'NOT_FOUND' } }]);
   });
 
   it('institutions: every institution with its DGS and brands', async () => {
-    const { institutions } = await data(`{ institutions { items { id name country lei dgs { scheme country limit verified source verifiedAt } brands { id name country website } } } }`);
+    const { institutions } = await data(
+      `{ institutions { items { id name country lei dgs { scheme country limit verified source verifiedAt } brands { id name country website } } } }`,
+    );
     expect(institutions.items.length).toBe(t.app.services.store.current().institutions.length);
     expect(institutions.items.some((i: { dgs: { verified: boolean } }) => !i.dgs.verified)).toBe(true);
     expect(institutions.items.some((i: { brands: unknown[] }) => i.brands.length >= 2)).toBe(true);
@@ -111,12 +127,22 @@ describe('root fields', () => {
     expect(page.items).toHaveLength(7);
     const times = page.items.map((p: { validFrom: string }) => p.validFrom);
     expect(times).toEqual([...times].sort().reverse());
-    expect(flexible.items.every((p: { offer: { brand: { id: string } } }) => p.offer.brand.id === offer.brand.id)).toBe(true);
+    expect(flexible.items.every((p: { offer: { brand: { id: string } } }) => p.offer.brand.id === offer.brand.id)).toBe(
+      true,
+    );
   });
 
   it('marketHistory: per day, oldest first, ending with the day of the newest data', async () => {
-    const { marketHistory } = await data(`{ marketHistory(days: 5) { items { date flexible notice deposit12 deposit60 } } }`);
-    expect(marketHistory.items.map((d: { date: string }) => d.date)).toEqual(['2026-11-16', '2026-11-17', '2026-11-18', '2026-11-19', '2026-11-20']);
+    const { marketHistory } = await data(
+      `{ marketHistory(days: 5) { items { date flexible notice deposit12 deposit60 } } }`,
+    );
+    expect(marketHistory.items.map((d: { date: string }) => d.date)).toEqual([
+      '2026-11-16',
+      '2026-11-17',
+      '2026-11-18',
+      '2026-11-19',
+      '2026-11-20',
+    ]);
     expect(marketHistory.items[4].flexible).toMatch(/^\d+\.\d{2}$/);
   });
 
@@ -128,7 +154,8 @@ describe('root fields', () => {
   });
 
   it('meta and health', async () => {
-    const { meta, health } = await data(`{ meta { generatedAt lastIngestAt dataVersion stale offers { active removed checked24h official confirmed } sources { total ok failing items { id status } } }
+    const { meta, health } =
+      await data(`{ meta { generatedAt lastIngestAt dataVersion stale offers { active removed checked24h official confirmed } sources { total ok failing items { id status } } }
       health { status checks { database data } dataAgeSeconds } }`);
     expect(meta).toMatchObject({ generatedAt: '2026-11-20T06:00:00.000Z', dataVersion: 20, stale: false });
     expect(meta.offers.active).toBe(t.app.services.store.current().offers.length);
@@ -139,20 +166,54 @@ describe('root fields', () => {
 
 describe('the same numbers as the catalogue pipeline', () => {
   it.each([
-    [{ type: 'ALL', pageSize: 500 }, { type: 'all', pageSize: 500 }],
-    [{ amount: '123456.78', type: 'DEPOSIT', sort: 'EFFECTIVE', order: 'ASC', pageSize: 40, page: 2 }, { amount: new Decimal('123456.78'), type: 'deposit', sort: 'effective', order: 'asc', pageSize: 40, page: 2 }],
-    [{ amount: '999', horizon: 36, promotions: 'EXCLUDE', fullDgs: false, includeIneligible: true, sort: 'BANK' }, { amount: new Decimal('999'), horizon: 36, promotions: 'exclude', fullDgs: false, includeIneligible: true, sort: 'bank' }],
+    [
+      { type: 'ALL', pageSize: 500 },
+      { type: 'all', pageSize: 500 },
+    ],
+    [
+      { amount: '123456.78', type: 'DEPOSIT', sort: 'EFFECTIVE', order: 'ASC', pageSize: 40, page: 2 },
+      { amount: new Decimal('123456.78'), type: 'deposit', sort: 'effective', order: 'asc', pageSize: 40, page: 2 },
+    ],
+    [
+      { amount: '999', horizon: 36, promotions: 'EXCLUDE', fullDgs: false, includeIneligible: true, sort: 'BANK' },
+      {
+        amount: new Decimal('999'),
+        horizon: 36,
+        promotions: 'exclude',
+        fullDgs: false,
+        includeIneligible: true,
+        sort: 'bank',
+      },
+    ],
   ] as const)('products(%j) equals the pipeline', async (args: Record<string, unknown>, query) => {
     const { products } = await data(
       `query($a: Decimal, $type: TypeFilter, $sort: SortKey, $order: SortOrder, $pageSize: Int, $page: Int, $horizon: Int, $promotions: PromotionsMode, $fullDgs: Boolean, $inc: Boolean) {
         products(amount: $a, type: $type, sort: $sort, order: $order, pageSize: $pageSize, page: $page, horizon: $horizon, promotions: $promotions, fullDgs: $fullDgs, includeIneligible: $inc) {
           total hiddenByDgs hiddenIneligible items { id calc { amount months promotionApplied nominalRate grossInterest withholdingTax fees netInterest endBalance comparableYield effectiveRate returnPerYear steps { month } } } } }`,
-      { a: args.amount, type: args.type, sort: args.sort, order: args.order, pageSize: args.pageSize, page: args.page, horizon: args.horizon, promotions: args.promotions, fullDgs: args.fullDgs, inc: args.includeIneligible },
+      {
+        a: args.amount,
+        type: args.type,
+        sort: args.sort,
+        order: args.order,
+        pageSize: args.pageSize,
+        page: args.page,
+        horizon: args.horizon,
+        promotions: args.promotions,
+        fullDgs: args.fullDgs,
+        inc: args.includeIneligible,
+      },
     );
     const services = t.app.services;
     const catalog = services.store.current();
-    const expected = listProducts({ catalog, calc: services.calc, marketBest: await services.market.best(catalog), now: services.clock() }, productQuery(query as never));
-    expect({ total: products.total, hiddenByDgs: products.hiddenByDgs, hiddenIneligible: products.hiddenIneligible }).toEqual({
+    const expected = listProducts(
+      { catalog, calc: services.calc, marketBest: await services.market.best(catalog), now: services.clock() },
+      productQuery(query as never),
+    );
+    expect({
+      total: products.total,
+      hiddenByDgs: products.hiddenByDgs,
+      hiddenIneligible: products.hiddenIneligible,
+    }).toEqual({
       total: expected.total,
       hiddenByDgs: expected.hiddenByDgs,
       hiddenIneligible: expected.hiddenIneligible,
@@ -173,7 +234,10 @@ describe('invalid arguments', () => {
     ['noticeMax: -1', ['noticeMax']],
     ['page: 0, pageSize: 501', ['page', 'pageSize']],
     [`zoek: "${'x'.repeat(101)}"`, ['zoek']],
-    ['amount: "-1", horizon: 0, termMin: 9, termMax: 3, brand: "' + 'b'.repeat(101) + '"', ['amount', 'horizon', 'brand', 'termMin']],
+    [
+      'amount: "-1", horizon: 0, termMin: 9, termMax: 3, brand: "' + 'b'.repeat(101) + '"',
+      ['amount', 'horizon', 'brand', 'termMin'],
+    ],
   ])('products(%s) names %j', async (args, parameters) => {
     const { body } = await t.graphql(`{ products(${args}) { total } }`);
     expect(body.data).toBeNull();
@@ -210,17 +274,29 @@ describe('invalid arguments', () => {
 describe('protection', () => {
   /** POST with the Accept header a client sends: the status must not depend on it. */
   async function post(body: unknown, accept: string) {
-    const res = await t.app.fetch(new Request('http://test.local/graphql', { method: 'POST', headers: { 'content-type': 'application/json', accept }, body: JSON.stringify(body) }));
+    const res = await t.app.fetch(
+      new Request('http://test.local/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept },
+        body: JSON.stringify(body),
+      }),
+    );
     return { status: res.status, body: (await res.json()) as any };
   }
-  const ACCEPTS = ['application/json', 'application/graphql-response+json', 'application/graphql-response+json, application/json;q=0.9', '*/*'];
+  const ACCEPTS = [
+    'application/json',
+    'application/graphql-response+json',
+    'application/graphql-response+json, application/json;q=0.9',
+    '*/*',
+  ];
 
   const deep = () => {
     let selection = 'id';
     for (let i = 0; i < OPERATION_LIMITS.depth; i++) selection = `sameLicence { ${selection} }`;
     return `{ product(id: "x") { offer { id } ${selection} } }`;
   };
-  const aliased = () => `{ ${Array.from({ length: OPERATION_LIMITS.aliases + 1 }, (_, i) => `a${i}: changes(limit: 1) { items { id } }`).join(' ')} }`;
+  const aliased = () =>
+    `{ ${Array.from({ length: OPERATION_LIMITS.aliases + 1 }, (_, i) => `a${i}: changes(limit: 1) { items { id } }`).join(' ')} }`;
   /** offers with `n` ids and the whole detail selection: what GET /api/products/{id} answers, `n` times. */
   const details = (n: number, alias = 'offers') => {
     const printed = print(sofaProjection(schema)('product'));
@@ -235,16 +311,23 @@ describe('protection', () => {
     ['depth', () => ({ query: deep() }), /depth/i],
     ['aliases', () => ({ query: aliased() }), /alias/i],
     ['cost', () => ({ query: costly() }), /cost/i],
-    ['batch', () => Array.from({ length: OPERATION_LIMITS.batch + 1 }, () => ({ query: '{ meta { dataVersion } }' })), /batch/i],
-  ] as const)('answers an operation over the %s limit 400, whatever the client accepts', async (limit, body, message) => {
-    for (const accept of ACCEPTS) {
-      const { status, body: answer } = await post(body(), accept);
-      expect(status, `${limit}, Accept: ${accept}`).toBe(400);
-      const error = (Array.isArray(answer) ? answer[0] : answer).errors[0];
-      expect(error.message).toMatch(message);
-      expect(error.extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit, max: OPERATION_LIMITS[limit] });
-    }
-  });
+    [
+      'batch',
+      () => Array.from({ length: OPERATION_LIMITS.batch + 1 }, () => ({ query: '{ meta { dataVersion } }' })),
+      /batch/i,
+    ],
+  ] as const)(
+    'answers an operation over the %s limit 400, whatever the client accepts',
+    async (limit, body, message) => {
+      for (const accept of ACCEPTS) {
+        const { status, body: answer } = await post(body(), accept);
+        expect(status, `${limit}, Accept: ${accept}`).toBe(400);
+        const error = (Array.isArray(answer) ? answer[0] : answer).errors[0];
+        expect(error.message).toMatch(message);
+        expect(error.extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit, max: OPERATION_LIMITS[limit] });
+      }
+    },
+  );
 
   it('lets offers take its 100 ids with the whole detail selection (what GET /api/products/{id} answers)', async () => {
     const { status, body } = await post({ query: `{ ${details(100)} }` }, 'application/graphql-response+json');
@@ -255,7 +338,11 @@ describe('protection', () => {
   });
 
   it('answers a batch of operations in order, and the batch shares one cost budget', async () => {
-    const batch = [{ query: '{ meta { dataVersion } }' }, { query: 'query($n: Int!) { changes(limit: $n) { items { id } } }', variables: { n: 3 } }, { query: '{ nope }' }];
+    const batch = [
+      { query: '{ meta { dataVersion } }' },
+      { query: 'query($n: Int!) { changes(limit: $n) { items { id } } }', variables: { n: 3 } },
+      { query: '{ nope }' },
+    ];
     const { status, body } = await post(batch, 'application/json');
     expect(Array.isArray(body)).toBe(true);
     expect(body).toHaveLength(3);
@@ -282,10 +369,17 @@ describe('protection', () => {
 
   it('masks unexpected errors: no internal message, a stable code', async () => {
     const calc = t.app.services.calc;
-    t.app.services.calc = { ...calc, rank: () => { throw new Error('pointer 0x7f3a at 10.0.0.7 (secret detail)'); } };
+    t.app.services.calc = {
+      ...calc,
+      rank: () => {
+        throw new Error('pointer 0x7f3a at 10.0.0.7 (secret detail)');
+      },
+    };
     try {
       const { body } = await t.graphql(`{ products(amount: "4321") { total } }`);
-      expect(body.errors).toMatchObject([{ message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }]);
+      expect(body.errors).toMatchObject([
+        { message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } },
+      ]);
       expect(JSON.stringify(body)).not.toMatch(/secret|10\.0\.0\.7|stack|0x7f3a/);
       const rest = await t.get('/api/products?amount=4322');
       expect(rest.status).toBe(500);
@@ -301,7 +395,9 @@ describe('database access', () => {
   it('loads the details of 50 offers with a constant number of queries', async () => {
     const prisma = t.app.services.prisma;
     let queries = 0;
-    const counting = prisma.$extends({ query: { $allModels: { $allOperations: ({ args, query }) => (queries++, query(args)) } } });
+    const counting = prisma.$extends({
+      query: { $allModels: { $allOperations: ({ args, query }) => (queries++, query(args)) } },
+    });
     t.app.services.prisma = counting as unknown as typeof prisma;
     const query = `query($ids: [ID!]!) { offers(ids: $ids) { offer { id } history { id } events { id } sources { id } } }`;
     const ids = t.app.services.store.current().offers.map((o) => o.id);
@@ -320,7 +416,9 @@ describe('database access', () => {
       expect(counts[0]).toBeLessThanOrEqual(4); // plans, events, sources, and what the events' impacts are calculated from
       // Asked again (another amount, same data version): answered from the history cache.
       queries = 0;
-      const { body } = await t.graphql(query.replace('offers(ids: $ids)', 'offers(ids: $ids, amount: "777")'), { ids: ids.slice(0, 50) });
+      const { body } = await t.graphql(query.replace('offers(ids: $ids)', 'offers(ids: $ids, amount: "777")'), {
+        ids: ids.slice(0, 50),
+      });
       expect(body.errors).toBeUndefined();
       expect(queries).toBe(0);
     } finally {
@@ -368,7 +466,9 @@ describe('GraphiQL and persisted queries', () => {
     const hash = createHash('sha256').update(query).digest('hex');
     const extensions = encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash: hash } }));
     const first = await t.get(`/graphql?extensions=${extensions}`);
-    expect(((await first.json()) as { errors: { message: string }[] }).errors[0]!.message).toBe('PersistedQueryNotFound');
+    expect(((await first.json()) as { errors: { message: string }[] }).errors[0]!.message).toBe(
+      'PersistedQueryNotFound',
+    );
     const register = await t.get(`/graphql?query=${encodeURIComponent(query)}&extensions=${extensions}`);
     expect(register.status).toBe(200);
     const byHash = await t.get(`/graphql?extensions=${extensions}`);
@@ -385,7 +485,10 @@ describe('decimals', () => {
       if (!isObjectType(type) || type.name.startsWith('__')) continue;
       for (const field of Object.values(type.getFields())) {
         if (getNamedType(field.type).name !== 'Decimal') continue;
-        expect(units.some((u) => field.description?.endsWith(u)), `${type.name}.${field.name}: ${field.description}`).toBe(true);
+        expect(
+          units.some((u) => field.description?.endsWith(u)),
+          `${type.name}.${field.name}: ${field.description}`,
+        ).toBe(true);
         checked++;
       }
     }
@@ -404,11 +507,22 @@ describe('facets (contract §11.6)', () => {
   // has exactly the bucket's count: one spelling for answers and arguments.
   it('round-trips every facet value into its filter', async () => {
     const base = 'amount: "25000", type: ALL, fullDgs: false';
-    const { products } = await data(`{ products(${base}) { total facets { type { value count } channel { value count } country { value count }
+    const { products } =
+      await data(`{ products(${base}) { total facets { type { value count } channel { value count } country { value count }
       dgsCountry { value count } payout { value count } term { value count } withholding { value count } } } }`);
-    const filterOf: Record<string, string> = { type: 'TypeFilter!', channel: 'ChannelFilter!', country: '[String!]', dgsCountry: '[String!]', payout: '[Payout!]', term: '[Int!]', withholding: 'WithholdingFilter!' };
+    const filterOf: Record<string, string> = {
+      type: 'TypeFilter!',
+      channel: 'ChannelFilter!',
+      country: '[String!]',
+      dgsCountry: '[String!]',
+      payout: '[Payout!]',
+      term: '[Int!]',
+      withholding: 'WithholdingFilter!',
+    };
     let checked = 0;
-    for (const [facet, buckets] of Object.entries(products.facets as Record<string, { value: unknown; count: number }[]>)) {
+    for (const [facet, buckets] of Object.entries(
+      products.facets as Record<string, { value: unknown; count: number }[]>,
+    )) {
       expect(buckets.length, facet).toBeGreaterThan(0);
       const argument = facet === 'term' ? 'terms' : facet;
       const list = filterOf[facet]!.startsWith('[');
@@ -416,7 +530,10 @@ describe('facets (contract §11.6)', () => {
         // Passed as a variable of the argument's own type: what a typed client does with the value.
         const query = `query($v: ${filterOf[facet]}) { products(${base.replace(facet === 'type' ? 'type: ALL, ' : '@', '')}, ${argument}: $v, pageSize: 500) { total items { type } } }`;
         const result = await data(query, { v: list ? [value] : value });
-        const total = facet === 'term' ? result.products.items.filter((i: { type: string }) => i.type === 'DEPOSIT').length : result.products.total;
+        const total =
+          facet === 'term'
+            ? result.products.items.filter((i: { type: string }) => i.type === 'DEPOSIT').length
+            : result.products.total;
         expect(total, `${facet}=${JSON.stringify(value)}`).toBe(count);
         checked++;
       }
@@ -427,11 +544,16 @@ describe('facets (contract §11.6)', () => {
 
 describe('variables a scalar refuses', () => {
   it('are answered with the scalar\'s own message, naming the variable, not graphql-jit\'s "Expected type"', async () => {
-    const { status, body } = await t.graphql('query($amount: Decimal!, $h: Int) { products(amount: $amount, horizon: $h) { total } }', { amount: 'abc', h: 'twelve' });
+    const { status, body } = await t.graphql(
+      'query($amount: Decimal!, $h: Int) { products(amount: $amount, horizon: $h) { total } }',
+      { amount: 'abc', h: 'twelve' },
+    );
     expect(status).toBe(400);
     const messages = body.errors!.map((e) => e.message);
     expect(messages.some((m) => /Decimal must be a decimal number such as "1234\.56"/.test(m))).toBe(true);
-    expect(body.errors!.flatMap((e) => (e.extensions?.errors as { parameter: string }[]).map((p) => p.parameter)).sort()).toEqual(['amount', 'h']);
+    expect(
+      body.errors!.flatMap((e) => (e.extensions?.errors as { parameter: string }[]).map((p) => p.parameter)).sort(),
+    ).toEqual(['amount', 'h']);
     expect(body.errors!.every((e) => e.extensions?.code === 'BAD_USER_INPUT')).toBe(true);
   });
 });

@@ -26,7 +26,12 @@ interface Service {
 async function service(options: { migrated: boolean }): Promise<Service> {
   if (usingPostgres) {
     const db = await createTestDatabase(options);
-    return { prisma: db.prisma, target: { databaseUrl: db.url, dataDir: '/nonexistent' }, env: { DATABASE_URL: db.url }, close: db.close };
+    return {
+      prisma: db.prisma,
+      target: { databaseUrl: db.url, dataDir: '/nonexistent' },
+      env: { DATABASE_URL: db.url },
+      close: db.close,
+    };
   }
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'ingest-queue-'));
   const embedded = await openEmbedded(dataDir);
@@ -54,16 +59,22 @@ beforeAll(async () => {
   }
 });
 
-const ingest = (svc: Service, n: number, env: NodeJS.ProcessEnv = {}) => runCli('src/ingest/cli.ts', [path.join(files, `day${n}.json`)], { ...svc.env, ...env });
+const ingest = (svc: Service, n: number, env: NodeJS.ProcessEnv = {}) =>
+  runCli('src/ingest/cli.ts', [path.join(files, `day${n}.json`)], { ...svc.env, ...env });
 const waitingFor = (pid: number) => new RegExp(`waiting for the ingest that is running \\(pid ${pid}\\)`);
 /** The next writer goes straight in: nobody holds the turn, nobody is ahead. */
 async function expectQueueEmpty(svc: Service) {
   const waited: unknown[] = [];
-  const turn = await takeTurn(svc.target, { activity: 'ingest', waitMs: 5_000, onWait: (holder) => waited.push(holder) });
+  const turn = await takeTurn(svc.target, {
+    activity: 'ingest',
+    waitMs: 5_000,
+    onWait: (holder) => waited.push(holder),
+  });
   await turn.release();
   expect(waited).toEqual([]);
 }
-const appliedDays = async (prisma: PrismaClient) => (await prisma.ingestRun.findMany({ orderBy: { id: 'asc' } })).map((r) => r.observedAt.toISOString());
+const appliedDays = async (prisma: PrismaClient) =>
+  (await prisma.ingestRun.findMany({ orderBy: { id: 'asc' } })).map((r) => r.observedAt.toISOString());
 
 describe('ingests started while another one runs', () => {
   let svc: Service;
@@ -74,7 +85,9 @@ describe('ingests started while another one runs', () => {
     await svc?.close();
   });
   beforeEach(async () => {
-    await svc.prisma.$executeRawUnsafe('TRUNCATE "ChangeEvent", "RatePlan", "Offer", "Brand", "Institution", "Source", "IngestRun", "DataVersion" RESTART IDENTITY CASCADE');
+    await svc.prisma.$executeRawUnsafe(
+      'TRUNCATE "ChangeEvent", "RatePlan", "Offer", "Brand", "Institution", "Source", "IngestRun", "DataVersion" RESTART IDENTITY CASCADE',
+    );
   });
 
   it('wait their turn, naming the ingest they wait for, and apply in the order they came', async () => {
@@ -110,7 +123,9 @@ describe('ingests started while another one runs', () => {
     try {
       const impatient = ingest(svc, 1, { INGEST_WAIT_SECONDS: '1' });
       expect(await impatient.exited).toBe(EXIT.waitedTooLong);
-      expect(impatient.stderr()).toContain(`gave up after 1 s waiting for the ingest that is running (pid ${process.pid}) (INGEST_WAIT_SECONDS); nothing was written.`);
+      expect(impatient.stderr()).toContain(
+        `gave up after 1 s waiting for the ingest that is running (pid ${process.pid}) (INGEST_WAIT_SECONDS); nothing was written.`,
+      );
     } finally {
       await running.release();
     }

@@ -19,7 +19,9 @@ afterAll(async () => {
   await db?.close();
 });
 beforeEach(async () => {
-  await db.prisma.$executeRawUnsafe('TRUNCATE "ChangeEvent", "RatePlan", "Offer", "Brand", "Institution", "Source", "IngestRun", "DataVersion" RESTART IDENTITY CASCADE');
+  await db.prisma.$executeRawUnsafe(
+    'TRUNCATE "ChangeEvent", "RatePlan", "Offer", "Brand", "Institution", "Source", "IngestRun", "DataVersion" RESTART IDENTITY CASCADE',
+  );
 });
 
 async function dump(): Promise<unknown> {
@@ -54,11 +56,15 @@ describe('an ingest process killed inside its transaction', () => {
     const file = path.join(await mkdtemp(path.join(os.tmpdir(), 'ingest-kill-')), 'day2.json');
     await writeFile(file, JSON.stringify(nextDay()));
 
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/ingest-child.ts', db.url, file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/ingest-child.ts', db.url, file], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     let errors = '';
     child.stderr.on('data', (d: Buffer) => (errors += d.toString()));
-    const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+    const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+      child.on('exit', (code, signal) => resolve(signal ?? code)),
+    );
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (d: Buffer) => {
         output += d.toString();

@@ -19,10 +19,21 @@ afterAll(async () => {
   await db?.close();
 });
 
-const TABLES = ['source', 'institution', 'brand', 'offer', 'ratePlan', 'changeEvent', 'ingestRun', 'dataVersion'] as const;
+const TABLES = [
+  'source',
+  'institution',
+  'brand',
+  'offer',
+  'ratePlan',
+  'changeEvent',
+  'ingestRun',
+  'dataVersion',
+] as const;
 
 async function counts(): Promise<Record<string, number>> {
-  const entries = await Promise.all(TABLES.map(async (t) => [t, await (db.prisma[t] as unknown as { count(): Promise<number> }).count()] as const));
+  const entries = await Promise.all(
+    TABLES.map(async (t) => [t, await (db.prisma[t] as unknown as { count(): Promise<number> }).count()] as const),
+  );
   return Object.fromEntries(entries);
 }
 
@@ -41,7 +52,9 @@ async function dump(): Promise<unknown> {
 }
 
 async function reset() {
-  await db.prisma.$executeRawUnsafe('TRUNCATE "ChangeEvent", "RatePlan", "Offer", "Brand", "Institution", "Source", "IngestRun", "DataVersion" RESTART IDENTITY CASCADE');
+  await db.prisma.$executeRawUnsafe(
+    'TRUNCATE "ChangeEvent", "RatePlan", "Offer", "Brand", "Institution", "Source", "IngestRun", "DataVersion" RESTART IDENTITY CASCADE',
+  );
 }
 
 const day = (n: number) => `2026-11-${String(n).padStart(2, '0')}T06:00:00.000Z`;
@@ -64,7 +77,12 @@ describe('validation', () => {
     expect(error).toBeInstanceOf(IngestError);
     const paths = (error as IngestError).problems.map((p) => p.path);
     expect(paths).toEqual(
-      expect.arrayContaining(['$.offers[0].minAmount', '$.offers[1].termMonths', '$.institutions[0].country', '$.sources[0].error']),
+      expect.arrayContaining([
+        '$.offers[0].minAmount',
+        '$.offers[1].termMonths',
+        '$.institutions[0].country',
+        '$.sources[0].error',
+      ]),
     );
     expect(await dump()).toEqual(before);
   });
@@ -95,34 +113,57 @@ describe('validation', () => {
     dangling.offers[1]!.sourceId = 'no-such-source';
     const error = (await applySnapshot(db.prisma, dangling).catch((e: unknown) => e)) as IngestError;
     expect(error.problems).toEqual([
-      { path: '$.offers[0].brandId', message: 'unknown brand "no-such-brand": neither in this snapshot nor in the database' },
-      { path: '$.offers[1].sourceId', message: 'unknown source "no-such-source": neither in this snapshot nor in the database' },
+      {
+        path: '$.offers[0].brandId',
+        message: 'unknown brand "no-such-brand": neither in this snapshot nor in the database',
+      },
+      {
+        path: '$.offers[1].sourceId',
+        message: 'unknown source "no-such-source": neither in this snapshot nor in the database',
+      },
     ]);
   });
 
   // issue 19: a snapshot dated hours ahead (a time-zone slip at a source) locked out every real one until its time.
   it.each([
-    ['3 h ahead', '2026-11-02T09:00:00.000Z', '2026-11-02T09:00:00.000Z is 3 h 0 min ahead of the clock (2026-11-02T06:00:00.000Z)'],
-    ['6 min ahead', '2026-11-02T06:06:00.000Z', '2026-11-02T06:06:00.000Z is 6 min ahead of the clock (2026-11-02T06:00:00.000Z)'],
-  ])('rejects a snapshot observed %s of the clock, naming both, and writes nothing', async (_ahead, observedAt, message) => {
-    await applySnapshot(db.prisma, baseSnapshot(day(1)));
-    const before = await dump();
-    const now = () => new Date(day(2));
-    const error = (await applySnapshot(db.prisma, baseSnapshot(observedAt), { now }).catch((e: unknown) => e)) as IngestError;
-    expect(error).toBeInstanceOf(IngestError);
-    expect(error.problems).toEqual([{ path: '$.observedAt', message: expect.stringContaining(message) }]);
-    expect(error.problems[0]!.message).toMatch(/at most 5 min is accepted \(INGEST_MAX_FUTURE_SKEW_MINUTES\)/);
-    expect(await dump()).toEqual(before);
-    // The present is not locked out: the real snapshot of the hour applies.
-    await expect(applySnapshot(db.prisma, baseSnapshot(day(2)), { now })).resolves.toMatchObject({ status: 'applied' });
-  });
+    [
+      '3 h ahead',
+      '2026-11-02T09:00:00.000Z',
+      '2026-11-02T09:00:00.000Z is 3 h 0 min ahead of the clock (2026-11-02T06:00:00.000Z)',
+    ],
+    [
+      '6 min ahead',
+      '2026-11-02T06:06:00.000Z',
+      '2026-11-02T06:06:00.000Z is 6 min ahead of the clock (2026-11-02T06:00:00.000Z)',
+    ],
+  ])(
+    'rejects a snapshot observed %s of the clock, naming both, and writes nothing',
+    async (_ahead, observedAt, message) => {
+      await applySnapshot(db.prisma, baseSnapshot(day(1)));
+      const before = await dump();
+      const now = () => new Date(day(2));
+      const error = (await applySnapshot(db.prisma, baseSnapshot(observedAt), { now }).catch(
+        (e: unknown) => e,
+      )) as IngestError;
+      expect(error).toBeInstanceOf(IngestError);
+      expect(error.problems).toEqual([{ path: '$.observedAt', message: expect.stringContaining(message) }]);
+      expect(error.problems[0]!.message).toMatch(/at most 5 min is accepted \(INGEST_MAX_FUTURE_SKEW_MINUTES\)/);
+      expect(await dump()).toEqual(before);
+      // The present is not locked out: the real snapshot of the hour applies.
+      await expect(applySnapshot(db.prisma, baseSnapshot(day(2)), { now })).resolves.toMatchObject({
+        status: 'applied',
+      });
+    },
+  );
 
   it.each([
     ['at the clock', day(2), undefined],
     ['within the default skew', '2026-11-02T06:05:00.000Z', undefined],
     ['within a configured skew', '2026-11-02T07:00:00.000Z', 60 * 60_000],
   ])('accepts a snapshot observed %s', async (_when, observedAt, maxFutureSkewMs) => {
-    await expect(applySnapshot(db.prisma, baseSnapshot(observedAt), { now: () => new Date(day(2)), maxFutureSkewMs })).resolves.toMatchObject({ status: 'applied' });
+    await expect(
+      applySnapshot(db.prisma, baseSnapshot(observedAt), { now: () => new Date(day(2)), maxFutureSkewMs }),
+    ).resolves.toMatchObject({ status: 'applied' });
   });
 
   it('rejects a snapshot older than the last one applied', async () => {
@@ -143,8 +184,12 @@ describe('transactions', () => {
     await applySnapshot(db.prisma, baseSnapshot(day(1)));
     const before = await dump();
     // Events are written last: a database error there comes after offers and plans were written.
-    await db.prisma.$executeRawUnsafe(`CREATE FUNCTION fail_events() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'disk full (simulated)'; END $$ LANGUAGE plpgsql`);
-    await db.prisma.$executeRawUnsafe('CREATE TRIGGER fail_events BEFORE INSERT ON "ChangeEvent" FOR EACH ROW EXECUTE FUNCTION fail_events()');
+    await db.prisma.$executeRawUnsafe(
+      `CREATE FUNCTION fail_events() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'disk full (simulated)'; END $$ LANGUAGE plpgsql`,
+    );
+    await db.prisma.$executeRawUnsafe(
+      'CREATE TRIGGER fail_events BEFORE INSERT ON "ChangeEvent" FOR EACH ROW EXECUTE FUNCTION fail_events()',
+    );
     const next = baseSnapshot(day(2));
     next.offers[0]!.plan.headlineRate = '2.50';
     await expect(applySnapshot(db.prisma, next)).rejects.toThrow(/simulated/);
@@ -162,14 +207,24 @@ describe('transactions', () => {
 
   it('bumps the data version only when something changed', async () => {
     const a = await applySnapshot(db.prisma, baseSnapshot(day(1)));
-    const empty: Snapshot = { observedAt: day(2), complete: false, sources: [], institutions: [], brands: [], offers: [] };
+    const empty: Snapshot = {
+      observedAt: day(2),
+      complete: false,
+      sources: [],
+      institutions: [],
+      brands: [],
+      offers: [],
+    };
     const b = await applySnapshot(db.prisma, empty);
     expect(b).toMatchObject({ status: 'unchanged', dataVersion: a.dataVersion });
     const changed = baseSnapshot(day(3));
     changed.offers[0]!.plan.headlineRate = '2.40';
     const c = await applySnapshot(db.prisma, changed);
     expect(c).toMatchObject({ status: 'applied', dataVersion: a.dataVersion + 1 });
-    expect(await db.prisma.dataVersion.findUnique({ where: { id: 1 } })).toMatchObject({ version: c.dataVersion, changedAt: new Date(day(3)) });
+    expect(await db.prisma.dataVersion.findUnique({ where: { id: 1 } })).toMatchObject({
+      version: c.dataVersion,
+      changedAt: new Date(day(3)),
+    });
   });
 
   // issue 19: Prisma split large batches into several statements and sent them at once on the
@@ -183,25 +238,44 @@ describe('transactions', () => {
     for (let i = 0; i < 5_000; i++) large.offers.push({ ...flexOffer(day(2)), id: `bulk-${i}`, name: `Bulk ${i}` });
     const overlaps: string[] = [];
     const query = pg.Client.prototype.query;
-    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (
+      this: pg.Client,
+      ...args: unknown[]
+    ) {
       const client = this as unknown as { _activeQuery: unknown; _queryQueue: unknown[] };
-      if (client._activeQuery || client._queryQueue.length > 0) overlaps.push(String((args[0] as { text?: string }).text ?? args[0]).slice(0, 60));
+      if (client._activeQuery || client._queryQueue.length > 0)
+        overlaps.push(String((args[0] as { text?: string }).text ?? args[0]).slice(0, 60));
       return (query as (...a: unknown[]) => unknown).apply(this, args);
     } as never);
     try {
-      await expect(applySnapshot(db.prisma, large)).resolves.toMatchObject({ status: 'applied', plansAdded: 5_001, events: { new_offer: 5_000, rate_up: 1 } });
+      await expect(applySnapshot(db.prisma, large)).resolves.toMatchObject({
+        status: 'applied',
+        plansAdded: 5_001,
+        events: { new_offer: 5_000, rate_up: 1 },
+      });
     } finally {
       spy.mockRestore();
     }
     expect(overlaps).toEqual([]);
     // The rows are those Prisma wrote: ids in the order of the change set, absent promotions SQL NULL.
-    const plans = await db.prisma.ratePlan.findMany({ where: { offerId: { startsWith: 'bulk-' } }, orderBy: { id: 'asc' }, select: { offerId: true, promotion: true } });
+    const plans = await db.prisma.ratePlan.findMany({
+      where: { offerId: { startsWith: 'bulk-' } },
+      orderBy: { id: 'asc' },
+      select: { offerId: true, promotion: true },
+    });
     expect(plans.map((p) => p.offerId)).toEqual(Array.from({ length: 5_000 }, (_, i) => `bulk-${i}`));
-    expect(await db.prisma.$queryRawUnsafe('SELECT count(*)::int AS n FROM "RatePlan" WHERE "promotion" IS NULL')).toEqual([{ n: 5_003 }]);
+    expect(
+      await db.prisma.$queryRawUnsafe('SELECT count(*)::int AS n FROM "RatePlan" WHERE "promotion" IS NULL'),
+    ).toEqual([{ n: 5_003 }]);
     expect(await db.prisma.ratePlan.count({ where: { validTo: new Date(day(2)) } })).toBe(1);
     const events = await db.prisma.changeEvent.findMany({ where: { at: new Date(day(2)) }, orderBy: { id: 'asc' } });
     expect(events[0]).toMatchObject({ kind: 'rate_up', from: { headlineRate: '2.35' }, to: { headlineRate: '2.50' } });
-    expect(events.at(-1)).toMatchObject({ kind: 'new_offer', offerId: 'bulk-4999', from: null, to: { headlineRate: '2.35', promotion: null } });
+    expect(events.at(-1)).toMatchObject({
+      kind: 'new_offer',
+      offerId: 'bulk-4999',
+      from: null,
+      to: { headlineRate: '2.35', promotion: null },
+    });
   }, 120_000);
 
   it('serialises two ingests that run at the same time', async () => {
@@ -220,8 +294,16 @@ describe('change events', () => {
   const cases: [string, Mutation, EventKind[]][] = [
     ['a higher headline rate', (s) => void (s.offers[0]!.plan.headlineRate = '2.50'), ['rate_up']],
     ['a lower headline rate', (s) => void (s.offers[0]!.plan.headlineRate = '2.20'), ['rate_down']],
-    ['a promotion appearing', (s) => void (s.offers[0]!.plan.promotion = { kind: 'bonus', rate: '0.50', months: 3, maxBalance: null }), ['promotion_start']],
-    ['a new offer id', (s) => void s.offers.push({ ...clone(s.offers[1]!), id: 'zeeland-online-24m', termMonths: 24 }), ['new_offer']],
+    [
+      'a promotion appearing',
+      (s) => void (s.offers[0]!.plan.promotion = { kind: 'bonus', rate: '0.50', months: 3, maxBalance: null }),
+      ['promotion_start'],
+    ],
+    [
+      'a new offer id',
+      (s) => void s.offers.push({ ...clone(s.offers[1]!), id: 'zeeland-online-24m', termMonths: 24 }),
+      ['new_offer'],
+    ],
     ['an offer missing from a complete snapshot', (s) => void s.offers.pop(), ['removed_offer']],
     ['a DGS that is no longer verified', (s) => void (s.institutions[0]!.dgs.verified = false), ['dgs_change']],
     ['a higher DGS limit', (s) => void (s.institutions[0]!.dgs.limit = '150000.00'), ['dgs_change']],
@@ -229,35 +311,51 @@ describe('change events', () => {
     ['a DGS of another country', (s) => void (s.institutions[0]!.dgs.country = 'BE'), ['dgs_change']],
     // issue 19: a source re-verifies often; followers of the change stream must not be alerted for that.
     ['only a re-verified DGS (a new verifiedAt)', (s) => void (s.institutions[0]!.dgs.verifiedAt = day(2)), []],
-    ['a rate and a promotion at once', (s) => {
-      s.offers[0]!.plan.headlineRate = '2.85';
-      s.offers[0]!.plan.promotion = { kind: 'bonus', rate: '0.50', months: 3, maxBalance: '50000.00' };
-    }, ['rate_up', 'promotion_start']],
+    [
+      'a rate and a promotion at once',
+      (s) => {
+        s.offers[0]!.plan.headlineRate = '2.85';
+        s.offers[0]!.plan.promotion = { kind: 'bonus', rate: '0.50', months: 3, maxBalance: '50000.00' };
+      },
+      ['rate_up', 'promotion_start'],
+    ],
     ['only a tier change (no headline change)', (s) => void (s.offers[0]!.plan.tiers[0]!.rate = '2.00'), []],
     ['only a fresher checkedAt', (s) => void (s.offers[0]!.checkedAt = day(2)), []],
   ];
 
-  it.each(cases.map(([name, mutate, kinds]) => ({ name, mutate, kinds })))('$name gives $kinds', async ({ mutate, kinds }) => {
-    await applySnapshot(db.prisma, baseSnapshot(day(1)));
-    const next = baseSnapshot(day(2));
-    mutate(next);
-    await applySnapshot(db.prisma, next);
-    const events = await db.prisma.changeEvent.findMany({ where: { at: new Date(day(2)) }, orderBy: { id: 'asc' } });
-    expect(events.map((e) => e.kind)).toEqual(kinds);
-    for (const e of events) expect(e.summary.length).toBeGreaterThan(10);
-  });
+  it.each(cases.map(([name, mutate, kinds]) => ({ name, mutate, kinds })))(
+    '$name gives $kinds',
+    async ({ mutate, kinds }) => {
+      await applySnapshot(db.prisma, baseSnapshot(day(1)));
+      const next = baseSnapshot(day(2));
+      mutate(next);
+      await applySnapshot(db.prisma, next);
+      const events = await db.prisma.changeEvent.findMany({ where: { at: new Date(day(2)) }, orderBy: { id: 'asc' } });
+      expect(events.map((e) => e.kind)).toEqual(kinds);
+      for (const e of events) expect(e.summary.length).toBeGreaterThan(10);
+    },
+  );
 
   it('keeps the new verifiedAt of a re-verified DGS on the institution without an event (issue 19)', async () => {
     await applySnapshot(db.prisma, baseSnapshot(day(1)));
     const reverified = baseSnapshot(day(2));
     reverified.institutions[0]!.dgs.verifiedAt = '2026-11-01T09:30:00.000Z';
-    await expect(applySnapshot(db.prisma, reverified)).resolves.toMatchObject({ status: 'applied', events: { dgs_change: 0 } });
-    expect(await db.prisma.institution.findUnique({ where: { id: 'zeeland-spaarbank' } })).toMatchObject({ dgsVerifiedAt: new Date('2026-11-01T09:30:00.000Z') });
+    await expect(applySnapshot(db.prisma, reverified)).resolves.toMatchObject({
+      status: 'applied',
+      events: { dgs_change: 0 },
+    });
+    expect(await db.prisma.institution.findUnique({ where: { id: 'zeeland-spaarbank' } })).toMatchObject({
+      dgsVerifiedAt: new Date('2026-11-01T09:30:00.000Z'),
+    });
     expect(await db.prisma.changeEvent.count({ where: { kind: 'dgs_change' } })).toBe(0);
 
     // A real change made together with a re-verification shows both in the event.
     const raised = baseSnapshot(day(3));
-    raised.institutions[0]!.dgs = { ...raised.institutions[0]!.dgs, limit: '150000.00', verifiedAt: '2026-11-02T10:00:00.000Z' };
+    raised.institutions[0]!.dgs = {
+      ...raised.institutions[0]!.dgs,
+      limit: '150000.00',
+      verifiedAt: '2026-11-02T10:00:00.000Z',
+    };
     await applySnapshot(db.prisma, raised);
     expect(await db.prisma.changeEvent.findMany({ where: { kind: 'dgs_change' } })).toMatchObject([
       {
@@ -276,7 +374,15 @@ describe('change events', () => {
     await applySnapshot(db.prisma, withPromo);
     await applySnapshot(db.prisma, baseSnapshot(day(2)));
     const events = await db.prisma.changeEvent.findMany({ where: { at: new Date(day(2)) } });
-    expect(events).toMatchObject([{ kind: 'promotion_end', offerId: 'zeeland-direct-flex', brandId: 'zeeland-direct', institutionId: 'zeeland-spaarbank', to: { promotion: null } }]);
+    expect(events).toMatchObject([
+      {
+        kind: 'promotion_end',
+        offerId: 'zeeland-direct-flex',
+        brandId: 'zeeland-direct',
+        institutionId: 'zeeland-spaarbank',
+        to: { promotion: null },
+      },
+    ]);
   });
 
   it('gives an offer that comes back a new plan and a new_offer event', async () => {
@@ -285,13 +391,18 @@ describe('change events', () => {
     gone.offers.pop();
     await applySnapshot(db.prisma, gone);
     await applySnapshot(db.prisma, baseSnapshot(day(3)));
-    const offer = await db.prisma.offer.findUnique({ where: { id: 'zeeland-online-12m' }, include: { plans: { orderBy: { id: 'asc' } } } });
+    const offer = await db.prisma.offer.findUnique({
+      where: { id: 'zeeland-online-12m' },
+      include: { plans: { orderBy: { id: 'asc' } } },
+    });
     expect(offer).toMatchObject({ status: 'active', removedAt: null, firstSeenAt: new Date(day(1)) });
     expect(offer!.plans.map((p) => [p.validFrom.toISOString(), p.validTo?.toISOString() ?? null])).toEqual([
       [day(1), day(2)],
       [day(3), null],
     ]);
-    const kinds = (await db.prisma.changeEvent.findMany({ where: { offerId: 'zeeland-online-12m' }, orderBy: { id: 'asc' } })).map((e) => e.kind);
+    const kinds = (
+      await db.prisma.changeEvent.findMany({ where: { offerId: 'zeeland-online-12m' }, orderBy: { id: 'asc' } })
+    ).map((e) => e.kind);
     expect(kinds).toEqual(['new_offer', 'removed_offer', 'new_offer']);
   });
 });
@@ -318,7 +429,10 @@ describe('append-only history', () => {
         seen.set(plan.id, row);
       }
     }
-    const flex = await db.prisma.ratePlan.findMany({ where: { offerId: 'zeeland-direct-flex' }, orderBy: { id: 'asc' } });
+    const flex = await db.prisma.ratePlan.findMany({
+      where: { offerId: 'zeeland-direct-flex' },
+      orderBy: { id: 'asc' },
+    });
     expect(flex.map((p) => p.headlineRate.toFixed(2))).toEqual(['2.35', '2.40', '2.25', '2.60']);
     expect(flex.filter((p) => p.validTo === null)).toHaveLength(1);
     // Consecutive plans touch: each one ends exactly when the next begins.
@@ -386,13 +500,37 @@ describe('npm run ingest', () => {
 
 describe('consistency rules beyond types', () => {
   it.each([
-    ['a verified DGS without its source', (s: Snapshot) => void (s.institutions[0]!.dgs.source = null), '$.institutions[0].dgs.source'],
-    ['a verified DGS without a verification date', (s: Snapshot) => void (s.institutions[0]!.dgs.verifiedAt = null), '$.institutions[0].dgs.verifiedAt'],
-    ['an offer checked after the snapshot was taken', (s: Snapshot) => void (s.offers[1]!.checkedAt = day(3)), '$.offers[1].checkedAt'],
-    ['a notice period on a flexible account', (s: Snapshot) => void (s.offers[0]!.noticeDays = 30), '$.offers[0].noticeDays'],
-    ['reducible withholding without its reduced rate', (s: Snapshot) => void (s.offers[0]!.withholding = { kind: 'reducible', rate: '26.00', reducedRate: null }), '$.offers[0].withholding.reducedRate'],
+    [
+      'a verified DGS without its source',
+      (s: Snapshot) => void (s.institutions[0]!.dgs.source = null),
+      '$.institutions[0].dgs.source',
+    ],
+    [
+      'a verified DGS without a verification date',
+      (s: Snapshot) => void (s.institutions[0]!.dgs.verifiedAt = null),
+      '$.institutions[0].dgs.verifiedAt',
+    ],
+    [
+      'an offer checked after the snapshot was taken',
+      (s: Snapshot) => void (s.offers[1]!.checkedAt = day(3)),
+      '$.offers[1].checkedAt',
+    ],
+    [
+      'a notice period on a flexible account',
+      (s: Snapshot) => void (s.offers[0]!.noticeDays = 30),
+      '$.offers[0].noticeDays',
+    ],
+    [
+      'reducible withholding without its reduced rate',
+      (s: Snapshot) => void (s.offers[0]!.withholding = { kind: 'reducible', rate: '26.00', reducedRate: null }),
+      '$.offers[0].withholding.reducedRate',
+    ],
     ['a maximum below the minimum', (s: Snapshot) => void (s.offers[0]!.maxAmount = '0.50'), '$.offers[0].maxAmount'],
-    ['a first tier that does not start at zero', (s: Snapshot) => void (s.offers[1]!.plan.tiers[0]!.from = '1.00'), '$.offers[1].plan.tiers[0].from'],
+    [
+      'a first tier that does not start at zero',
+      (s: Snapshot) => void (s.offers[1]!.plan.tiers[0]!.from = '1.00'),
+      '$.offers[1].plan.tiers[0].from',
+    ],
     ['an id that is not a slug', (s: Snapshot) => void (s.offers[0]!.id = 'Zeeland Flex'), '$.offers[0].id'],
   ])('rejects %s at %s', async (_name, mutate, path) => {
     const s = baseSnapshot(day(2));

@@ -44,14 +44,49 @@ describe('checkInvariants', () => {
   });
 
   it.each([
-    ['a plan of a snapshot never applied', `INSERT INTO "RatePlan" ("offerId", "validFrom", "observedAt", "headlineRate", "rateType", "tierMode", "tiers", "sourceId")
-       VALUES ('zeeland-direct-flex', '${day(9)}', '${day(9)}', 3, 'variable', 'whole', '[]', 'src-zeeland')`, 'plans of no applied snapshot', true],
-    ['an event of a snapshot never applied', `INSERT INTO "ChangeEvent" (kind, at, "offerId", summary) VALUES ('rate_up', '${day(9)}', 'zeeland-direct-flex', 'x')`, 'events of no applied snapshot', true],
-    ['a snapshot missing its events', `DELETE FROM "ChangeEvent" WHERE kind = 'rate_up'`, 'applied snapshots missing plans or events', true],
-    ['a data version ahead of the snapshots', `UPDATE "DataVersion" SET version = version + 1`, 'data version other than the number of applied snapshots that changed data', true],
-    ['a second open plan', `UPDATE "RatePlan" SET "validTo" = NULL WHERE "validTo" IS NOT NULL`, 'offers without exactly one open plan (active) or with one (removed)', false],
-    ['a plan that ends after the next begins', `UPDATE "RatePlan" SET "validTo" = "validTo" + interval '1 hour' WHERE "validTo" IS NOT NULL`, 'plans that overlap the next or do not end where it begins', false],
-    ['an offer back without its new_offer event', `UPDATE "ChangeEvent" SET kind = 'promotion_start' WHERE kind = 'new_offer' AND at = '${day(4)}'`, 'plans that begin an offer without a new_offer event', false],
+    [
+      'a plan of a snapshot never applied',
+      `INSERT INTO "RatePlan" ("offerId", "validFrom", "observedAt", "headlineRate", "rateType", "tierMode", "tiers", "sourceId")
+       VALUES ('zeeland-direct-flex', '${day(9)}', '${day(9)}', 3, 'variable', 'whole', '[]', 'src-zeeland')`,
+      'plans of no applied snapshot',
+      true,
+    ],
+    [
+      'an event of a snapshot never applied',
+      `INSERT INTO "ChangeEvent" (kind, at, "offerId", summary) VALUES ('rate_up', '${day(9)}', 'zeeland-direct-flex', 'x')`,
+      'events of no applied snapshot',
+      true,
+    ],
+    [
+      'a snapshot missing its events',
+      `DELETE FROM "ChangeEvent" WHERE kind = 'rate_up'`,
+      'applied snapshots missing plans or events',
+      true,
+    ],
+    [
+      'a data version ahead of the snapshots',
+      `UPDATE "DataVersion" SET version = version + 1`,
+      'data version other than the number of applied snapshots that changed data',
+      true,
+    ],
+    [
+      'a second open plan',
+      `UPDATE "RatePlan" SET "validTo" = NULL WHERE "validTo" IS NOT NULL`,
+      'offers without exactly one open plan (active) or with one (removed)',
+      false,
+    ],
+    [
+      'a plan that ends after the next begins',
+      `UPDATE "RatePlan" SET "validTo" = "validTo" + interval '1 hour' WHERE "validTo" IS NOT NULL`,
+      'plans that overlap the next or do not end where it begins',
+      false,
+    ],
+    [
+      'an offer back without its new_offer event',
+      `UPDATE "ChangeEvent" SET kind = 'promotion_start' WHERE kind = 'new_offer' AND at = '${day(4)}'`,
+      'plans that begin an offer without a new_offer event',
+      false,
+    ],
   ])('reports %s', async (_damage, sql, name, partial) => {
     await client.query('BEGIN');
     try {

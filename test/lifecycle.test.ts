@@ -47,7 +47,17 @@ describe.each([
     port = await freePort();
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'lifecycle-'));
     child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: '', SAMPLE_DAYS: '3', WORKERS: workers, LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: String(GRACE_MS) },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        DATABASE_URL: '',
+        SAMPLE_DAYS: '3',
+        WORKERS: workers,
+        LOG_LEVEL: 'info',
+        SHUTDOWN_GRACE_MS: String(GRACE_MS),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
@@ -55,7 +65,10 @@ describe.each([
     exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
     const deadline = Date.now() + 90_000;
     for (;;) {
-      const status = await fetch(`http://127.0.0.1:${port}/api/health`).then((r) => r.status, () => 0);
+      const status = await fetch(`http://127.0.0.1:${port}/api/health`).then(
+        (r) => r.status,
+        () => 0,
+      );
       if (status === 200) break;
       if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the service did not start:\n${output}`);
       await new Promise((r) => setTimeout(r, 250));
@@ -69,12 +82,15 @@ describe.each([
   describe('the service process', () => {
     it('says where it listens within seconds, though its log is written in batches', async () => {
       const deadline = Date.now() + 5_000;
-      while (!output.includes('"msg":"listening on http://127.0.0.1:') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      while (!output.includes('"msg":"listening on http://127.0.0.1:') && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 100));
       expect(output).toContain(`"msg":"listening on http://127.0.0.1:${port}"`);
     });
 
     it('answers 431 to headers beyond 16 KB and stays up', async () => {
-      const res = await fetch(`http://127.0.0.1:${port}/api/meta/last-updated`, { headers: { 'x-padding': 'x'.repeat(20_000) } });
+      const res = await fetch(`http://127.0.0.1:${port}/api/meta/last-updated`, {
+        headers: { 'x-padding': 'x'.repeat(20_000) },
+      });
       expect(res.status).toBe(431);
       expect((await fetch(`http://127.0.0.1:${port}/api/meta/last-updated`)).status).toBe(200);
     });

@@ -36,10 +36,12 @@ afterAll(async () => {
 });
 
 describe('the description', () => {
-  it('passes Redocly\'s recommended rules without an error', async () => {
+  it("passes Redocly's recommended rules without an error", async () => {
     const file = path.join(tmpdir(), `openapi-${process.pid}.json`);
     await writeFile(file, JSON.stringify(doc));
-    const { stdout, stderr } = await run(path.join(BIN, 'redocly'), ['lint', file, '--format', 'stylish'], { env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } }).catch((err: { stdout: string; stderr: string }) => {
+    const { stdout, stderr } = await run(path.join(BIN, 'redocly'), ['lint', file, '--format', 'stylish'], {
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    }).catch((err: { stdout: string; stderr: string }) => {
       throw new Error(`redocly lint failed:\n${err.stdout}\n${err.stderr}`);
     });
     expect(`${stdout}${stderr}`).toMatch(/valid/i);
@@ -48,27 +50,44 @@ describe('the description', () => {
 
   it('names every operation as a client would, declares no security, and states the terms of use', () => {
     const ids = Object.values(doc.paths).map((item: any) => item.get.operationId);
-    for (const id of ['listProducts', 'getProduct', 'exportProducts', 'listInstitutions', 'getRateHistory', 'listChanges', 'getLastUpdated', 'getHealth', 'getOpenApi']) expect(ids).toContain(id);
+    for (const id of [
+      'listProducts',
+      'getProduct',
+      'exportProducts',
+      'listInstitutions',
+      'getRateHistory',
+      'listChanges',
+      'getLastUpdated',
+      'getHealth',
+      'getOpenApi',
+    ])
+      expect(ids).toContain(id);
     expect(doc.security).toEqual([]);
     expect(doc.info.license.name).toMatch(/non-commercial/);
     expect(doc.tags.map((tag: any) => tag.name)).toEqual(['Offers', 'Market', 'Service']);
-    for (const item of Object.values(doc.paths) as any[]) expect(doc.tags.map((tag: any) => tag.name)).toContain(item.get.tags[0]);
+    for (const item of Object.values(doc.paths) as any[])
+      expect(doc.tags.map((tag: any) => tag.name)).toContain(item.get.tags[0]);
   });
 
   it('never makes a success body nullable, and declares every status with a problem body', () => {
     for (const [p, item] of Object.entries(doc.paths) as [string, any][]) {
       const op = item.get;
       const ok = op.responses['200'].content;
-      for (const media of Object.values(ok) as any[]) expect(JSON.stringify(media.schema), p).not.toMatch(/"type":"null"/);
+      for (const media of Object.values(ok) as any[])
+        expect(JSON.stringify(media.schema), p).not.toMatch(/"type":"null"/);
       // An event stream is never cached, so it has no 304; it is refused beyond the streams allowed (429).
       const stream = 'text/event-stream' in ok;
-      for (const status of [stream ? '429' : '304', '405', '414', '431', '500', '503']) expect(op.responses[status], `${p} ${status}`).toBeDefined();
+      for (const status of [stream ? '429' : '304', '405', '414', '431', '500', '503'])
+        expect(op.responses[status], `${p} ${status}`).toBeDefined();
       if (stream) expect(op.responses['304'], p).toBeUndefined();
       if (op.parameters.length > 0) expect(op.responses['400'], p).toBeDefined();
       for (const [status, response] of Object.entries(op.responses) as [string, any][]) {
         if (Number(status) < 400) continue;
         const resolved = response.$ref ? doc.components.responses[response.$ref.split('/').pop()] : response;
-        expect(resolved.content['application/problem+json'] ?? resolved.content['application/json'], `${p} ${status}`).toBeDefined();
+        expect(
+          resolved.content['application/problem+json'] ?? resolved.content['application/json'],
+          `${p} ${status}`,
+        ).toBeDefined();
       }
     }
     expect(doc.paths['/api/products/{id}'].get.responses['404']).toBeDefined();
@@ -83,7 +102,8 @@ describe('the description', () => {
       const limitedDoc = (await (await limited.get('/api/openapi.json')).json()) as any;
       expect(limitedDoc.paths['/api/products'].get.responses['429']).toBeDefined();
       expect(limitedDoc.paths['/api/products'].get.responses['200'].headers.RateLimit).toBeDefined();
-      for (const exempt of ['/api/health', '/api/metrics']) expect(limitedDoc.paths[exempt].get.responses['429'], exempt).toBeUndefined(); // not counted
+      for (const exempt of ['/api/health', '/api/metrics'])
+        expect(limitedDoc.paths[exempt].get.responses['429'], exempt).toBeUndefined(); // not counted
     } finally {
       await limited.close();
     }
@@ -102,12 +122,16 @@ describe('a generated, typed client', () => {
     const ast = await openapiTS(doc);
     await mkdir(path.join(CLIENT_DIR, 'generated'), { recursive: true });
     await writeFile(path.join(CLIENT_DIR, 'generated', 'api.ts'), astToString(ast));
-    await run(path.join(BIN, 'tsc'), ['-p', path.join(CLIENT_DIR, 'tsconfig.json')]).catch((err: { stdout: string }) => {
-      throw new Error(`the typed client does not compile:\n${err.stdout}`);
-    });
+    await run(path.join(BIN, 'tsc'), ['-p', path.join(CLIENT_DIR, 'tsconfig.json')]).catch(
+      (err: { stdout: string }) => {
+        throw new Error(`the typed client does not compile:\n${err.stdout}`);
+      },
+    );
     // Imported by path: the client is checked by its own tsc run above, against the types just generated.
     const client = path.join(CLIENT_DIR, 'client.ts');
-    const { everyEndpoint } = (await import(client)) as { everyEndpoint(base: string, offerId: string): Promise<Record<string, any>> };
+    const { everyEndpoint } = (await import(client)) as {
+      everyEndpoint(base: string, offerId: string): Promise<Record<string, any>>;
+    };
     const offer = t.app.services.store.current().offers.find((o) => o.type === 'flexible')!;
     const r = await everyEndpoint(base, offer.id);
     expect(r.total).toBeGreaterThan(0);

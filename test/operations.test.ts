@@ -9,7 +9,10 @@ import { createTestApp, type TestApp } from './support/app.js';
 async function serve(t: TestApp): Promise<{ base: string; close(): Promise<void> }> {
   const server = http.createServer(t.app.listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** The value of one sample line of Prometheus text, or undefined. */
@@ -51,12 +54,15 @@ describe('GET /metrics', () => {
     expect(sample(text, 'http_requests_total', { route: '/api/products', method: 'GET', status: '400' })).toBe(1);
     expect(sample(text, 'http_requests_total', { route: '/graphql', method: 'GET', status: '200' })).toBe(1);
     expect(text).not.toMatch(/route="\/api\/products\/[a-z0-9-]+"/); // one series per template, not per offer
-    expect(sample(text, 'http_request_duration_seconds_count', { route: '/api/products/{id}', method: 'GET' })).toBe(13);
+    expect(sample(text, 'http_request_duration_seconds_count', { route: '/api/products/{id}', method: 'GET' })).toBe(
+      13,
+    );
     expect(sample(text, 'savings_cache_size', { cache: 'bodies', what: 'entries' })).toBeGreaterThan(0);
     expect(sample(text, 'savings_cache_events_total', { cache: 'bodies', event: 'hits' })).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'savings_data_version')).toBe(t.app.services.store.current().version);
     expect(sample(text, 'savings_data_age_seconds')).toBe(6 * 3600);
-    for (const name of ['process_resident_memory_bytes', 'nodejs_heap_size_used_bytes']) expect(sample(text, name), name).toBeGreaterThan(0);
+    for (const name of ['process_resident_memory_bytes', 'nodejs_heap_size_used_bytes'])
+      expect(sample(text, name), name).toBeGreaterThan(0);
     expect(sample(text, 'nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0);
     expect(sample(text, 'nodejs_eventloop_lag_p99_seconds')).toBeGreaterThan(0);
   });

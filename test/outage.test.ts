@@ -34,7 +34,12 @@ beforeAll(async () => {
   proxy = await cuttableProxy(db.url);
   const prisma = createPrisma(proxy.url, 4);
   const config = loadConfig({ LOG_LEVEL: 'silent', RELOAD_POLL_MS: '200' });
-  app = await createApp({ config, db: { prisma, kind: db.kind, url: proxy.url, close: () => prisma.$disconnect() }, logger: createLogger(process.env.TEST_LOG ?? 'silent'), clock: () => now });
+  app = await createApp({
+    config,
+    db: { prisma, kind: db.kind, url: proxy.url, close: () => prisma.$disconnect() },
+    logger: createLogger(process.env.TEST_LOG ?? 'silent'),
+    clock: () => now,
+  });
   closeApp = async () => {
     await app.close();
     await prisma.$disconnect();
@@ -67,7 +72,12 @@ describe('a database outage', () => {
     const started = Date.now();
     const unknown = await get(`/api/products/${b.id}?amount=4444`);
     expect(unknown.status).toBe(200);
-    const detail = (await unknown.json()) as { offer: { id: string; calc: { steps: unknown[] } }; history: unknown; events: unknown; sources: unknown[] };
+    const detail = (await unknown.json()) as {
+      offer: { id: string; calc: { steps: unknown[] } };
+      history: unknown;
+      events: unknown;
+      sources: unknown[];
+    };
     expect(detail.offer.id).toBe(b.id);
     expect(detail.offer.calc.steps.length).toBeGreaterThan(0);
     expect(detail.history).toBeNull();
@@ -81,7 +91,11 @@ describe('a database outage', () => {
     expect(await health.json()).toMatchObject({ status: 'degraded', checks: { database: 'unavailable', data: 'ok' } });
 
     // What needs the database: 503 problem+json with Retry-After, promptly.
-    for (const path of ['/api/rates/history?pageSize=3', `/api/rates/history?offerId=${b.id}`, '/api/changes?limit=3']) {
+    for (const path of [
+      '/api/rates/history?pageSize=3',
+      `/api/rates/history?offerId=${b.id}`,
+      '/api/changes?limit=3',
+    ]) {
       const t0 = Date.now();
       const res = await get(path);
       expect(res.status, path).toBe(503);
@@ -92,9 +106,15 @@ describe('a database outage', () => {
       expect(Date.now() - t0, path).toBeLessThan(8_000);
     }
     const graphql = await app.fetch(
-      new Request('http://test.local/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ changes(limit: 1) { items { id } } }' }) }),
+      new Request('http://test.local/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ changes(limit: 1) { items { id } } }' }),
+      }),
     );
-    expect(((await graphql.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('SERVICE_UNAVAILABLE');
+    expect(((await graphql.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe(
+      'SERVICE_UNAVAILABLE',
+    );
 
     await proxy.restore();
 
@@ -102,7 +122,10 @@ describe('a database outage', () => {
     expect(await until(async () => (await get('/api/health')).status === 200, 20_000)).toBe(true);
     expect((await get('/api/rates/history?pageSize=3')).status).toBe(200);
     expect((await get('/api/changes?limit=3')).status).toBe(200);
-    const again = (await (await get(`/api/products/${b.id}?amount=4444`)).json()) as { history: unknown[] | null; events: unknown[] | null };
+    const again = (await (await get(`/api/products/${b.id}?amount=4444`)).json()) as {
+      history: unknown[] | null;
+      events: unknown[] | null;
+    };
     expect(again.history?.length).toBeGreaterThan(0);
     expect(again.events).not.toBeNull();
   });

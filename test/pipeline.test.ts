@@ -38,20 +38,40 @@ const list = (q: Partial<ProductQuery>): ProductList => listProducts(ctx(), prod
 // Queries over every parameter, with values the sample market actually has.
 const queryArb: fc.Arbitrary<Partial<ProductQuery>> = fc.record(
   {
-    amount: fc.oneof(fc.constantFrom('0.01', '1', '500', '5000', '25000', '50000', '100000', '100000.01', '250000', '2000000'), fc.integer({ min: 1, max: 30_000_000 }).map((c) => (c / 100).toFixed(2))).map((s) => new Decimal(s)),
+    amount: fc
+      .oneof(
+        fc.constantFrom('0.01', '1', '500', '5000', '25000', '50000', '100000', '100000.01', '250000', '2000000'),
+        fc.integer({ min: 1, max: 30_000_000 }).map((c) => (c / 100).toFixed(2)),
+      )
+      .map((s) => new Decimal(s)),
     horizon: fc.integer({ min: 1, max: 120 }),
     type: fc.constantFrom('flexible', 'notice', 'deposit', 'all'),
-    terms: fc.option(fc.uniqueArray(fc.constantFrom(1, 3, 6, 9, 12, 18, 24, 36, 48, 60, 84, 120), { minLength: 1, maxLength: 4 }), { nil: null }),
+    terms: fc.option(
+      fc.uniqueArray(fc.constantFrom(1, 3, 6, 9, 12, 18, 24, 36, 48, 60, 84, 120), { minLength: 1, maxLength: 4 }),
+      { nil: null },
+    ),
     termMin: fc.option(fc.integer({ min: 1, max: 60 }), { nil: null }),
     termMax: fc.option(fc.integer({ min: 60, max: 120 }), { nil: null }),
     channel: fc.constantFrom('all', 'direct', 'aggregator', 'platform'),
-    country: fc.option(fc.uniqueArray(fc.constantFrom('NL', 'BE', 'DE', 'FR', 'ES', 'IT', 'LT', 'XX'), { minLength: 1, maxLength: 3 }), { nil: null }),
-    dgsCountry: fc.option(fc.uniqueArray(fc.constantFrom('NL', 'DE', 'FR', 'LV', 'MT', 'PT'), { minLength: 1, maxLength: 3 }), { nil: null }),
+    country: fc.option(
+      fc.uniqueArray(fc.constantFrom('NL', 'BE', 'DE', 'FR', 'ES', 'IT', 'LT', 'XX'), { minLength: 1, maxLength: 3 }),
+      { nil: null },
+    ),
+    dgsCountry: fc.option(
+      fc.uniqueArray(fc.constantFrom('NL', 'DE', 'FR', 'LV', 'MT', 'PT'), { minLength: 1, maxLength: 3 }),
+      { nil: null },
+    ),
     fullDgs: fc.boolean(),
     withholding: fc.constantFrom('all', 'none', 'reducible', 'applicable'),
     promotions: fc.constantFrom('include', 'exclude', 'only'),
     newCustomers: fc.constantFrom('all', 'yes', 'no'),
-    payout: fc.option(fc.uniqueArray(fc.constantFrom('MONTHLY', 'QUARTERLY', 'ANNUALLY', 'AT_MATURITY', 'OTHER'), { minLength: 1, maxLength: 3 }), { nil: null }),
+    payout: fc.option(
+      fc.uniqueArray(fc.constantFrom('MONTHLY', 'QUARTERLY', 'ANNUALLY', 'AT_MATURITY', 'OTHER'), {
+        minLength: 1,
+        maxLength: 3,
+      }),
+      { nil: null },
+    ),
     currentAccount: fc.constantFrom('all', 'no'),
     fees: fc.constantFrom('all', 'none'),
     earlyWithdrawal: fc.constantFrom('all', 'allowed'),
@@ -89,7 +109,9 @@ describe('the list pipeline (properties)', () => {
       fc.property(queryArb, fc.integer({ min: 1, max: 97 }), (q, pageSize) => {
         const whole = list({ ...q, page: 1, pageSize: 500 });
         const pages = Math.ceil(whole.total / pageSize);
-        const ids = Array.from({ length: pages + 1 }, (_, p) => list({ ...q, page: p + 1, pageSize }).items.map((r) => r.offer.id)).flat();
+        const ids = Array.from({ length: pages + 1 }, (_, p) =>
+          list({ ...q, page: p + 1, pageSize }).items.map((r) => r.offer.id),
+        ).flat();
         expect(ids).toEqual(whole.rows.map((r) => r.offer.id));
         expect(list({ ...q, page: pages + 1, pageSize }).items).toEqual([]);
       }),
@@ -138,15 +160,25 @@ describe('the list pipeline (properties)', () => {
     fc.assert(
       fc.property(queryArb, (q) => {
         const { facets } = list(q);
-        for (const { value, count } of facets.type) expect(list({ ...q, type: value as ProductQuery['type'] }).total).toBe(count);
-        for (const { value, count } of facets.channel) expect(list({ ...q, channel: value as ProductQuery['channel'] }).total).toBe(count);
+        for (const { value, count } of facets.type)
+          expect(list({ ...q, type: value as ProductQuery['type'] }).total).toBe(count);
+        for (const { value, count } of facets.channel)
+          expect(list({ ...q, channel: value as ProductQuery['channel'] }).total).toBe(count);
         for (const { value, count } of facets.country) expect(list({ ...q, country: [value] }).total).toBe(count);
         for (const { value, count } of facets.dgsCountry) expect(list({ ...q, dgsCountry: [value] }).total).toBe(count);
-        for (const { value, count } of facets.payout) expect(list({ ...q, payout: [value as 'MONTHLY'] }).total).toBe(count);
-        for (const { value, count } of facets.withholding) expect(list({ ...q, withholding: value as ProductQuery['withholding'] }).total).toBe(count);
+        for (const { value, count } of facets.payout)
+          expect(list({ ...q, payout: [value as 'MONTHLY'] }).total).toBe(count);
+        for (const { value, count } of facets.withholding)
+          expect(list({ ...q, withholding: value as ProductQuery['withholding'] }).total).toBe(count);
         // Terms let flexible and notice offers pass, so count the deposits.
         for (const { value, count } of facets.term) {
-          const deposits = list({ ...q, terms: [Number(value)], termMin: null, termMax: null, pageSize: 500 }).rows.filter((r) => r.offer.type === 'deposit');
+          const deposits = list({
+            ...q,
+            terms: [Number(value)],
+            termMin: null,
+            termMax: null,
+            pageSize: 500,
+          }).rows.filter((r) => r.offer.type === 'deposit');
           expect(deposits).toHaveLength(count);
         }
         for (const values of Object.values(facets) as { value: string; count: number }[][]) {
@@ -163,13 +195,26 @@ describe('the list pipeline (properties)', () => {
     fc.assert(
       fc.property(queryArb, (q) => {
         const result = list(q);
-        const maxYield = (rows: ProductList['rows']) => rows.reduce<Decimal | null>((m, r) => (m === null || r.yields.comparableYield.gt(m) ? r.yields.comparableYield : m), null);
+        const maxYield = (rows: ProductList['rows']) =>
+          rows.reduce<Decimal | null>(
+            (m, r) => (m === null || r.yields.comparableYield.gt(m) ? r.yields.comparableYield : m),
+            null,
+          );
         for (const point of result.termCurve) {
-          const rows = list({ ...q, type: 'deposit', terms: [point.term], termMin: null, termMax: null, pageSize: 500 }).rows;
+          const rows = list({
+            ...q,
+            type: 'deposit',
+            terms: [point.term],
+            termMin: null,
+            termMax: null,
+            pageSize: 500,
+          }).rows;
           expect(point.rate.eq(maxYield(rows)!)).toBe(true);
           expect(rows.find((r) => r.offer.id === point.offerId)?.yields.comparableYield.eq(point.rate)).toBe(true);
         }
-        expect(result.termCurve.map((p) => p.term)).toEqual([...result.termCurve.map((p) => p.term)].sort((a, b) => a - b));
+        expect(result.termCurve.map((p) => p.term)).toEqual(
+          [...result.termCurve.map((p) => p.term)].sort((a, b) => a - b),
+        );
         for (const type of ['flexible', 'notice', 'deposit'] as const) {
           const best = maxYield(list({ ...q, type, pageSize: 500 }).rows);
           if (best === null) expect(result.typeMax[type]).toBeNull();
@@ -186,10 +231,18 @@ describe('the list pipeline (what each filter means)', () => {
   type Case = [string, Partial<ProductQuery>, (r: ReturnType<typeof all>[number]) => boolean];
   const cases: Case[] = [
     ['type=notice', { type: 'notice' }, (r) => r.offer.type === 'notice'],
-    ['terms=12,24 keeps non-deposits', { terms: [12, 24] }, (r) => r.offer.type !== 'deposit' || [12, 24].includes(r.offer.termMonths!)],
-    ['termMin=24 termMax=60', { termMin: 24, termMax: 60 }, (r) => r.offer.type !== 'deposit' || (r.offer.termMonths! >= 24 && r.offer.termMonths! <= 60)],
+    [
+      'terms=12,24 keeps non-deposits',
+      { terms: [12, 24] },
+      (r) => r.offer.type !== 'deposit' || [12, 24].includes(r.offer.termMonths!),
+    ],
+    [
+      'termMin=24 termMax=60',
+      { termMin: 24, termMax: 60 },
+      (r) => r.offer.type !== 'deposit' || (r.offer.termMonths! >= 24 && r.offer.termMonths! <= 60),
+    ],
     ['channel=aggregator', { channel: 'aggregator' }, (r) => r.offer.channel === 'aggregator'],
-    ['country=NL,BE (the brand\'s)', { country: ['NL', 'BE'] }, (r) => ['NL', 'BE'].includes(r.offer.brand.country)],
+    ["country=NL,BE (the brand's)", { country: ['NL', 'BE'] }, (r) => ['NL', 'BE'].includes(r.offer.brand.country)],
     ['dgsCountry=DE', { dgsCountry: ['DE'] }, (r) => r.offer.institution.dgs.country === 'DE'],
     ['withholding=reducible', { withholding: 'reducible' }, (r) => r.offer.withholding.kind === 'reducible'],
     ['promotions=only', { promotions: 'only' }, (r) => r.offer.promotion !== null],
@@ -198,18 +251,30 @@ describe('the list pipeline (what each filter means)', () => {
     ['payout=MONTHLY,OTHER', { payout: ['MONTHLY', 'OTHER'] }, (r) => ['MONTHLY', 'OTHER'].includes(r.offer.payout)],
     ['currentAccount=no', { currentAccount: 'no' }, (r) => !r.offer.currentAccountRequired],
     ['fees=none', { fees: 'none' }, (r) => r.offer.annualFee.isZero()],
-    ['earlyWithdrawal=allowed (deposits only)', { earlyWithdrawal: 'allowed' }, (r) => r.offer.type !== 'deposit' || r.offer.earlyWithdrawal],
-    ['noticeMax=60 (notice accounts only)', { noticeMax: 60 }, (r) => r.offer.type !== 'notice' || r.offer.noticeDays! <= 60],
+    [
+      'earlyWithdrawal=allowed (deposits only)',
+      { earlyWithdrawal: 'allowed' },
+      (r) => r.offer.type !== 'deposit' || r.offer.earlyWithdrawal,
+    ],
+    [
+      'noticeMax=60 (notice accounts only)',
+      { noticeMax: 60 },
+      (r) => r.offer.type !== 'notice' || r.offer.noticeDays! <= 60,
+    ],
     ['freshness=official', { freshness: 'official' }, (r) => r.offer.freshness.official],
     ['freshness=confirmed', { freshness: 'confirmed' }, (r) => r.offer.freshness.confirmed],
   ];
 
   it.each(cases)('%s keeps exactly the offers that satisfy it', (_name, q, holds) => {
     const everything = all();
-    const kept = list({ type: 'all', fullDgs: false, includeIneligible: true, pageSize: 500, ...q }).rows.map((r) => r.offer.id);
+    const kept = list({ type: 'all', fullDgs: false, includeIneligible: true, pageSize: 500, ...q }).rows.map(
+      (r) => r.offer.id,
+    );
     const expected = everything.filter(holds).map((r) => r.offer.id);
     expect(expected.length).toBeGreaterThan(0);
-    expect(expected.length).toBeLessThan(everything.length + (q.terms || q.termMin || q.earlyWithdrawal || q.noticeMax ? 1 : 0));
+    expect(expected.length).toBeLessThan(
+      everything.length + (q.terms || q.termMin || q.earlyWithdrawal || q.noticeMax ? 1 : 0),
+    );
     expect(new Set(kept)).toEqual(new Set(expected));
   });
 
@@ -217,23 +282,48 @@ describe('the list pipeline (what each filter means)', () => {
     const checked = catalog.offers.map((o) => o.freshness.checkedAt.getTime()).sort((a, b) => a - b);
     const median = checked[Math.floor(checked.length / 2)]!;
     const at = new Date(median + 86_400_000); // half the offers were checked in the day before
-    const rows = listProducts({ ...ctx(), now: at }, productQuery({ type: 'all', freshness: '24h', fullDgs: false, includeIneligible: true, pageSize: 500 })).rows;
+    const rows = listProducts(
+      { ...ctx(), now: at },
+      productQuery({ type: 'all', freshness: '24h', fullDgs: false, includeIneligible: true, pageSize: 500 }),
+    ).rows;
     const expected = catalog.offers.filter((o) => o.freshness.checkedAt.getTime() >= median).map((o) => o.id);
     expect(rows.map((r) => r.offer.id).sort()).toEqual(expected.sort());
     expect(expected.length).toBeLessThan(catalog.offers.length);
   });
 
   it('finds brands by id or name, in any case, and searches names without regard to accents', () => {
-    const offer = catalog.offers.find((o) => /[^\x00-\x7f]/.test(o.institution.name) || /[^\x00-\x7f]/.test(o.brand.name)) ?? catalog.offers[0]!;
-    const byId = list({ type: 'all', brand: offer.brand.id.toUpperCase(), fullDgs: false, includeIneligible: true, pageSize: 500 }).rows;
-    const byName = list({ type: 'all', brand: offer.brand.name.toLowerCase(), fullDgs: false, includeIneligible: true, pageSize: 500 }).rows;
+    const offer =
+      catalog.offers.find((o) => /[^\x00-\x7f]/.test(o.institution.name) || /[^\x00-\x7f]/.test(o.brand.name)) ??
+      catalog.offers[0]!;
+    const byId = list({
+      type: 'all',
+      brand: offer.brand.id.toUpperCase(),
+      fullDgs: false,
+      includeIneligible: true,
+      pageSize: 500,
+    }).rows;
+    const byName = list({
+      type: 'all',
+      brand: offer.brand.name.toLowerCase(),
+      fullDgs: false,
+      includeIneligible: true,
+      pageSize: 500,
+    }).rows;
     expect(byId.length).toBeGreaterThan(0);
     expect(byId.map((r) => r.offer.id)).toEqual(byName.map((r) => r.offer.id));
     for (const r of byId) expect(r.offer.brand.id).toBe(offer.brand.id);
 
     const plain = (s: string) => s.normalize('NFKD').replace(/\p{M}/gu, '');
-    const word = plain(offer.institution.name).split(/\s+/).find((w) => w.length >= 4)!;
-    const found = list({ type: 'all', zoek: word.toUpperCase(), fullDgs: false, includeIneligible: true, pageSize: 500 }).rows;
+    const word = plain(offer.institution.name)
+      .split(/\s+/)
+      .find((w) => w.length >= 4)!;
+    const found = list({
+      type: 'all',
+      zoek: word.toUpperCase(),
+      fullDgs: false,
+      includeIneligible: true,
+      pageSize: 500,
+    }).rows;
     expect(found.map((r) => r.offer.id)).toContain(offer.id);
     expect(list({ type: 'all', zoek: 'no such bank anywhere' }).total).toBe(0);
   });
@@ -249,13 +339,32 @@ describe('the list pipeline (numbers)', () => {
   it('gives each row the reference calculation, to the cent', () => {
     const amounts = ['1234.56', '50000', '99999.99', '250000'];
     for (const amount of amounts) {
-      for (const [type, horizon, promotions] of [['all', 12, 'include'], ['all', 7, 'exclude'], ['flexible', 36, 'include']] as const) {
-        const { items: rows } = list({ type, amount: new Decimal(amount), horizon, promotions, fullDgs: false, includeIneligible: true, pageSize: 500 });
+      for (const [type, horizon, promotions] of [
+        ['all', 12, 'include'],
+        ['all', 7, 'exclude'],
+        ['flexible', 36, 'include'],
+      ] as const) {
+        const { items: rows } = list({
+          type,
+          amount: new Decimal(amount),
+          horizon,
+          promotions,
+          fullDgs: false,
+          includeIneligible: true,
+          pageSize: 500,
+        });
         for (const r of rows) {
           // what the list was ranked on is what it shows
-          expect(r.calc.comparableYield.eq(r.yields.comparableYield) && r.calc.effectiveRate.eq(r.yields.effectiveRate)).toBe(true);
+          expect(
+            r.calc.comparableYield.eq(r.yields.comparableYield) && r.calc.effectiveRate.eq(r.yields.effectiveRate),
+          ).toBe(true);
           const months = r.offer.type === 'deposit' ? r.offer.termMonths! : horizon;
-          const reference = calculate({ amount: new Decimal(amount), months, promotions: promotions === 'exclude' ? 'exclude' : 'include', terms: r.offer.terms });
+          const reference = calculate({
+            amount: new Decimal(amount),
+            months,
+            promotions: promotions === 'exclude' ? 'exclude' : 'include',
+            terms: r.offer.terms,
+          });
           const { steps: _a, ...shown } = presentCalc(r.calc);
           const { steps: _b, ...expected } = presentCalc(reference);
           expect(shown).toEqual(expected);
@@ -269,8 +378,12 @@ describe('the list pipeline (numbers)', () => {
     for (const r of rows) {
       expect(r.covered.eq(r.dgs.covered)).toBe(true);
       expect(r.dgs.covered.plus(r.dgs.uncovered).eq(150000)).toBe(true);
-      expect(r.dgs.covered.eq(r.offer.institution.dgs.verified ? Decimal.min(150000, r.offer.institution.dgs.limit) : 0)).toBe(true);
-      expect(r.dgs.sharedWith).toEqual(r.offer.institution.brands.filter((b) => b.id !== r.offer.brand.id).map((b) => b.name));
+      expect(
+        r.dgs.covered.eq(r.offer.institution.dgs.verified ? Decimal.min(150000, r.offer.institution.dgs.limit) : 0),
+      ).toBe(true);
+      expect(r.dgs.sharedWith).toEqual(
+        r.offer.institution.brands.filter((b) => b.id !== r.offer.brand.id).map((b) => b.name),
+      );
     }
     expect(rows.some((r) => r.dgs.sharedWith.length > 0)).toBe(true);
   });

@@ -26,12 +26,26 @@ afterAll(async () => {
 /** A POST to /graphql over the network, chunked (no Content-Length) when asked. */
 function post(body: string, chunked = false): Promise<{ status: number; type: string; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path: '/graphql', method: 'POST', headers: { 'content-type': 'application/json', ...(chunked ? {} : { 'content-length': Buffer.byteLength(body) }) } }, (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode!, type: String(res.headers['content-type']), text }));
-    });
-    req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'EPIPE' || err.code === 'ECONNRESET' ? undefined : reject(err)));
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/graphql',
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(chunked ? {} : { 'content-length': Buffer.byteLength(body) }),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode!, type: String(res.headers['content-type']), text }));
+      },
+    );
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      err.code === 'EPIPE' || err.code === 'ECONNRESET' ? undefined : reject(err),
+    );
     if (chunked) for (let i = 0; i < body.length; i += 16 * 1024) req.write(body.slice(i, i + 16 * 1024));
     else req.write(body);
     req.end();
@@ -41,13 +55,24 @@ function post(body: string, chunked = false): Promise<{ status: number; type: st
 describe('request bodies', () => {
   it.each([
     ['a 1 MB query document', JSON.stringify({ query: `{ meta { dataVersion } } # ${'x'.repeat(1_000_000)}` }), false],
-    ['5 MB of variables', JSON.stringify({ query: '{ meta { dataVersion } }', variables: { junk: 'y'.repeat(5_000_000) } }), false],
-    ['200 KB sent chunked, without a length', JSON.stringify({ query: `{ meta { dataVersion } } # ${'z'.repeat(200_000)}` }), true],
+    [
+      '5 MB of variables',
+      JSON.stringify({ query: '{ meta { dataVersion } }', variables: { junk: 'y'.repeat(5_000_000) } }),
+      false,
+    ],
+    [
+      '200 KB sent chunked, without a length',
+      JSON.stringify({ query: `{ meta { dataVersion } } # ${'z'.repeat(200_000)}` }),
+      true,
+    ],
   ])('refuses %s with 413 problem+json', async (_what, body, chunked) => {
     const res = await post(body, chunked);
     expect(res.status).toBe(413);
     expect(res.type).toMatch(/^application\/problem\+json/);
-    expect(JSON.parse(res.text)).toMatchObject({ status: 413, detail: expect.stringContaining(String(MAX_BODY_BYTES)) });
+    expect(JSON.parse(res.text)).toMatchObject({
+      status: 413,
+      detail: expect.stringContaining(String(MAX_BODY_BYTES)),
+    });
   });
 
   it('takes a body just under the limit', async () => {
@@ -63,7 +88,11 @@ describe('documents', () => {
     const res = await post(JSON.stringify({ query: `{ ${fields} }` }));
     expect(res.status).toBe(400);
     const error = JSON.parse(res.text).errors[0];
-    expect(error.extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'tokens', max: OPERATION_LIMITS.tokens });
+    expect(error.extensions).toMatchObject({
+      code: 'QUERY_TOO_COMPLEX',
+      limit: 'tokens',
+      max: OPERATION_LIMITS.tokens,
+    });
   });
 });
 

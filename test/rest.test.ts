@@ -17,7 +17,10 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function getJson<T = any>(path: string, init?: RequestInit): Promise<{ status: number; headers: Headers; body: T }> {
+async function getJson<T = any>(
+  path: string,
+  init?: RequestInit,
+): Promise<{ status: number; headers: Headers; body: T }> {
   const res = await t.get(path, init);
   return { status: res.status, headers: res.headers, body: (await res.json()) as T };
 }
@@ -30,12 +33,62 @@ async function viaGraphql(query: string, variables?: Record<string, unknown>): P
 }
 
 const OFFER_KEYS = [
-  'id', 'name', 'type', 'brand', 'institution', 'channel', 'platform', 'termMonths', 'noticeDays', 'payout', 'minAmount', 'maxAmount', 'rateType',
-  'headlineRate', 'tierMode', 'tiers', 'promotion', 'openToNewCustomers', 'currentAccountRequired', 'annualFee', 'earlyWithdrawal', 'interestCompounds',
-  'withholding', 'freshness', 'sourceUrl', 'eligible', 'ineligibleReason', 'calc', 'dgs',
+  'id',
+  'name',
+  'type',
+  'brand',
+  'institution',
+  'channel',
+  'platform',
+  'termMonths',
+  'noticeDays',
+  'payout',
+  'minAmount',
+  'maxAmount',
+  'rateType',
+  'headlineRate',
+  'tierMode',
+  'tiers',
+  'promotion',
+  'openToNewCustomers',
+  'currentAccountRequired',
+  'annualFee',
+  'earlyWithdrawal',
+  'interestCompounds',
+  'withholding',
+  'freshness',
+  'sourceUrl',
+  'eligible',
+  'ineligibleReason',
+  'calc',
+  'dgs',
 ];
-const CALC_KEYS = ['amount', 'months', 'promotionApplied', 'nominalRate', 'grossInterest', 'withholdingTax', 'fees', 'netInterest', 'endBalance', 'comparableYield', 'effectiveRate', 'returnPerYear', 'steps'];
-const DGS_KEYS = ['scheme', 'country', 'limit', 'verified', 'covered', 'uncovered', 'coveredPercent', 'fullyCovered', 'sharedWith'];
+const CALC_KEYS = [
+  'amount',
+  'months',
+  'promotionApplied',
+  'nominalRate',
+  'grossInterest',
+  'withholdingTax',
+  'fees',
+  'netInterest',
+  'endBalance',
+  'comparableYield',
+  'effectiveRate',
+  'returnPerYear',
+  'steps',
+];
+const DGS_KEYS = [
+  'scheme',
+  'country',
+  'limit',
+  'verified',
+  'covered',
+  'uncovered',
+  'coveredPercent',
+  'fullyCovered',
+  'sharedWith',
+];
 const MONEY = /^-?\d+\.\d{2}$/;
 
 describe('GET /api/products', () => {
@@ -43,7 +96,20 @@ describe('GET /api/products', () => {
     const { status, headers, body } = await getJson('/api/products');
     expect(status).toBe(200);
     expect(headers.get('content-type')).toMatch(/^application\/json/);
-    expect(Object.keys(body)).toEqual(['items', 'total', 'hiddenByDgs', 'hiddenIneligible', 'facets', 'termCurve', 'typeMax', 'market', 'generatedAt', 'page', 'pageSize', 'pages']);
+    expect(Object.keys(body)).toEqual([
+      'items',
+      'total',
+      'hiddenByDgs',
+      'hiddenIneligible',
+      'facets',
+      'termCurve',
+      'typeMax',
+      'market',
+      'generatedAt',
+      'page',
+      'pageSize',
+      'pages',
+    ]);
     expect(body).toMatchObject({ page: 1, pageSize: 50, pages: Math.max(1, Math.ceil(body.total / 50)) });
     expect(body.items).toHaveLength(Math.min(50, body.total));
     for (const item of body.items) {
@@ -53,11 +119,20 @@ describe('GET /api/products', () => {
       expect(item.type).toBe('flexible');
       expect(item.calc).toMatchObject({ amount: '50000.00', months: 12, steps: [] });
       expect(item.dgs.fullyCovered).toBe(true);
-      for (const key of ['grossInterest', 'netInterest', 'comparableYield', 'returnPerYear']) expect(item.calc[key]).toMatch(MONEY);
+      for (const key of ['grossInterest', 'netInterest', 'comparableYield', 'returnPerYear'])
+        expect(item.calc[key]).toMatch(MONEY);
     }
     const returns = body.items.map((i: any) => Number(i.calc.returnPerYear));
     expect(returns).toEqual([...returns].sort((a, b) => b - a));
-    expect(Object.keys(body.facets)).toEqual(['type', 'channel', 'country', 'dgsCountry', 'payout', 'term', 'withholding']);
+    expect(Object.keys(body.facets)).toEqual([
+      'type',
+      'channel',
+      'country',
+      'dgsCountry',
+      'payout',
+      'term',
+      'withholding',
+    ]);
     expect(Object.keys(body.typeMax)).toEqual(['flexible', 'notice', 'deposit']);
     expect(Object.keys(body.market)).toEqual(['offers', 'institutions', 'verifiedDgs', 'best']);
     expect(Object.keys(body.market.best)).toEqual(['flexible', 'notice', 'deposit12', 'deposit60']);
@@ -96,21 +171,38 @@ describe('GET /api/products', () => {
   it.each(cases)('?%s is products(%s)', async (query, args) => {
     const rest = await getJson(`/api/products?${query}`);
     expect(rest.status).toBe(200);
-    const graphql = await viaGraphql(`{ products(${args}) { total hiddenByDgs hiddenIneligible items { id calc { amount months netInterest returnPerYear } eligible } } }`);
-    expect({ total: rest.body.total, hiddenByDgs: rest.body.hiddenByDgs, hiddenIneligible: rest.body.hiddenIneligible }).toEqual({
+    const graphql = await viaGraphql(
+      `{ products(${args}) { total hiddenByDgs hiddenIneligible items { id calc { amount months netInterest returnPerYear } eligible } } }`,
+    );
+    expect({
+      total: rest.body.total,
+      hiddenByDgs: rest.body.hiddenByDgs,
+      hiddenIneligible: rest.body.hiddenIneligible,
+    }).toEqual({
       total: graphql.products.total,
       hiddenByDgs: graphql.products.hiddenByDgs,
       hiddenIneligible: graphql.products.hiddenIneligible,
     });
-    expect(rest.body.items.map((i: any) => ({ id: i.id, calc: { amount: i.calc.amount, months: i.calc.months, netInterest: i.calc.netInterest, returnPerYear: i.calc.returnPerYear }, eligible: i.eligible }))).toEqual(
-      graphql.products.items,
-    );
+    expect(
+      rest.body.items.map((i: any) => ({
+        id: i.id,
+        calc: {
+          amount: i.calc.amount,
+          months: i.calc.months,
+          netInterest: i.calc.netInterest,
+          returnPerYear: i.calc.returnPerYear,
+        },
+        eligible: i.eligible,
+      })),
+    ).toEqual(graphql.products.items);
   });
 
   it('finds a brand by id or by name', async () => {
     const offer = t.app.services.store.current().offers[0]!;
     const byId = await getJson(`/api/products?type=all&brand=${offer.brand.id}&fullDgs=false`);
-    const byName = await getJson(`/api/products?type=all&brand=${encodeURIComponent(offer.brand.name.toUpperCase())}&fullDgs=false`);
+    const byName = await getJson(
+      `/api/products?type=all&brand=${encodeURIComponent(offer.brand.name.toUpperCase())}&fullDgs=false`,
+    );
     expect(byId.body.total).toBeGreaterThan(0);
     expect(byName.body.items.map((i: any) => i.id)).toEqual(byId.body.items.map((i: any) => i.id));
     for (const item of byId.body.items) expect(item.brand.id).toBe(offer.brand.id);
@@ -162,12 +254,20 @@ describe('GET /api/products', () => {
     ['pageSize=501', ['pageSize']],
     ['pageSize=0', ['pageSize']],
     ['amount=1&amount=2', ['amount']],
-    ['amount=-1&horizon=0&type=x&page=0&pageSize=9999&termMin=9&termMax=3', ['amount', 'horizon', 'type', 'page', 'pageSize', 'termMin']],
+    [
+      'amount=-1&horizon=0&type=x&page=0&pageSize=9999&termMin=9&termMax=3',
+      ['amount', 'horizon', 'type', 'page', 'pageSize', 'termMin'],
+    ],
   ])('?%s is a 400 naming %j', async (query, parameters) => {
     const { status, headers, body } = await getJson(`/api/products?${query}`);
     expect(status).toBe(400);
     expect(headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(body).toMatchObject({ type: expect.any(String), title: expect.any(String), status: 400, detail: expect.any(String) });
+    expect(body).toMatchObject({
+      type: expect.any(String),
+      title: expect.any(String),
+      status: 400,
+      detail: expect.any(String),
+    });
     expect(body.errors.map((e: { parameter: string }) => e.parameter).sort()).toEqual([...parameters].sort());
     for (const e of body.errors) expect(e.message.length).toBeGreaterThan(5);
   });
@@ -184,7 +284,7 @@ describe('paging (contract §11.3)', () => {
     return out;
   }
 
-  it('links first, prev, next and last from the request\'s own query, only those that exist', async () => {
+  it("links first, prev, next and last from the request's own query, only those that exist", async () => {
     const query = 'type=all&terms[]=12&terms[]=24&fullDgs=false&pageSize=5&utm_source=feed';
     const first = await getJson(`/api/products?${query}`);
     const { pages, total } = first.body;
@@ -227,7 +327,7 @@ describe('paging (contract §11.3)', () => {
     expect(l.prev!.get('page')).toBe(String(beyond.body.pages));
   });
 
-  it('links the rate-plan listing, but not one offer\'s plans', async () => {
+  it("links the rate-plan listing, but not one offer's plans", async () => {
     const listing = await getJson('/api/rates/history?pageSize=10&page=3');
     expect(listing.body).toMatchObject({ page: 3, pageSize: 10, pages: Math.ceil(listing.body.total / 10) });
     expect(Object.keys(links(listing.headers.get('link')))).toEqual(['first', 'prev', 'next', 'last']);
@@ -256,25 +356,26 @@ describe('multi-value parameters in the forms clients send (contract §11.1)', (
   ];
   const base = 'type=all&fullDgs=false&amount=20000';
 
-  it.each(LISTS.flatMap(([name, values]) => FORMS.map(([form, write]) => [name, form, write(name, values), values] as const)))(
-    '%s %s (%s) is the comma-separated list',
-    async (name, _form, query, values) => {
-      const comma = await t.get(`/api/products?${base}&${name}=${values.join(',')}`);
-      const other = await t.get(`/api/products?${base}&${query}`);
-      expect(other.status).toBe(200);
-      const [a, b] = [await comma.text(), await other.text()];
-      expect(b).toBe(a);
-      const all = (await getJson(`/api/products?${base}`)).body.total;
-      expect((JSON.parse(a) as { total: number }).total).toBeLessThan(all); // the filter did narrow the list
-      const csvComma = await (await t.get(`/api/products/export?${base}&${name}=${values.join(',')}`)).text();
-      const csvOther = await t.get(`/api/products/export?${base}&${query}`);
-      expect(csvOther.status).toBe(200);
-      expect(await csvOther.text()).toBe(csvComma);
-    },
-  );
+  it.each(
+    LISTS.flatMap(([name, values]) => FORMS.map(([form, write]) => [name, form, write(name, values), values] as const)),
+  )('%s %s (%s) is the comma-separated list', async (name, _form, query, values) => {
+    const comma = await t.get(`/api/products?${base}&${name}=${values.join(',')}`);
+    const other = await t.get(`/api/products?${base}&${query}`);
+    expect(other.status).toBe(200);
+    const [a, b] = [await comma.text(), await other.text()];
+    expect(b).toBe(a);
+    const all = (await getJson(`/api/products?${base}`)).body.total;
+    expect((JSON.parse(a) as { total: number }).total).toBeLessThan(all); // the filter did narrow the list
+    const csvComma = await (await t.get(`/api/products/export?${base}&${name}=${values.join(',')}`)).text();
+    const csvOther = await t.get(`/api/products/export?${base}&${query}`);
+    expect(csvOther.status).toBe(200);
+    expect(await csvOther.text()).toBe(csvComma);
+  });
 
-  it('narrows axios\'s default terms[]=12&terms[]=24 to 12- and 24-month deposits', async () => {
-    const { body } = await getJson(axios.getUri({ url: '/api/products', params: { type: 'all', terms: [12, 24], pageSize: 500 } }));
+  it("narrows axios's default terms[]=12&terms[]=24 to 12- and 24-month deposits", async () => {
+    const { body } = await getJson(
+      axios.getUri({ url: '/api/products', params: { type: 'all', terms: [12, 24], pageSize: 500 } }),
+    );
     const deposits = body.items.filter((i: any) => i.type === 'deposit');
     expect(deposits.length).toBeGreaterThan(0);
     expect(new Set(deposits.map((i: any) => i.termMonths))).toEqual(new Set([12, 24]));
@@ -285,7 +386,9 @@ describe('multi-value parameters in the forms clients send (contract §11.1)', (
     ['type[]=deposit', 'type=deposit'],
     ['amount=1000&foo[]=1&bar[0]=2', 'amount=1000'],
   ])('reads %s as %s', async (odd, plain) => {
-    expect(await (await t.get(`/api/products?${odd}`)).text()).toBe(await (await t.get(`/api/products?${plain}`)).text());
+    expect(await (await t.get(`/api/products?${odd}`)).text()).toBe(
+      await (await t.get(`/api/products?${plain}`)).text(),
+    );
   });
 
   it.each([
@@ -309,13 +412,56 @@ describe('GET /api/products/{id}', () => {
     expect(Object.keys(body)).toEqual(['offer', 'history', 'sources', 'events', 'sameLicence']);
     expect(body.offer.calc).toMatchObject({ amount: '50000.00', months: 12 });
     expect(body.offer.calc.steps).toHaveLength(12);
-    expect(Object.keys(body.offer.calc.steps[0])).toEqual(['month', 'openingBalance', 'rate', 'interest', 'credited', 'withholding', 'closingBalance']);
-    expect(Object.keys(body.history[0])).toEqual(['id', 'offerId', 'offer', 'validFrom', 'validTo', 'observedAt', 'headlineRate', 'rateType', 'tierMode', 'tiers', 'promotion', 'sourceId']);
-    expect(Object.keys(body.events[0])).toEqual(['id', 'kind', 'at', 'offerId', 'brandId', 'institutionId', 'summary', 'from', 'to', 'impact']);
-    expect(Object.keys(body.sources[0])).toEqual(['id', 'name', 'kind', 'url', 'status', 'lastCheckedAt', 'lastSuccessAt', 'lastError']);
+    expect(Object.keys(body.offer.calc.steps[0])).toEqual([
+      'month',
+      'openingBalance',
+      'rate',
+      'interest',
+      'credited',
+      'withholding',
+      'closingBalance',
+    ]);
+    expect(Object.keys(body.history[0])).toEqual([
+      'id',
+      'offerId',
+      'offer',
+      'validFrom',
+      'validTo',
+      'observedAt',
+      'headlineRate',
+      'rateType',
+      'tierMode',
+      'tiers',
+      'promotion',
+      'sourceId',
+    ]);
+    expect(Object.keys(body.events[0])).toEqual([
+      'id',
+      'kind',
+      'at',
+      'offerId',
+      'brandId',
+      'institutionId',
+      'summary',
+      'from',
+      'to',
+      'impact',
+    ]);
+    expect(Object.keys(body.sources[0])).toEqual([
+      'id',
+      'name',
+      'kind',
+      'url',
+      'status',
+      'lastCheckedAt',
+      'lastSuccessAt',
+      'lastError',
+    ]);
     const custom = await getJson(`/api/products/${offer.id}?amount=2500.5&horizon=3`);
     expect(custom.body.offer.calc).toMatchObject({ amount: '2500.50', months: 3 });
-    expect(custom.body).toEqual(await viaGraphql(`query($id: ID!) { product(id: $id, amount: "2500.5", horizon: 3) {
+    expect(custom.body).toEqual(
+      await viaGraphql(
+        `query($id: ID!) { product(id: $id, amount: "2500.5", horizon: 3) {
       offer { ${OFFER_KEYS.filter((k) => !['brand', 'institution', 'tiers', 'promotion', 'withholding', 'freshness', 'calc', 'dgs'].includes(k)).join(' ')}
         brand { id name country } institution { id name country } tiers { from to rate } promotion { kind rate months maxBalance }
         withholding { kind rate reducedRate } freshness { checkedAt official confirmed }
@@ -327,7 +473,10 @@ describe('GET /api/products/{id}', () => {
       sameLicence { ${OFFER_KEYS.filter((k) => !['brand', 'institution', 'tiers', 'promotion', 'withholding', 'freshness', 'calc', 'dgs'].includes(k)).join(' ')}
         brand { id name country } institution { id name country } tiers { from to rate } promotion { kind rate months maxBalance }
         withholding { kind rate reducedRate } freshness { checkedAt official confirmed }
-        calc { ${CALC_KEYS.filter((k) => k !== 'steps').join(' ')} steps { month } } dgs { ${DGS_KEYS.join(' ')} } } } }`, { id: offer.id }).then((d) => d.product));
+        calc { ${CALC_KEYS.filter((k) => k !== 'steps').join(' ')} steps { month } } dgs { ${DGS_KEYS.join(' ')} } } } }`,
+        { id: offer.id },
+      ).then((d) => d.product),
+    );
   });
 
   it('is a 404 problem for an unknown offer, and a 400 for bad parameters', async () => {
@@ -349,13 +498,19 @@ describe('the other endpoints', () => {
     expect(Object.keys(body.items[0])).toEqual(['id', 'name', 'country', 'lei', 'dgs', 'brands']);
     expect(Object.keys(body.items[0].dgs)).toEqual(['scheme', 'country', 'limit', 'verified', 'source', 'verifiedAt']);
     expect(Object.keys(body.items[0].brands[0])).toEqual(['id', 'name', 'country', 'website']);
-    expect(body).toEqual(await viaGraphql('{ institutions { items { id name country lei dgs { scheme country limit verified source verifiedAt } brands { id name country website } } } }').then((d) => d.institutions));
+    expect(body).toEqual(
+      await viaGraphql(
+        '{ institutions { items { id name country lei dgs { scheme country limit verified source verifiedAt } brands { id name country website } } } }',
+      ).then((d) => d.institutions),
+    );
   });
 
   it('GET /api/changes: 50 by default, limit otherwise', async () => {
     const { body } = await getJson('/api/changes');
     expect(body.items).toHaveLength(50);
-    expect(body.items[0].kind).toMatch(/^(rate_up|rate_down|promotion_start|promotion_end|new_offer|removed_offer|dgs_change)$/);
+    expect(body.items[0].kind).toMatch(
+      /^(rate_up|rate_down|promotion_start|promotion_end|new_offer|removed_offer|dgs_change)$/,
+    );
     expect((await getJson('/api/changes?limit=3')).body.items).toHaveLength(3);
     expect((await getJson('/api/changes?limit=0')).status).toBe(400);
     expect((await getJson('/api/changes?limit=501')).status).toBe(400);
@@ -376,7 +531,9 @@ describe('the other endpoints', () => {
     expect((await getJson('/api/rates/history?view=market&days=7')).body.items).toHaveLength(7);
     const filtered = await getJson(`/api/rates/history?type=deposit&brand=${offer.brand.id}&page=1&pageSize=5`);
     expect(filtered.body).toEqual(
-      await viaGraphql(`{ rateHistory(type: DEPOSIT, brand: "${offer.brand.id}", page: 1, pageSize: 5) { items { id offerId offer { id name brand { id name country } } validFrom validTo observedAt headlineRate rateType tierMode tiers { from to rate } promotion { kind rate months maxBalance } sourceId } total page pageSize pages } }`).then((d) => d.rateHistory),
+      await viaGraphql(
+        `{ rateHistory(type: DEPOSIT, brand: "${offer.brand.id}", page: 1, pageSize: 5) { items { id offerId offer { id name brand { id name country } } validFrom validTo observedAt headlineRate rateType tierMode tiers { from to rate } promotion { kind rate months maxBalance } sourceId } total page pageSize pages } }`,
+      ).then((d) => d.rateHistory),
     );
     expect((await getJson('/api/rates/history?offerId=nope')).status).toBe(404);
     const bad = await getJson('/api/rates/history?view=table&days=0&limit=501&pageSize=0&type=bond');
@@ -413,21 +570,24 @@ describe('the numbers agree (contract §11.2)', () => {
   // The meta summary's `stale` and health's `checks.data` are one rule: around the maximum age, to the
   // millisecond, they never disagree (they did for the second after it: one compared milliseconds, the
   // other whole seconds).
-  it.each([-1_000, -1, 0, 1, 500, 999, 1_000, 1_001, 86_400_000])('say the same of the data %i ms past its maximum age', async (past) => {
-    const observed = t.app.services.store.current().lastObservedAt!;
-    const now = t.clock.now;
-    t.clock.now = new Date(observed.getTime() + t.config.maxDataAgeSeconds * 1000 + past);
-    try {
-      // POST: never a cached answer (a GET of the summary is reused within its minute)
-      const meta = ((await t.graphql<{ meta: { stale: boolean } }>('{ meta { stale } }')).body.data!).meta;
-      const health = await getJson('/api/health');
-      expect(meta.stale).toBe(health.body.checks.data !== 'ok');
-      expect(meta.stale).toBe(past >= 1_000); // whole seconds: stale once a full second past the maximum
-      expect(health.status).toBe(meta.stale ? 503 : 200);
-    } finally {
-      t.clock.now = now;
-    }
-  });
+  it.each([-1_000, -1, 0, 1, 500, 999, 1_000, 1_001, 86_400_000])(
+    'say the same of the data %i ms past its maximum age',
+    async (past) => {
+      const observed = t.app.services.store.current().lastObservedAt!;
+      const now = t.clock.now;
+      t.clock.now = new Date(observed.getTime() + t.config.maxDataAgeSeconds * 1000 + past);
+      try {
+        // POST: never a cached answer (a GET of the summary is reused within its minute)
+        const meta = (await t.graphql<{ meta: { stale: boolean } }>('{ meta { stale } }')).body.data!.meta;
+        const health = await getJson('/api/health');
+        expect(meta.stale).toBe(health.body.checks.data !== 'ok');
+        expect(meta.stale).toBe(past >= 1_000); // whole seconds: stale once a full second past the maximum
+        expect(health.status).toBe(meta.stale ? 503 : 200);
+      } finally {
+        t.clock.now = now;
+      }
+    },
+  );
 
   it('shows, in every detail, the last balance as end balance + fees when interest compounds and the amount when it is paid out', async () => {
     const offers = t.app.services.store.current().offers;
@@ -468,7 +628,14 @@ describe('HTTP behaviour', () => {
   });
 
   it('gives every 200 a weak ETag: JSON, CSV and the OpenAPI document', async () => {
-    for (const path of ['/api/institutions', '/api/products/export', '/api/openapi.json', '/api/changes', '/api/meta/last-updated', '/api/rates/history?view=market']) {
+    for (const path of [
+      '/api/institutions',
+      '/api/products/export',
+      '/api/openapi.json',
+      '/api/changes',
+      '/api/meta/last-updated',
+      '/api/rates/history?view=market',
+    ]) {
       const res = await t.get(path);
       expect(res.status, path).toBe(200);
       expect(res.headers.get('etag'), path).toMatch(/^W\/".+"$/);
@@ -490,18 +657,30 @@ describe('HTTP behaviour', () => {
 
   it('answers a CORS preflight, so browsers may send If-None-Match', async () => {
     const res = await t.app.fetch(
-      new Request('http://test.local/api/products', { method: 'OPTIONS', headers: { origin: 'https://example.org', 'access-control-request-method': 'GET', 'access-control-request-headers': 'if-none-match' } }),
+      new Request('http://test.local/api/products', {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'https://example.org',
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'if-none-match',
+        },
+      }),
     );
     expect(res.status).toBeLessThan(300);
     expect(res.headers.get('access-control-allow-origin')).toBeTruthy();
   });
 
-  it.each(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])('answers %s on an API path with 405 and Allow: GET, HEAD', async (method) => {
-    const res = await t.app.fetch(new Request('http://test.local/api/products', { method, body: method === 'POST' ? '{}' : undefined }));
-    expect(res.status).toBe(405);
-    expect(res.headers.get('allow')).toBe('GET, HEAD');
-    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  });
+  it.each(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])(
+    'answers %s on an API path with 405 and Allow: GET, HEAD',
+    async (method) => {
+      const res = await t.app.fetch(
+        new Request('http://test.local/api/products', { method, body: method === 'POST' ? '{}' : undefined }),
+      );
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('GET, HEAD');
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    },
+  );
 
   it('answers unknown paths with a 404 problem', async () => {
     for (const path of ['/api/nothing', '/api/products/abc/def', '/nothing', '/graphiql/evil.js']) {
@@ -527,8 +706,12 @@ describe('HTTP behaviour', () => {
   });
 
   it('echoes a sane X-Request-Id and makes one up otherwise', async () => {
-    expect((await t.get('/api/health', { headers: { 'x-request-id': 'abc-123' } })).headers.get('x-request-id')).toBe('abc-123');
-    expect((await t.get('/api/health', { headers: { 'x-request-id': 'evil\u0001id' } })).headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await t.get('/api/health', { headers: { 'x-request-id': 'abc-123' } })).headers.get('x-request-id')).toBe(
+      'abc-123',
+    );
+    expect(
+      (await t.get('/api/health', { headers: { 'x-request-id': 'evil\u0001id' } })).headers.get('x-request-id'),
+    ).toMatch(/^[0-9a-f-]{36}$/);
     expect((await t.get('/api/nothing')).headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -536,7 +719,9 @@ describe('HTTP behaviour', () => {
     const query = encodeURIComponent('{ changes(limit: 2) { items { id } } }');
     const first = await t.get(`/graphql?query=${query}`);
     expect(first.headers.get('etag')).toMatch(/^W\//);
-    expect((await t.get(`/graphql?query=${query}`, { headers: { 'if-none-match': first.headers.get('etag')! } })).status).toBe(304);
+    expect(
+      (await t.get(`/graphql?query=${query}`, { headers: { 'if-none-match': first.headers.get('etag')! } })).status,
+    ).toBe(304);
   });
 });
 
@@ -586,9 +771,27 @@ describe('GET /api/products/export', () => {
 
   it('guards text cells against formula injection', () => {
     const item: ExportItem = {
-      id: 'x', name: '=HYPERLINK("http://evil")', type: 'flexible', brand: { name: '+cmd', country: 'NL' }, termMonths: null, noticeDays: null,
-      channel: 'direct', headlineRate: '-0.50', minAmount: '1.00', maxAmount: null, payout: 'MONTHLY', withholding: { kind: 'none' },
-      freshness: { checkedAt: '2026-11-20T05:00:00.000Z' }, calc: { comparableYield: '-0.50', effectiveRate: '-0.50', returnPerYear: '-250.00', grossInterest: '-250.00', netInterest: '-250.00', endBalance: '49750.00' },
+      id: 'x',
+      name: '=HYPERLINK("http://evil")',
+      type: 'flexible',
+      brand: { name: '+cmd', country: 'NL' },
+      termMonths: null,
+      noticeDays: null,
+      channel: 'direct',
+      headlineRate: '-0.50',
+      minAmount: '1.00',
+      maxAmount: null,
+      payout: 'MONTHLY',
+      withholding: { kind: 'none' },
+      freshness: { checkedAt: '2026-11-20T05:00:00.000Z' },
+      calc: {
+        comparableYield: '-0.50',
+        effectiveRate: '-0.50',
+        returnPerYear: '-250.00',
+        grossInterest: '-250.00',
+        netInterest: '-250.00',
+        endBalance: '49750.00',
+      },
       dgs: { country: 'NL', covered: '50000.00', uncovered: '0.00' },
     };
     const row = csvRow(item);
@@ -608,7 +811,34 @@ describe('GET /api/openapi.json and /api/docs', () => {
     const result = await validate(structuredClone(body));
     expect(result.valid, JSON.stringify(result)).toBe(true);
     const spec: Record<string, string[]> = {
-      '/api/products': ['amount', 'horizon', 'type', 'terms', 'termMin', 'termMax', 'channel', 'country', 'dgsCountry', 'fullDgs', 'withholding', 'promotions', 'newCustomers', 'payout', 'currentAccount', 'fees', 'earlyWithdrawal', 'noticeMax', 'freshness', 'includeIneligible', 'sort', 'brand', 'zoek', 'order', 'page', 'pageSize'],
+      '/api/products': [
+        'amount',
+        'horizon',
+        'type',
+        'terms',
+        'termMin',
+        'termMax',
+        'channel',
+        'country',
+        'dgsCountry',
+        'fullDgs',
+        'withholding',
+        'promotions',
+        'newCustomers',
+        'payout',
+        'currentAccount',
+        'fees',
+        'earlyWithdrawal',
+        'noticeMax',
+        'freshness',
+        'includeIneligible',
+        'sort',
+        'brand',
+        'zoek',
+        'order',
+        'page',
+        'pageSize',
+      ],
       '/api/products/{id}': ['id', 'amount', 'horizon'],
       '/api/products/export': ['amount', 'type', 'sort'],
       '/api/institutions': [],
@@ -625,7 +855,9 @@ describe('GET /api/openapi.json and /api/docs', () => {
       for (const name of names) expect(params, `${path} ${name}`).toContain(name);
       expect(Object.keys(op.responses), path).toEqual(expect.arrayContaining(['200', '304', '405']));
       if (names.length > 0) {
-        const bad = op.responses['400'].$ref ? body.components.responses[op.responses['400'].$ref.split('/').pop()] : op.responses['400'];
+        const bad = op.responses['400'].$ref
+          ? body.components.responses[op.responses['400'].$ref.split('/').pop()]
+          : op.responses['400'];
         expect(bad.content['application/problem+json'], path).toBeDefined();
       }
     }
@@ -637,8 +869,15 @@ describe('GET /api/openapi.json and /api/docs', () => {
     expect(products.terms).toMatchObject({ type: 'array', items: { type: 'integer', minimum: 1, maximum: 600 } });
     expect(products.pageSize).toMatchObject({ default: 50, minimum: 1, maximum: 500 });
     expect(products.fullDgs).toMatchObject({ type: 'boolean', default: true });
-    const history = Object.fromEntries(body.paths['/api/rates/history'].get.parameters.map((p: any) => [p.name, p.schema]));
-    expect(history).toMatchObject({ limit: { default: 100, maximum: 500 }, pageSize: { default: 100 }, days: { default: 90, maximum: 3650 }, view: { enum: ['plans', 'market'], default: 'plans' } });
+    const history = Object.fromEntries(
+      body.paths['/api/rates/history'].get.parameters.map((p: any) => [p.name, p.schema]),
+    );
+    expect(history).toMatchObject({
+      limit: { default: 100, maximum: 500 },
+      pageSize: { default: 100 },
+      days: { default: 90, maximum: 3650 },
+      view: { enum: ['plans', 'market'], default: 'plans' },
+    });
     expect(body.paths['/api/products/export'].get.responses['200'].content['text/csv']).toBeDefined();
     expect(body.paths['/api/health'].get.responses['503']).toBeDefined();
     expect(body.paths['/api/products/{id}'].get.responses['404']).toBeDefined();
@@ -656,7 +895,7 @@ describe('GET /api/openapi.json and /api/docs', () => {
 });
 
 describe('the calculation guide', () => {
-  it('is where the schema\'s Calc description says, as a page of the service', async () => {
+  it("is where the schema's Calc description says, as a page of the service", async () => {
     const calc = schema.getType('Calc')!.description!;
     const link = /(\/api\/docs\/[\w/-]+)/.exec(calc)?.[1];
     expect(link).toBeDefined();

@@ -33,28 +33,42 @@ const KINDS: [string, string, RequestInit?][] = [
   ['the OpenAPI document', '/api/openapi.json'],
   ['Prometheus metrics', '/metrics'],
   ['GraphQL', '/graphql?query=%7Bmeta%7BdataVersion%7D%7D', { headers: { accept: 'application/json' } }],
-  ['a GraphQL POST', '/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ meta { stale } }"}' }],
+  [
+    'a GraphQL POST',
+    '/graphql',
+    { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ meta { stale } }"}' },
+  ],
   ['a GraphiQL asset', '/graphiql/start.js'],
-  ['a preflight', '/graphql', { method: 'OPTIONS', headers: { origin: 'https://x.example', 'access-control-request-method': 'POST' } }],
+  [
+    'a preflight',
+    '/graphql',
+    { method: 'OPTIONS', headers: { origin: 'https://x.example', 'access-control-request-method': 'POST' } },
+  ],
 ];
 
 describe('every kind of answer', () => {
-  it.each(KINDS)('%s carries nosniff and a Referrer-Policy (and no CSP unless it is HTML)', async (what, path, init) => {
-    const url = `${base}${path.replace('OFFER', t.app.services.store.current().offers[0]!.id)}`;
-    for (const attempt of ['first', 'again']) {
-      const res = await fetch(url, init);
-      await res.arrayBuffer();
-      expect(res.headers.get('x-content-type-options'), `${what} (${attempt})`).toBe('nosniff');
-      expect(res.headers.get('referrer-policy'), `${what} (${attempt})`).toBe('no-referrer');
-      expect(res.headers.get('content-security-policy'), what).toBeNull();
-      const etag = res.headers.get('etag');
-      if (etag && attempt === 'again' && res.headers.get('cache-control') !== 'no-store') {
-        const notModified = await fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), 'if-none-match': etag } });
-        expect(notModified.status).toBe(304);
-        expect(notModified.headers.get('x-content-type-options'), `${what} (304)`).toBe('nosniff');
+  it.each(KINDS)(
+    '%s carries nosniff and a Referrer-Policy (and no CSP unless it is HTML)',
+    async (what, path, init) => {
+      const url = `${base}${path.replace('OFFER', t.app.services.store.current().offers[0]!.id)}`;
+      for (const attempt of ['first', 'again']) {
+        const res = await fetch(url, init);
+        await res.arrayBuffer();
+        expect(res.headers.get('x-content-type-options'), `${what} (${attempt})`).toBe('nosniff');
+        expect(res.headers.get('referrer-policy'), `${what} (${attempt})`).toBe('no-referrer');
+        expect(res.headers.get('content-security-policy'), what).toBeNull();
+        const etag = res.headers.get('etag');
+        if (etag && attempt === 'again' && res.headers.get('cache-control') !== 'no-store') {
+          const notModified = await fetch(url, {
+            ...init,
+            headers: { ...(init?.headers as Record<string, string>), 'if-none-match': etag },
+          });
+          expect(notModified.status).toBe(304);
+          expect(notModified.headers.get('x-content-type-options'), `${what} (304)`).toBe('nosniff');
+        }
       }
-    }
-  });
+    },
+  );
 });
 
 const PAGES: [string, string, RequestInit?][] = [
@@ -65,11 +79,17 @@ const PAGES: [string, string, RequestInit?][] = [
 
 /** The origins a CSP lets a page load from: only 'self' (and, for GraphiQL's editor, inline styles and data: fonts). */
 function onlyThisOrigin(csp: string) {
-  const directives = Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values]));
+  const directives = Object.fromEntries(
+    csp
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([name, ...values]) => [name, values]),
+  );
   expect(directives['default-src']).toEqual(["'self'"]);
   expect(directives['script-src']).toEqual(["'self'"]);
   expect(directives['frame-ancestors']).toEqual(["'none'"]);
-  for (const values of Object.values(directives)) for (const v of values as string[]) expect(v).not.toMatch(/^(https?:|\*|'unsafe-eval')/);
+  for (const values of Object.values(directives))
+    for (const v of values as string[]) expect(v).not.toMatch(/^(https?:|\*|'unsafe-eval')/);
   return directives;
 }
 
@@ -94,7 +114,9 @@ describe('every HTML page', () => {
     it.each(PAGES)('%s shows without a CSP violation or console error', async (_what, path) => {
       const context = await browser.newContext();
       await context.addInitScript(() => {
-        document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));
+        document.addEventListener('securitypolicyviolation', (e) =>
+          console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`),
+        );
       });
       const page = await context.newPage();
       const problems: string[] = [];

@@ -36,7 +36,14 @@ async function startService(env: NodeJS.ProcessEnv): Promise<Service> {
   const port = await freePort();
   let output = '';
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: String(GRACE_MS), ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      SHUTDOWN_GRACE_MS: String(GRACE_MS),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
@@ -45,7 +52,10 @@ async function startService(env: NodeJS.ProcessEnv): Promise<Service> {
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 100_000;
   for (;;) {
-    const status = await fetch(`${base}/api/health`).then((r) => r.status, () => 0);
+    const status = await fetch(`${base}/api/health`).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) break;
     if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the service did not start:\n${output}`);
     await new Promise((r) => setTimeout(r, 250));
@@ -57,7 +67,10 @@ async function startService(env: NodeJS.ProcessEnv): Promise<Service> {
 async function ingestWithCli(snapshot: Snapshot, env: NodeJS.ProcessEnv): Promise<void> {
   const file = path.join(await mkdtemp(path.join(os.tmpdir(), 'stream-ingest-')), 'snapshot.json');
   await writeFile(file, JSON.stringify(snapshot));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/ingest/cli.ts', file], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/ingest/cli.ts', file], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
@@ -73,7 +86,13 @@ function rateChange(days: number): { snapshot: Snapshot; offerId: string } {
   snapshot.observedAt = new Date(Date.parse(snapshot.observedAt) + 3_600_000).toISOString();
   const offer = snapshot.offers.find((o) => o.type === 'flexible')!;
   const rate = (Number(offer.plan.headlineRate) + 0.41).toFixed(2);
-  offer.plan = { ...offer.plan, headlineRate: rate, tierMode: 'whole', tiers: [{ from: '0.00', to: null, rate }], promotion: null };
+  offer.plan = {
+    ...offer.plan,
+    headlineRate: rate,
+    tierMode: 'whole',
+    tiers: [{ from: '0.00', to: null, rate }],
+    promotion: null,
+  };
   return { snapshot, offerId: offer.id };
 }
 
@@ -95,7 +114,8 @@ async function openSubscription(base: string): Promise<SseReader> {
   return readSse(res.body!);
 }
 
-const nextEvent = (sse: SseReader) => sse.until((m) => m.data !== undefined && m.event !== 'complete', 20_000).then((ms) => ms.at(-1)!);
+const nextEvent = (sse: SseReader) =>
+  sse.until((m) => m.data !== undefined && m.event !== 'complete', 20_000).then((ms) => ms.at(-1)!);
 
 describe('one service on the embedded database', () => {
   const DAYS = 3;
@@ -105,7 +125,13 @@ describe('one service on the embedded database', () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'stream-lifecycle-'));
     // Two workers: the streams are spread over them, each worker's publisher woken by its own reload.
-    service = await startService({ DATA_DIR: dataDir, DATABASE_URL: '', SAMPLE_DAYS: String(DAYS), RELOAD_POLL_MS: '300', WORKERS: '2' });
+    service = await startService({
+      DATA_DIR: dataDir,
+      DATABASE_URL: '',
+      SAMPLE_DAYS: String(DAYS),
+      RELOAD_POLL_MS: '300',
+      WORKERS: '2',
+    });
   }, 120_000);
   afterAll(() => {
     if (service?.child.exitCode === null) service.child.kill('SIGKILL');
@@ -122,7 +148,9 @@ describe('one service on the embedded database', () => {
       expect(event.event).toBe('rate_up');
       expect(JSON.parse(event.data!)).toMatchObject({ kind: 'rate_up', offerId });
     }
-    const published = JSON.parse((await nextEvent(subscription)).data!) as { data: { changes: { kind: string; offerId: string } } };
+    const published = JSON.parse((await nextEvent(subscription)).data!) as {
+      data: { changes: { kind: string; offerId: string } };
+    };
     expect(published.data.changes).toMatchObject({ kind: 'RATE_UP', offerId });
 
     const stopping = Date.now();
@@ -163,7 +191,12 @@ describe.runIf(usingPostgres)('two services on one PostgreSQL', () => {
 
   it('both deliver an ingest made next to one of them, with the same id, within seconds, and answer it with the same ETag', async () => {
     const [a, b] = services as [Service, Service];
-    const etags = async () => Promise.all([a, b, a, b].map(async (s) => (await fetch(`${s.base}/api/products?type=all&amount=12345`)).headers.get('etag')));
+    const etags = async () =>
+      Promise.all(
+        [a, b, a, b].map(async (s) =>
+          (await fetch(`${s.base}/api/products?type=all&amount=12345`)).headers.get('etag'),
+        ),
+      );
     const streams = [await openStream(a.base), await openStream(b.base)];
     const subscriptions = [await openSubscription(a.base), await openSubscription(b.base)];
     const { snapshot, offerId } = rateChange(DAYS);
@@ -174,7 +207,8 @@ describe.runIf(usingPostgres)('two services on one PostgreSQL', () => {
     expect(events[0]!.id).toBe(events[1]!.id);
     for (const event of events) expect(JSON.parse(event.data!)).toMatchObject({ kind: 'rate_up', offerId });
     const published = await Promise.all(subscriptions.map(nextEvent));
-    for (const p of published) expect((JSON.parse(p.data!) as { data: { changes: { id: string } } }).data.changes.id).toBe(events[0]!.id);
+    for (const p of published)
+      expect((JSON.parse(p.data!) as { data: { changes: { id: string } } }).data.changes.id).toBe(events[0]!.id);
     // Identical answers carry identical ETags on every instance (and every worker of one): a proxy or
     // client cache in front of them sees one resource.
     const tags = await etags();

@@ -64,11 +64,18 @@ async function applied(app: TestApp, result: { dataVersion: number }): Promise<v
 }
 
 const setRate = (offer: SnapshotOffer, rate: string) => {
-  offer.plan = { ...offer.plan, headlineRate: rate, tierMode: 'whole', tiers: [{ from: '0.00', to: null, rate }], promotion: null };
+  offer.plan = {
+    ...offer.plan,
+    headlineRate: rate,
+    tierMode: 'whole',
+    tiers: [{ from: '0.00', to: null, rate }],
+    promotion: null,
+  };
 };
 
 /** A rate that differs from the offer's own. */
-const otherRate = (offer: SnapshotOffer, up: boolean) => (Number(offer.plan.headlineRate) + (up ? 0.37 : -0.23)).toFixed(2);
+const otherRate = (offer: SnapshotOffer, up: boolean) =>
+  (Number(offer.plan.headlineRate) + (up ? 0.37 : -0.23)).toFixed(2);
 
 async function changes(query = ''): Promise<Item[]> {
   const res = await fetch(`${base}/api/changes?limit=500${query}`);
@@ -105,7 +112,12 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000
 describe('GET /api/changes/stream', () => {
   it('opens with retry: 5000 and the newest id; never cached, compressed or validated; with CORS and a request id', async () => {
     const newest = await newestId();
-    const { res, sse, hello } = await openStream('', { 'accept-encoding': 'gzip, br', 'if-none-match': '*', origin: 'https://elsewhere.example', 'x-request-id': 'stream-1' });
+    const { res, sse, hello } = await openStream('', {
+      'accept-encoding': 'gzip, br',
+      'if-none-match': '*',
+      origin: 'https://elsewhere.example',
+      'x-request-id': 'stream-1',
+    });
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('x-accel-buffering')).toBe('no');
@@ -121,7 +133,9 @@ describe('GET /api/changes/stream', () => {
     const before = await newestId();
     const { sse } = await openStream();
     const client = createClient({ url: `${base}/graphql` });
-    const subscription = client.iterate<{ changes: { id: string; kind: string; offerId: string } }>({ query: 'subscription { changes { id kind offerId } }' });
+    const subscription = client.iterate<{ changes: { id: string; kind: string; offerId: string } }>({
+      query: 'subscription { changes { id kind offerId } }',
+    });
     const firstNext = subscription.next();
     await until(() => t.app.services.changes.stats().open.graphql === 1);
 
@@ -141,12 +155,16 @@ describe('GET /api/changes/stream', () => {
 
     const subscribed = [(await firstNext).value];
     for (let i = 1; i < expected.length; i++) subscribed.push((await subscription.next()).value);
-    expect(subscribed.map((r) => r!.data!.changes)).toEqual(expected.map((e) => ({ id: e.id, kind: e.kind.toUpperCase(), offerId: e.offerId })));
+    expect(subscribed.map((r) => r!.data!.changes)).toEqual(
+      expected.map((e) => ({ id: e.id, kind: e.kind.toUpperCase(), offerId: e.offerId })),
+    );
 
     await subscription.return?.();
     client.dispose();
     await sse.close();
-    await until(() => t.app.services.changes.stats().open.graphql === 0 && t.app.services.changes.stats().open.sse === 0);
+    await until(
+      () => t.app.services.changes.stats().open.graphql === 0 && t.app.services.changes.stats().open.sse === 0,
+    );
   });
 
   it('resumes with Last-Event-ID: exactly the events missed, in order, then live ones', async () => {
@@ -188,24 +206,51 @@ describe('GET /api/changes/stream', () => {
     const catalog = t.app.services.store.current();
     const flexible = catalog.offers.find((o) => o.type === 'flexible')!;
     const deposit = catalog.offers.find((o) => o.type === 'deposit' && o.brand.id !== flexible.brand.id)!;
-    const filters = ['kind=rate_down', `offerId=${flexible.id}`, `brand=${encodeURIComponent(deposit.brand.name.toUpperCase())}`, 'type=deposit', 'kind=rate_up,rate_down&type=flexible'];
+    const filters = [
+      'kind=rate_down',
+      `offerId=${flexible.id}`,
+      `brand=${encodeURIComponent(deposit.brand.name.toUpperCase())}`,
+      'type=deposit',
+      'kind=rate_up,rate_down&type=flexible',
+    ];
     const before = await newestId();
     const streams = await Promise.all(filters.map((f) => openStream(`?${f}`)));
     await ingest((offers) => {
-      setRate(offers.find((o) => o.id === flexible.id)!, otherRate(offers.find((o) => o.id === flexible.id)!, false));
-      setRate(offers.find((o) => o.id === deposit.id)!, otherRate(offers.find((o) => o.id === deposit.id)!, true));
+      setRate(
+        offers.find((o) => o.id === flexible.id)!,
+        otherRate(
+          offers.find((o) => o.id === flexible.id)!,
+          false,
+        ),
+      );
+      setRate(
+        offers.find((o) => o.id === deposit.id)!,
+        otherRate(
+          offers.find((o) => o.id === deposit.id)!,
+          true,
+        ),
+      );
     });
     const all = await eventsAfter(before);
-    expect(new Set(all.map((e) => e.kind))).toEqual(new Set(['rate_down', 'rate_up', ...all.filter((e) => e.kind.startsWith('promotion')).map((e) => e.kind)]));
+    expect(new Set(all.map((e) => e.kind))).toEqual(
+      new Set(['rate_down', 'rate_up', ...all.filter((e) => e.kind.startsWith('promotion')).map((e) => e.kind)]),
+    );
     for (const [i, filter] of filters.entries()) {
       const expected = await eventsAfter(before, `&${filter}`);
       expect(expected.length, filter).toBeGreaterThan(0);
       expect(expected.length, filter).toBeLessThan(all.length);
       const got = await streams[i]!.sse.events(expected.length);
-      expect(got.map((m) => m.id), filter).toEqual(expected.map((e) => e.id));
+      expect(
+        got.map((m) => m.id),
+        filter,
+      ).toEqual(expected.map((e) => e.id));
     }
-    expect(all.filter((e) => e.kind === 'rate_down').map((e) => e.id)).toEqual((await eventsAfter(before, '&kind=rate_down')).map((e) => e.id));
-    expect(all.filter((e) => e.offerId === deposit.id).map((e) => e.id)).toEqual((await eventsAfter(before, `&brand=${deposit.brand.id}`)).map((e) => e.id));
+    expect(all.filter((e) => e.kind === 'rate_down').map((e) => e.id)).toEqual(
+      (await eventsAfter(before, '&kind=rate_down')).map((e) => e.id),
+    );
+    expect(all.filter((e) => e.offerId === deposit.id).map((e) => e.id)).toEqual(
+      (await eventsAfter(before, `&brand=${deposit.brand.id}`)).map((e) => e.id),
+    );
     // Nothing more arrives on a filtered stream: the next message, if any, is a heartbeat, not an event.
     for (const stream of streams) await stream.sse.close();
   });
@@ -262,8 +307,13 @@ describe('the filter', () => {
         fc.record({
           kind: fc.option(fc.subarray([...EVENT_KINDS], { minLength: 1 }), { nil: null }),
           offerId: fc.option(fc.constantFrom(...offers, 'no-such-offer'), { nil: null }),
-          brand: fc.option(fc.constantFrom(...brands.map((b) => b.id), ...brands.map((b) => b.name.toUpperCase()), 'nobody'), { nil: null }),
-          type: fc.constantFrom('all', 'flexible', 'notice', 'deposit') as fc.Arbitrary<'all' | 'flexible' | 'notice' | 'deposit'>,
+          brand: fc.option(
+            fc.constantFrom(...brands.map((b) => b.id), ...brands.map((b) => b.name.toUpperCase()), 'nobody'),
+            { nil: null },
+          ),
+          type: fc.constantFrom('all', 'flexible', 'notice', 'deposit') as fc.Arbitrary<
+            'all' | 'flexible' | 'notice' | 'deposit'
+          >,
         }),
         async (args) => {
           const filter = changeFilter(args, catalog);
@@ -295,9 +345,18 @@ describe('the GraphQL subscription', () => {
   });
 
   it('answers invalid subscriptions with errors, never a 5xx, whatever the client accepts', async () => {
-    for (const query of ['subscription { nope }', 'subscription { changes { id } again: changes { id } }', 'subscription { changes(kind: [SIDEWAYS]) { id } }', 'mutation { changes { id } }']) {
+    for (const query of [
+      'subscription { nope }',
+      'subscription { changes { id } again: changes { id } }',
+      'subscription { changes(kind: [SIDEWAYS]) { id } }',
+      'mutation { changes { id } }',
+    ]) {
       for (const accept of ['text/event-stream', 'application/json', 'application/graphql-response+json']) {
-        const res = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', accept }, body: JSON.stringify({ query }) });
+        const res = await fetch(`${base}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept },
+          body: JSON.stringify({ query }),
+        });
         expect(res.status, `${query} ${accept}`).toBeLessThan(500);
         await res.text();
       }
@@ -308,7 +367,9 @@ describe('the GraphQL subscription', () => {
       body: JSON.stringify({ query: 'subscription { changes(amount: "-3", since: "x") { id } }' }),
     });
     const first = (await readSse(res.body!).until((m) => m.event === 'next'))!.at(-1)!;
-    const errors = (JSON.parse(first.data!) as { errors: { extensions: { code: string; errors: { parameter: string }[] } }[] }).errors;
+    const errors = (
+      JSON.parse(first.data!) as { errors: { extensions: { code: string; errors: { parameter: string }[] } }[] }
+    ).errors;
     expect(errors[0]!.extensions.code).toBe('BAD_USER_INPUT');
     expect(errors[0]!.extensions.errors.map((e) => e.parameter).sort()).toEqual(['amount', 'since']);
   });
@@ -344,7 +405,9 @@ describe('GET /api/changes/feed', () => {
     const expected = (await changes('&kind=rate_up&amount=10000')).slice(0, 50);
     expect(feed.items.map((i) => i.id)).toEqual(expected.map((e) => `tag:savings-rate-api,2026:change/${e.id}`));
     const { impact } = expected[0]!;
-    expect(feed.items[0]!.content).toContain(`return per year ${impact!.returnPerYearBefore} → ${impact!.returnPerYearAfter} EUR`);
+    expect(feed.items[0]!.content).toContain(
+      `return per year ${impact!.returnPerYearBefore} → ${impact!.returnPerYearAfter} EUR`,
+    );
     expect((await fetch(`${base}/api/changes/feed?kind=nope`)).status).toBe(400);
   });
 });
@@ -354,14 +417,36 @@ describe('the OpenAPI document', () => {
     const doc = (await (await fetch(`${base}/api/openapi.json`)).json()) as any;
     const stream = doc.paths['/api/changes/stream'].get;
     expect(Object.keys(stream.responses['200'].content)).toEqual(['text/event-stream']);
-    expect(stream.responses['200'].content['text/event-stream']['x-event-data']).toEqual({ $ref: '#/components/schemas/ChangeEvent' });
+    expect(stream.responses['200'].content['text/event-stream']['x-event-data']).toEqual({
+      $ref: '#/components/schemas/ChangeEvent',
+    });
     expect(stream.responses['429']).toBeDefined();
     expect(stream.responses['304']).toBeUndefined();
-    expect(stream.parameters.map((p: { name: string }) => p.name)).toEqual(['kind', 'offerId', 'brand', 'type', 'amount', 'since']);
+    expect(stream.parameters.map((p: { name: string }) => p.name)).toEqual([
+      'kind',
+      'offerId',
+      'brand',
+      'type',
+      'amount',
+      'since',
+    ]);
     const feed = doc.paths['/api/changes/feed'].get;
     expect(Object.keys(feed.responses['200'].content)).toEqual(['application/atom+xml']);
-    expect(feed.parameters.map((p: { name: string }) => p.name)).toEqual(['kind', 'offerId', 'brand', 'type', 'amount']);
-    expect(doc.paths['/api/changes'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['limit', 'kind', 'offerId', 'brand', 'type', 'amount']);
+    expect(feed.parameters.map((p: { name: string }) => p.name)).toEqual([
+      'kind',
+      'offerId',
+      'brand',
+      'type',
+      'amount',
+    ]);
+    expect(doc.paths['/api/changes'].get.parameters.map((p: { name: string }) => p.name)).toEqual([
+      'limit',
+      'kind',
+      'offerId',
+      'brand',
+      'type',
+      'amount',
+    ]);
     expect(doc.components.schemas.ChangeEvent.properties.impact).toBeDefined();
   });
 });
@@ -380,38 +465,77 @@ describe('impact for an amount', () => {
     closeM = server.close;
     // Day 2: the flexible account's upper tier 2.35 → 2.50 (rate_up), the deposit 2.60 → 2.40 (rate_down).
     const two = baseSnapshot(day(2));
-    two.offers[0]!.plan = { ...two.offers[0]!.plan, headlineRate: '2.50', tiers: [{ from: '0.00', to: '25000.00', rate: '2.10' }, { from: '25000.00', to: null, rate: '2.50' }] };
-    two.offers[1]!.plan = { ...two.offers[1]!.plan, headlineRate: '2.40', tiers: [{ from: '0.00', to: null, rate: '2.40' }] };
+    two.offers[0]!.plan = {
+      ...two.offers[0]!.plan,
+      headlineRate: '2.50',
+      tiers: [
+        { from: '0.00', to: '25000.00', rate: '2.10' },
+        { from: '25000.00', to: null, rate: '2.50' },
+      ],
+    };
+    two.offers[1]!.plan = {
+      ...two.offers[1]!.plan,
+      headlineRate: '2.40',
+      tiers: [{ from: '0.00', to: null, rate: '2.40' }],
+    };
     await applySnapshot(m.db.prisma, two);
     // Day 3: a promotion on the flexible account (+0.75 for 6 months on the first 5,000).
     const three = clone(two);
     three.observedAt = day(3);
-    three.offers[0]!.plan = { ...three.offers[0]!.plan, promotion: { kind: 'bonus', rate: '0.75', months: 6, maxBalance: '5000.00' } };
+    three.offers[0]!.plan = {
+      ...three.offers[0]!.plan,
+      promotion: { kind: 'bonus', rate: '0.75', months: 6, maxBalance: '5000.00' },
+    };
     await applySnapshot(m.db.prisma, three);
     // Day 4: the deposit is withdrawn (its events keep their impact).
     const four = clone(three);
     four.observedAt = day(4);
     four.offers = [four.offers[0]!];
     await applySnapshot(m.db.prisma, four);
-    await until(async () => (await (await fetch(`${mBase}/api/changes`)).json() as { items: Item[] }).items.some((e) => e.kind === 'removed_offer'));
+    await until(async () =>
+      ((await (await fetch(`${mBase}/api/changes`)).json()) as { items: Item[] }).items.some(
+        (e) => e.kind === 'removed_offer',
+      ),
+    );
   });
   afterAll(async () => {
     await closeM?.();
     await m?.close();
   });
 
-  const list = async (query: string) => ((await (await fetch(`${mBase}/api/changes?${query}`)).json()) as { items: Item[] }).items;
+  const list = async (query: string) =>
+    ((await (await fetch(`${mBase}/api/changes?${query}`)).json()) as { items: Item[] }).items;
   const impactOf = (items: Item[], kind: string) => items.find((e) => e.kind === kind)!.impact;
 
   // Worked by hand (a month-by-month loop in Python's decimal module, 60 digits): 30,000 at 2.35 % credited
   // monthly, compounding: 30,000 × ((1 + 0.0235/12)^12 − 1) = 712.643…; at 2.50 %: 758.653…; the deposit
   // pays at maturity after 12 months: simply amount × rate.
   it.each([
-    ['30000', 'rate_up', { amount: '30000.00', returnPerYearBefore: '712.64', returnPerYearAfter: '758.65', delta: '46.01' }],
-    ['10000', 'rate_up', { amount: '10000.00', returnPerYearBefore: '212.03', returnPerYearAfter: '212.03', delta: '0.00' }], // its tier did not change
-    ['25000', 'rate_down', { amount: '25000.00', returnPerYearBefore: '650.00', returnPerYearAfter: '600.00', delta: '-50.00' }],
-    ['30000', 'rate_down', { amount: '30000.00', returnPerYearBefore: '780.00', returnPerYearAfter: '720.00', delta: '-60.00' }],
-    ['30000', 'promotion_start', { amount: '30000.00', returnPerYearBefore: '758.65', returnPerYearAfter: '777.74', delta: '19.09' }],
+    [
+      '30000',
+      'rate_up',
+      { amount: '30000.00', returnPerYearBefore: '712.64', returnPerYearAfter: '758.65', delta: '46.01' },
+    ],
+    [
+      '10000',
+      'rate_up',
+      { amount: '10000.00', returnPerYearBefore: '212.03', returnPerYearAfter: '212.03', delta: '0.00' },
+    ], // its tier did not change
+    [
+      '25000',
+      'rate_down',
+      { amount: '25000.00', returnPerYearBefore: '650.00', returnPerYearAfter: '600.00', delta: '-50.00' },
+    ],
+    [
+      '30000',
+      'rate_down',
+      { amount: '30000.00', returnPerYearBefore: '780.00', returnPerYearAfter: '720.00', delta: '-60.00' },
+    ],
+    [
+      '30000',
+      'promotion_start',
+      { amount: '30000.00', returnPerYearBefore: '758.65', returnPerYearAfter: '777.74', delta: '19.09' },
+    ],
   ])('amount %s, %s: %j', async (amount, kind, impact) => {
     expect(impactOf(await list(`amount=${amount}`), kind)).toEqual(impact);
   });
@@ -419,7 +543,8 @@ describe('impact for an amount', () => {
   it('is null without an amount and for events that are no rate change; present as a key always', async () => {
     for (const item of await list('')) expect(item.impact).toBeNull();
     const withAmount = await list('amount=30000');
-    for (const item of withAmount.filter((e) => ['new_offer', 'removed_offer', 'dgs_change'].includes(e.kind))) expect(item.impact).toBeNull();
+    for (const item of withAmount.filter((e) => ['new_offer', 'removed_offer', 'dgs_change'].includes(e.kind)))
+      expect(item.impact).toBeNull();
     for (const item of withAmount) expect(Object.keys(item)).toContain('impact');
   });
 
@@ -435,26 +560,38 @@ describe('impact for an amount', () => {
     await sse.close();
 
     const client = createClient({ url: `${mBase}/graphql` });
-    const subscription = client.iterate<{ changes: { id: string; impact: Item['impact'] } }>({ query: 'subscription { changes(since: "0", amount: "30000") { id impact { amount returnPerYearBefore returnPerYearAfter delta } } }' });
-    for (const e of expected) expect((await subscription.next()).value!.data!.changes).toEqual({ id: e.id, impact: e.impact });
+    const subscription = client.iterate<{ changes: { id: string; impact: Item['impact'] } }>({
+      query:
+        'subscription { changes(since: "0", amount: "30000") { id impact { amount returnPerYearBefore returnPerYearAfter delta } } }',
+    });
+    for (const e of expected)
+      expect((await subscription.next()).value!.data!.changes).toEqual({ id: e.id, impact: e.impact });
     await subscription.return?.();
     client.dispose();
   });
 
   it("appears in an offer's detail for its amount and horizon", async () => {
-    const detail = async (query: string) => ((await (await fetch(`${mBase}/api/products/zeeland-direct-flex?${query}`)).json()) as { events: Item[] }).events;
+    const detail = async (query: string) =>
+      ((await (await fetch(`${mBase}/api/products/zeeland-direct-flex?${query}`)).json()) as { events: Item[] }).events;
     expect(impactOf(await detail('amount=30000'), 'rate_up')).toEqual(impactOf(await list('amount=30000'), 'rate_up'));
     // Over 24 months the same rates give the same yearly return for a compounding account without promotion,
     // but not the promotion, which runs for 6 of them.
-    expect(impactOf(await detail('amount=30000&horizon=24'), 'rate_up')).toEqual(impactOf(await list('amount=30000'), 'rate_up'));
-    expect(impactOf(await detail('amount=30000&horizon=24'), 'promotion_start')!.delta).not.toBe(impactOf(await list('amount=30000'), 'promotion_start')!.delta);
+    expect(impactOf(await detail('amount=30000&horizon=24'), 'rate_up')).toEqual(
+      impactOf(await list('amount=30000'), 'rate_up'),
+    );
+    expect(impactOf(await detail('amount=30000&horizon=24'), 'promotion_start')!.delta).not.toBe(
+      impactOf(await list('amount=30000'), 'promotion_start')!.delta,
+    );
   });
 });
 
 describe('limits and shutdown', () => {
   let s: TestApp;
   beforeAll(async () => {
-    s = await createTestApp({ days: 3, env: { STREAMS_PER_IP: '2', STREAM_BUFFER_MAX_KB: '1', STREAM_HEARTBEAT_MS: '200' } });
+    s = await createTestApp({
+      days: 3,
+      env: { STREAMS_PER_IP: '2', STREAM_BUFFER_MAX_KB: '1', STREAM_HEARTBEAT_MS: '200' },
+    });
   });
   afterAll(async () => {
     await s?.close();
@@ -481,7 +618,11 @@ describe('limits and shutdown', () => {
     expect(refused.headers.get('retry-after')).toBe('5');
     expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     const sub = await s.app.fetch(
-      new Request('http://test.local/graphql', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ query: 'subscription { changes { id } }' }) }),
+      new Request('http://test.local/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ query: 'subscription { changes { id } }' }),
+      }),
     );
     expect(sub.status).toBe(429);
     expect(await sub.text()).toMatch(/TOO_MANY_REQUESTS/);
@@ -501,14 +642,19 @@ describe('limits and shutdown', () => {
     let last: Snapshot | undefined;
     for (const snapshot of generateSnapshots({ ...SAMPLE, days: 3 })) last = snapshot;
     // Two ingests of several changes each (1 KB is a few events): the slow client is still behind when the second comes.
-    for (const [n, offers] of [[1, [0, 4]], [2, [4, 8]]] as const) {
+    for (const [n, offers] of [
+      [1, [0, 4]],
+      [2, [4, 8]],
+    ] as const) {
       const next = clone(last!);
       next.observedAt = new Date(Date.parse(next.observedAt) + n * 3_600_000).toISOString();
       next.offers.slice(...offers).forEach((o) => setRate(o, otherRate(o, n === 1)));
       await applied(s, await applySnapshot(s.db.prisma, next));
       last = next;
     }
-    const expected = ((await (await s.get('/api/changes?limit=100')).json()) as { items: Item[] }).items.filter((e) => Number(e.id) > before);
+    const expected = ((await (await s.get('/api/changes?limit=100')).json()) as { items: Item[] }).items.filter(
+      (e) => Number(e.id) > before,
+    );
     expect(expected.length).toBeGreaterThanOrEqual(8);
     expect((await fast.events(expected.length)).map((m) => m.id)).toEqual(expected.map((e) => e.id).reverse());
     await until(() => s.app.services.changes.stats().cut.sse === 1);
@@ -524,7 +670,11 @@ describe('limits and shutdown', () => {
     const sse = readSse((await open()).body!);
     await sse.next();
     const sub = await s.app.fetch(
-      new Request('http://test.local/graphql', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ query: 'subscription { changes { id } }' }) }),
+      new Request('http://test.local/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ query: 'subscription { changes { id } }' }),
+      }),
     );
     const subSse = readSse(sub.body!);
     await until(() => s.app.services.changes.stats().open.graphql === 1);

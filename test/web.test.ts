@@ -46,7 +46,12 @@ async function api<T = any>(pathAndQuery: string): Promise<T> {
 
 async function open(pathAndQuery: string, { width = 1440, height = 900 } = {}): Promise<Session> {
   // axe needs a page from a context of its own.
-  const context = await browser.newContext({ viewport: { width, height }, locale: 'en-US', timezoneId: 'UTC', acceptDownloads: true });
+  const context = await browser.newContext({
+    viewport: { width, height },
+    locale: 'en-US',
+    timezoneId: 'UTC',
+    acceptDownloads: true,
+  });
   await context.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (e) => {
       console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`);
@@ -73,7 +78,9 @@ const ownQueries = (s: Session) => s.graphql.filter((name) => name !== 'LatestCh
 /** Waits until the page has asked and shown its answer; how many GraphQL requests that took. */
 async function interact(s: Session, action: () => Promise<unknown>): Promise<number> {
   const before = ownQueries(s).length;
-  const answered = s.page.waitForResponse((r) => new URL(r.url()).pathname === '/graphql' && !r.url().includes('LatestChanges'));
+  const answered = s.page.waitForResponse(
+    (r) => new URL(r.url()).pathname === '/graphql' && !r.url().includes('LatestChanges'),
+  );
   await action();
   await answered;
   await settled(s.page);
@@ -100,7 +107,8 @@ async function rows(page: Page): Promise<Row[]> {
   await page.waitForSelector('table.offers tbody tr');
   return page.$$eval('table.offers tbody tr', (trs) =>
     trs.map((tr) => {
-      const value = (label: string) => (tr.querySelector(`td[data-label="${label}"] data`) as HTMLDataElement | null)?.value ?? '';
+      const value = (label: string) =>
+        (tr.querySelector(`td[data-label="${label}"] data`) as HTMLDataElement | null)?.value ?? '';
       return {
         id: (tr.querySelector('button[data-offer]') as HTMLButtonElement).dataset.offer!,
         headline: value('Headline rate'),
@@ -121,17 +129,36 @@ async function expectApiRows(page: Page, query: string): Promise<Row[]> {
   expect(shown.map((r) => r.id)).toEqual(list.items.map((i: any) => i.id));
   list.items.forEach((item: any, i: number) => {
     const row = shown[i]!;
-    expect(row).toMatchObject({ headline: item.headlineRate, yield: item.calc.comparableYield, effective: item.calc.effectiveRate, returnPerYear: item.calc.returnPerYear });
-    expect(row.returnText).toBe(new Intl.NumberFormat('en-US', { style: 'currency', currency: 'EUR' }).format(item.calc.returnPerYear));
-    expect(row.dgs).toEqual(item.dgs.fullyCovered ? 'Fully covered' : item.dgs.verified ? expect.stringMatching(/^Partly covered/) : 'No verified guarantee');
+    expect(row).toMatchObject({
+      headline: item.headlineRate,
+      yield: item.calc.comparableYield,
+      effective: item.calc.effectiveRate,
+      returnPerYear: item.calc.returnPerYear,
+    });
+    expect(row.returnText).toBe(
+      new Intl.NumberFormat('en-US', { style: 'currency', currency: 'EUR' }).format(item.calc.returnPerYear),
+    );
+    expect(row.dgs).toEqual(
+      item.dgs.fullyCovered
+        ? 'Fully covered'
+        : item.dgs.verified
+          ? expect.stringMatching(/^Partly covered/)
+          : 'No verified guarantee',
+    );
   });
   return shown;
 }
 
 async function expectAccessible(page: Page, where: string): Promise<void> {
-  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice']).analyze();
+  const result = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
+    .analyze();
   const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious.map((v) => `${where}: ${v.id} (${v.impact}) ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+  expect(
+    serious.map(
+      (v) => `${where}: ${v.id} (${v.impact}) ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+    ),
+  ).toEqual([]);
 }
 
 async function shoot(page: Page, name: string, fullPage = false): Promise<void> {
@@ -147,13 +174,15 @@ async function timings(page: Page): Promise<{ fcp: number; list: number }> {
 }
 
 /** Polls for up to 15 s: some waits include the service's first, cold answer. */
-const poll: typeof expect.poll = (fn, options) => expect.poll(fn, { timeout: 15_000, ...(typeof options === 'number' ? { timeout: options } : options) });
+const poll: typeof expect.poll = (fn, options) =>
+  expect.poll(fn, { timeout: 15_000, ...(typeof options === 'number' ? { timeout: options } : options) });
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 describe.skipIf(browserSkip !== null)('the comparison page in Chromium', () => {
   beforeAll(async () => {
-    if (!existsSync(path.join(WEB_DIR, 'index.html'))) throw new Error(`the page is not built in ${WEB_DIR}: run npm run build:web (npm test does it first)`);
+    if (!existsSync(path.join(WEB_DIR, 'index.html')))
+      throw new Error(`the page is not built in ${WEB_DIR}: run npm run build:web (npm test does it first)`);
     await mkdir(SCREENSHOTS, { recursive: true });
     t = await createTestApp();
     server = http.createServer(t.app.listener);
@@ -195,7 +224,11 @@ describe.skipIf(browserSkip !== null)('the comparison page in Chromium', () => {
       }
       await s.close();
     }
-    perf.browserColdLoad = { fcpMs: median(loads.map((l) => l.fcp)), listShownMs: median(loads.map((l) => l.list)), runs: loads };
+    perf.browserColdLoad = {
+      fcpMs: median(loads.map((l) => l.fcp)),
+      listShownMs: median(loads.map((l) => l.list)),
+      runs: loads,
+    };
     requestsPerInteraction.firstLoad = 1;
     // Generous against a busy two-core machine: the target (≤ 1 s) is reported in perf.json, not asserted.
     expect(median(loads.map((l) => l.list))).toBeLessThan(3000);
@@ -241,7 +274,9 @@ describe.skipIf(browserSkip !== null)('the comparison page in Chromium', () => {
       await s.page.fill('#amount', 'abc');
       await s.page.press('#amount', 'Enter');
     });
-    const refused = await t.graphql('query ($amount: Decimal!) { products(amount: $amount) { total } }', { amount: 'abc' });
+    const refused = await t.graphql('query ($amount: Decimal!) { products(amount: $amount) { total } }', {
+      amount: 'abc',
+    });
     const because = refused.body.errors![0]!.message.split('; ').slice(1).join('; ');
     expect(because).not.toBe('');
     await poll(() => s.page.textContent('#amount-help')).toBe(because);
@@ -265,7 +300,9 @@ describe.skipIf(browserSkip !== null)('the comparison page in Chromium', () => {
     const page1 = await expectApiRows(s.page, query);
 
     // A facet value no offer has (with the other filters) is listed, disabled.
-    const payouts = new Map((await api(`/api/products?${query}&pageSize=1`)).facets.payout.map((b: any) => [b.value, b.count]));
+    const payouts = new Map(
+      (await api(`/api/products?${query}&pageSize=1`)).facets.payout.map((b: any) => [b.value, b.count]),
+    );
     for (const payout of ['MONTHLY', 'QUARTERLY', 'ANNUALLY', 'AT_MATURITY', 'OTHER']) {
       expect(await s.page.isDisabled(`input[name="payout"][value="${payout}"]`)).toBe(!payouts.get(payout));
     }
@@ -308,14 +345,21 @@ describe.skipIf(browserSkip !== null)('the comparison page in Chromium', () => {
     const dialog = s.page.locator('dialog.detail[open]');
     await poll(() => dialog.locator('table.steps tbody tr').count()).toBe(detail.offer.calc.steps.length);
     const lastStep = detail.offer.calc.steps.at(-1);
-    expect(await dialog.locator('table.steps tbody tr').last().locator('td data').last().getAttribute('value')).toBe(lastStep.closingBalance);
+    expect(await dialog.locator('table.steps tbody tr').last().locator('td data').last().getAttribute('value')).toBe(
+      lastStep.closingBalance,
+    );
     await dialog.locator('.chart canvas').first().waitFor();
-    await poll(() => dialog.locator('.chart canvas').first().evaluate((c: HTMLCanvasElement) => {
-      const { data } = c.getContext('2d')!.getImageData(0, 0, c.width, c.height);
-      let inked = 0;
-      for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) inked++;
-      return inked;
-    })).toBeGreaterThan(500);
+    await poll(() =>
+      dialog
+        .locator('.chart canvas')
+        .first()
+        .evaluate((c: HTMLCanvasElement) => {
+          const { data } = c.getContext('2d')!.getImageData(0, 0, c.width, c.height);
+          let inked = 0;
+          for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) inked++;
+          return inked;
+        }),
+    ).toBeGreaterThan(500);
     await poll(() => dialog.locator('#events-title').isVisible()).toBe(true);
     expect(await dialog.locator('#licence-title').textContent()).toBe('Under the same licence');
     await expectAccessible(s.page, 'detail');
@@ -344,7 +388,9 @@ describe.skipIf(browserSkip !== null)('the comparison page in Chromium', () => {
     expect(new URL(s.page.url()).searchParams.get('view')).toBe('market');
     await poll(() => s.page.locator('.market .chart canvas').count()).toBeGreaterThanOrEqual(2);
     const list = await api('/api/products?pageSize=1');
-    expect(await s.page.locator('.market table.plain tbody tr').first().locator('data').getAttribute('value')).toBe(list.termCurve[0].rate);
+    expect(await s.page.locator('.market table.plain tbody tr').first().locator('data').getAttribute('value')).toBe(
+      list.termCurve[0].rate,
+    );
     await expectAccessible(s.page, 'market');
     await shoot(s.page, 'market', true);
     expect(s.problems).toEqual([]);
@@ -355,7 +401,12 @@ describe.skipIf(browserSkip !== null)('the comparison page in Chromium', () => {
     const s = await open('/?amount=25000&type=all', { width: 390, height: 844 });
     await expectApiRows(s.page, 'amount=25000&type=all');
     expect(await s.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    expect(await s.page.locator('table.offers tbody tr').first().evaluate((tr) => getComputedStyle(tr).display)).toBe('block');
+    expect(
+      await s.page
+        .locator('table.offers tbody tr')
+        .first()
+        .evaluate((tr) => getComputedStyle(tr).display),
+    ).toBe('block');
     await expectAccessible(s.page, 'phone');
     await shoot(s.page, 'phone');
     await s.page.locator('table.offers tbody tr').first().scrollIntoViewIfNeeded();
@@ -378,10 +429,17 @@ describe.skipIf(browserSkip !== null)('the comparison page in Chromium', () => {
   it('works by keyboard alone: amount, type, detail open and close, paging; focus is visible', async () => {
     const s = await open('/');
     await rows(s.page);
-    const focused = () => s.page.evaluate(() => {
-      const e = document.activeElement as HTMLElement | null;
-      return { id: e?.id ?? '', name: (e as HTMLInputElement | null)?.name ?? '', offer: e?.dataset.offer ?? '', text: e?.textContent ?? '', outline: e ? getComputedStyle(e).outlineStyle : '' };
-    });
+    const focused = () =>
+      s.page.evaluate(() => {
+        const e = document.activeElement as HTMLElement | null;
+        return {
+          id: e?.id ?? '',
+          name: (e as HTMLInputElement | null)?.name ?? '',
+          offer: e?.dataset.offer ?? '',
+          text: e?.textContent ?? '',
+          outline: e ? getComputedStyle(e).outlineStyle : '',
+        };
+      });
     /** Tab until the predicate holds (at most 300 presses). */
     const tabTo = async (want: (f: Awaited<ReturnType<typeof focused>>) => boolean) => {
       for (let i = 0; i < 300; i++) {
@@ -445,14 +503,24 @@ describe.skipIf(browserSkip !== null)('the comparison page in Chromium', () => {
     next.observedAt = new Date(Date.parse(next.observedAt) + 3_600_000).toISOString();
     const offer = next.offers.find((o) => o.type === 'flexible')!;
     const rate = (Number(offer.plan.headlineRate) + 0.53).toFixed(2);
-    offer.plan = { ...offer.plan, headlineRate: rate, tierMode: 'whole', tiers: [{ from: '0.00', to: null, rate }], promotion: null };
+    offer.plan = {
+      ...offer.plan,
+      headlineRate: rate,
+      tierMode: 'whole',
+      tiers: [{ from: '0.00', to: null, rate }],
+      promotion: null,
+    };
     await applySnapshot(t.db.prisma, next);
     const fresh = s.page.locator('.changes ol.events li.fresh');
     await fresh.first().waitFor({ timeout: 15_000 });
     // It arrived after the reload, so the list answers with the new data too.
-    const { items } = await api<{ items: { summary: string; offerId: string; kind: string }[] }>('/api/changes?limit=5');
+    const { items } = await api<{ items: { summary: string; offerId: string; kind: string }[] }>(
+      '/api/changes?limit=5',
+    );
     const arrived = items.filter((e) => e.offerId === offer.id);
-    await poll(() => fresh.allTextContents()).toEqual(expect.arrayContaining(arrived.map((e) => expect.stringContaining(e.summary))));
+    await poll(() => fresh.allTextContents()).toEqual(
+      expect.arrayContaining(arrived.map((e) => expect.stringContaining(e.summary))),
+    );
     expect(s.graphql.filter((name) => name === 'LatestChanges')).toHaveLength(1); // no polling
     expect(s.problems).toEqual([]);
     await s.close();
@@ -470,7 +538,12 @@ describe.skipIf(browserSkip !== null)('the comparison page in Chromium', () => {
     await poll(() => page.locator('.market .chart canvas').count()).toBeGreaterThanOrEqual(2);
     await poll(() => sizes.size).toBeGreaterThanOrEqual(2); // the page and its chart chunk
     const total = [...sizes.values()].reduce((a, b) => a + b, 0);
-    perf.javascript = { files: sizes.size, bytesAsServed: total, kilobytes: Math.round(total / 102.4) / 10, encoding: 'br' };
+    perf.javascript = {
+      files: sizes.size,
+      bytesAsServed: total,
+      kilobytes: Math.round(total / 102.4) / 10,
+      encoding: 'br',
+    };
     expect(total).toBeLessThanOrEqual(JS_BUDGET_BYTES);
     await context.close();
   });

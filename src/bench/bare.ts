@@ -22,13 +22,21 @@ const [file, port, workers] = process.argv.slice(2);
 if (cluster.isPrimary && Number(workers) > 1) {
   for (let i = 0; i < Number(workers); i++) cluster.fork();
 } else {
-  const recorded = (JSON.parse(readFileSync(file!, 'utf8')) as Recorded[]).map((r) => ({ ...r, bytes: Buffer.from(r.body, 'base64'), head: Object.fromEntries(r.headers) }));
+  const recorded = (JSON.parse(readFileSync(file!, 'utf8')) as Recorded[]).map((r) => ({
+    ...r,
+    bytes: Buffer.from(r.body, 'base64'),
+    head: Object.fromEntries(r.headers),
+  }));
   const isDetail = (p: string) => p.startsWith('/api/products/') && p !== '/api/products/export';
   http
     .createServer((req, res) => {
       const p = req.url!.split('?', 1)[0]!;
       const inm = Boolean(req.headers['if-none-match']);
-      const r = recorded.find((x) => x.method === req.method && x.notModified === inm && (x.match === p || (isDetail(p) && isDetail(x.match)))) ?? recorded[0]!;
+      const r =
+        recorded.find(
+          (x) =>
+            x.method === req.method && x.notModified === inm && (x.match === p || (isDetail(p) && isDetail(x.match))),
+        ) ?? recorded[0]!;
       req.resume();
       req.on('end', () => {
         res.writeHead(r.status, r.head);

@@ -24,7 +24,10 @@ type Distribution = 'savings' | 'uniform';
 
 /** savings: log-uniform 500–500,000 euros (most savers hold thousands); uniform: 1–1,000,000 euros. */
 function amountFrom(rng: Rng, distribution: Distribution): Decimal {
-  const cents = distribution === 'savings' ? Math.round(50_000 * 1000 ** (rng.int(0, 1_000_000) / 1_000_000)) : rng.int(100, 100_000_000);
+  const cents =
+    distribution === 'savings'
+      ? Math.round(50_000 * 1000 ** (rng.int(0, 1_000_000) / 1_000_000))
+      : rng.int(100, 100_000_000);
   return new Decimal(cents).div(100);
 }
 
@@ -66,7 +69,11 @@ async function benchScale(scale: number, amounts: number, distribution: Distribu
       offers: catalog.offers.length,
       catalogHeapMb: Number(catalogMb.toFixed(1)),
       firstRequestMs: Number(first.ms.toFixed(1)),
-      learning: { requests: warmup.length, p50Ms: Number(percentile(warmSorted, 50).toFixed(2)), p95Ms: Number(percentile(warmSorted, 95).toFixed(2)) },
+      learning: {
+        requests: warmup.length,
+        p50Ms: Number(percentile(warmSorted, 50).toFixed(2)),
+        p95Ms: Number(percentile(warmSorted, 95).toFixed(2)),
+      },
       newAmount: {
         requests: times.length,
         p50Ms: Number(percentile(sorted, 50).toFixed(2)),
@@ -74,7 +81,14 @@ async function benchScale(scale: number, amounts: number, distribution: Distribu
         p99Ms: Number(percentile(sorted, 99).toFixed(2)),
         maxMs: Number(sorted[sorted.length - 1]!.toFixed(2)),
       },
-      calculator: { pieces: stats.pieces, hits: stats.hits, misses: stats.misses, fallbacks: stats.fallbacks, unpieceable: stats.unpieceable, guarded: stats.guarded },
+      calculator: {
+        pieces: stats.pieces,
+        hits: stats.hits,
+        misses: stats.misses,
+        fallbacks: stats.fallbacks,
+        unpieceable: stats.unpieceable,
+        guarded: stats.guarded,
+      },
       heapAfterMb: Number(heapMb().toFixed(1)),
     };
   } finally {
@@ -103,13 +117,17 @@ async function main() {
       console.log(JSON.stringify(result));
     }
   }
-  console.log('\nscale  amounts  offers  catalog heap  first request  first 200 new amounts p50  then new amounts p50 / p95 / p99');
+  console.log(
+    '\nscale  amounts  offers  catalog heap  first request  first 200 new amounts p50  then new amounts p50 / p95 / p99',
+  );
   for (const r of results) {
     console.log(
       `${String(r.scale).padStart(5)}  ${r.distribution.padStart(7)}  ${String(r.offers).padStart(6)}  ${`${r.catalogHeapMb} MB`.padStart(12)}  ${`${r.firstRequestMs} ms`.padStart(13)}  ${`${r.learning.p50Ms} ms`.padStart(25)}  ${r.newAmount.p50Ms} / ${r.newAmount.p95Ms} / ${r.newAmount.p99Ms} ms`,
     );
   }
-  console.log('amounts: savings = log-uniform 500–500,000 EUR; uniform = 1–1,000,000 EUR (most offers then fall outside min/max or the DGS limit)');
+  console.log(
+    'amounts: savings = log-uniform 500–500,000 EUR; uniform = 1–1,000,000 EUR (most offers then fall outside min/max or the DGS limit)',
+  );
 }
 
 main().then(

@@ -97,12 +97,24 @@ async function portFree(port: number): Promise<boolean> {
 
 async function startService(dataDir: string, port: number, logFile: string): Promise<Service> {
   const base = `http://127.0.0.1:${port}`;
-  const env = { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', SEED_SAMPLE: 'false', LOG_LEVEL: 'warn', MAX_DATA_AGE_HOURS: '87600', RELOAD_POLL_MS: '500' };
+  const env = {
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    SEED_SAMPLE: 'false',
+    LOG_LEVEL: 'warn',
+    MAX_DATA_AGE_HOURS: '87600',
+    RELOAD_POLL_MS: '500',
+  };
   const child = run(['dist/main.js'], env, logFile);
-  for (let answered = false; !answered; ) {
-    answered = await fetch(`${base}/api/health`).then(() => true, () => false);
+  for (let answered = false; !answered;) {
+    answered = await fetch(`${base}/api/health`).then(
+      () => true,
+      () => false,
+    );
     if (!answered) {
-      if ((await Promise.race([child.exited, sleep(100)])) !== undefined) throw new Error(`the service on ${dataDir} ended: see ${logFile}`);
+      if ((await Promise.race([child.exited, sleep(100)])) !== undefined)
+        throw new Error(`the service on ${dataDir} ended: see ${logFile}`);
     }
   }
   const db = await openEmbedded(dataDir); // connects to the service's socket
@@ -137,7 +149,12 @@ interface Traffic {
   stop(): Promise<void>;
 }
 
-const TRAFFIC = ['/api/products?amount=25000&pageSize=10', '/api/changes?limit=5', '/api/products?type=deposit&amount=5000&sort=effective', '/api/institutions'];
+const TRAFFIC = [
+  '/api/products?amount=25000&pageSize=10',
+  '/api/changes?limit=5',
+  '/api/products?type=deposit&amount=5000&sort=effective',
+  '/api/institutions',
+];
 
 function startTraffic(base: string): Traffic {
   const traffic: Traffic = { statuses: {}, slowestMs: 0, stop: async () => {} };
@@ -168,7 +185,9 @@ const serverErrors = (t: Traffic) => Object.entries(t.statuses).filter(([s]) => 
 
 // --- Checks ---------------------------------------------------------------------------------------
 
-async function dbState(client: pg.Client): Promise<{ version: number; active: number; runs: number; observed: Set<string> }> {
+async function dbState(
+  client: pg.Client,
+): Promise<{ version: number; active: number; runs: number; observed: Set<string> }> {
   const { rows } = await client.query<{ version: number; active: number; runs: number }>(
     `SELECT coalesce((SELECT version FROM "DataVersion" WHERE id = 1), 0) AS version,
             (SELECT count(*)::int FROM "Offer" WHERE status = 'active') AS active,
@@ -188,11 +207,14 @@ async function apiCaughtUp(service: Service, what: string): Promise<number | nul
       () => null,
     );
     if (meta && meta.dataVersion === db.version) {
-      if (db.version > 0 && meta.offers.active !== db.active) fail(`${what}: the API shows ${meta.offers.active} active offers, the database ${db.active}`);
+      if (db.version > 0 && meta.offers.active !== db.active)
+        fail(`${what}: the API shows ${meta.offers.active} active offers, the database ${db.active}`);
       return performance.now() - t;
     }
     if (performance.now() - t > 30_000) {
-      fail(`${what}: the API still shows data version ${meta?.dataVersion ?? '(no answer)'} 30 s later, the database ${db.version}`);
+      fail(
+        `${what}: the API still shows data version ${meta?.dataVersion ?? '(no answer)'} 30 s later, the database ${db.version}`,
+      );
       return null;
     }
     await sleep(50);
@@ -200,13 +222,17 @@ async function apiCaughtUp(service: Service, what: string): Promise<number | nul
 }
 
 function checked(checks: Check[], what: string): { partialWrites: number; violations: number } {
-  for (const c of checks.filter((c) => c.violations > 0)) fail(`${what}: ${c.name}: ${c.violations} (${c.examples.join('; ')})`);
+  for (const c of checks.filter((c) => c.violations > 0))
+    fail(`${what}: ${c.name}: ${c.violations} (${c.examples.join('; ')})`);
   return { partialWrites: partialWrites(checks), violations: violations(checks) };
 }
 
 /** How long after a kill a new writer gets its turn, and a write transaction goes through. */
 async function recovery(service: Service, killedAt: number): Promise<{ turnMs: number; writeMs: number }> {
-  const turn = await takeTurn({ databaseUrl: undefined, dataDir: service.dataDir }, { activity: 'chaos check', waitMs: 60_000 });
+  const turn = await takeTurn(
+    { databaseUrl: undefined, dataDir: service.dataDir },
+    { activity: 'chaos check', waitMs: 60_000 },
+  );
   const turnMs = performance.now() - killedAt;
   try {
     await service.client.query('BEGIN');
@@ -273,7 +299,9 @@ async function killPhase(service: Service, files: SnapshotFile[], deadline: numb
       completed.push({ snapshot: path.basename(file), ms: Math.round(performance.now() - t) });
       expectedMs = performance.now() - t;
       target++;
-      log(`ingest of ${path.basename(file)} finished in ${(expectedMs / 1000).toFixed(1)} s, before its kill at ${(afterMs / 1000).toFixed(1)} s`);
+      log(
+        `ingest of ${path.basename(file)} finished in ${(expectedMs / 1000).toFixed(1)} s, before its kill at ${(afterMs / 1000).toFixed(1)} s`,
+      );
       continue;
     }
     child.kill();
@@ -284,11 +312,22 @@ async function killPhase(service: Service, files: SnapshotFile[], deadline: numb
     const state = await dbState(service.client);
     const committed = state.observed.has(observedAt);
     if (committed) target++;
-    if (state.version < lastVersion) fail(`kill ${records.length + 1}: the data version went back from ${lastVersion} to ${state.version}`);
+    if (state.version < lastVersion)
+      fail(`kill ${records.length + 1}: the data version went back from ${lastVersion} to ${state.version}`);
     lastVersion = state.version;
     const found = checked(await checkInvariants(service.client), `kill ${records.length + 1}`);
     const apiMs = await apiCaughtUp(service, `kill ${records.length + 1}`);
-    const record: KillRecord = { n: records.length + 1, snapshot: path.basename(file), afterMs, phase, committed, turnMs: Math.round(turnMs), writeMs: Math.round(writeMs), apiMs: apiMs && Math.round(apiMs), ...found };
+    const record: KillRecord = {
+      n: records.length + 1,
+      snapshot: path.basename(file),
+      afterMs,
+      phase,
+      committed,
+      turnMs: Math.round(turnMs),
+      writeMs: Math.round(writeMs),
+      apiMs: apiMs && Math.round(apiMs),
+      ...found,
+    };
     records.push(record);
     log(
       `kill ${record.n}: ${record.snapshot} at ${(afterMs / 1000).toFixed(2)} s (${phase}, ${committed ? 'after its commit' : 'not committed'}); ` +
@@ -309,7 +348,9 @@ async function diskPhase(large: SnapshotFile, port: number, workDir: string) {
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${tmpfsMb}m`, 'tmpfs', mnt], { stdio: 'pipe' });
   } catch (err) {
-    return { skipped: `mount -t tmpfs failed: ${(err as { stderr?: Buffer }).stderr?.toString().trim() || (err as Error).message}` };
+    return {
+      skipped: `mount -t tmpfs failed: ${(err as { stderr?: Buffer }).stderr?.toString().trim() || (err as Error).message}`,
+    };
   }
   const dataDir = path.join(mnt, 'data');
   let service: Service | undefined;
@@ -336,17 +377,26 @@ async function diskPhase(large: SnapshotFile, port: number, workDir: string) {
     const full = ingest(dataDir, file1);
     const code = await full.exited;
     const failedAfterMs = Math.round(performance.now() - t);
-    const message = full.stderr().split('\n').filter((l) => l.startsWith('error:')).join(' ');
+    const message = full
+      .stderr()
+      .split('\n')
+      .filter((l) => l.startsWith('error:'))
+      .join(' ');
     if (code !== EXIT.failed) fail(`disk full: the ingest ended ${code}, not ${EXIT.failed}: ${full.stderr()}`);
     if (!/no space left on the database's disk/.test(message)) fail(`disk full: no clear message: ${full.stderr()}`);
     if (/\n\s+at /.test(full.stderr())) fail(`disk full: a stack trace: ${full.stderr()}`);
     // The service keeps answering from what it has, and its database still answers reads.
     await sleep(2_000);
-    const health = await fetch(`${service.base}/api/health`).then((r) => r.json() as Promise<{ checks: { database: string } }>);
+    const health = await fetch(`${service.base}/api/health`).then(
+      (r) => r.json() as Promise<{ checks: { database: string } }>,
+    );
     if (health.checks.database !== 'ok') fail(`disk full: health says the database is ${health.checks.database}`);
-    const duringFull = Object.fromEntries(Object.entries(service.traffic.statuses).map(([s, n]) => [s, n - (statusesBefore[s] ?? 0)]));
+    const duringFull = Object.fromEntries(
+      Object.entries(service.traffic.statuses).map(([s, n]) => [s, n - (statusesBefore[s] ?? 0)]),
+    );
     const afterFull = await dbState(service.client);
-    if (afterFull.version !== versionBefore) fail(`disk full: the data version moved from ${versionBefore} to ${afterFull.version}`);
+    if (afterFull.version !== versionBefore)
+      fail(`disk full: the data version moved from ${versionBefore} to ${afterFull.version}`);
     const found = checked(await checkInvariants(service.client), 'disk full');
 
     await rm(filler);
@@ -367,7 +417,10 @@ async function diskPhase(large: SnapshotFile, port: number, workDir: string) {
       healthWhileFull: health,
       partialWrites: found.partialWrites + recovered.partialWrites,
       violations: found.violations + recovered.violations,
-      recoveryMs: { ingestApplied: appliedAfterMs, apiShowsIt: apiMs === null ? null : Math.round(appliedAfterMs + apiMs) },
+      recoveryMs: {
+        ingestApplied: appliedAfterMs,
+        apiShowsIt: apiMs === null ? null : Math.round(appliedAfterMs + apiMs),
+      },
       serverErrors: serverErrors(service.traffic),
     };
   } finally {
@@ -382,7 +435,9 @@ async function pickPort(): Promise<number> {
 }
 
 async function main(): Promise<number> {
-  const workDir = dirArg ? (await mkdir(dirArg, { recursive: true }), dirArg) : await mkdtemp(path.join(os.tmpdir(), 'savings-chaos-'));
+  const workDir = dirArg
+    ? (await mkdir(dirArg, { recursive: true }), dirArg)
+    : await mkdtemp(path.join(os.tmpdir(), 'savings-chaos-'));
   const deadline = maxSeconds * 1000 - (withDisk ? 75_000 : 30_000); // what the final runs and the disk phase need
   // Attempts that outlive their kill, or are killed after their commit, use a snapshot up.
   const days = 3 + Math.ceil(kills / 3);
@@ -398,7 +453,13 @@ async function main(): Promise<number> {
   log(`service on ${service.base}, data in ${dataDir}`);
 
   let killResult: Awaited<ReturnType<typeof killPhase>>;
-  let final: { ms: number; code: number | string; rerunCode: number | string; partialWrites: number; violations: number };
+  let final: {
+    ms: number;
+    code: number | string;
+    rerunCode: number | string;
+    partialWrites: number;
+    violations: number;
+  };
   try {
     killResult = await killPhase(service, files, deadline);
     // Whatever is left applies in one clean run; a second run of everything changes nothing.
@@ -411,7 +472,8 @@ async function main(): Promise<number> {
     const rerun = run(['dist/ingest/cli.js', path.join(workDir, 'snapshots')], { DATA_DIR: dataDir });
     const rerunCode = await rerun.exited;
     const after = await dbState(service.client);
-    if (rerunCode !== EXIT.done || after.version !== before.version) fail(`the re-run ended ${rerunCode}, data version ${before.version} → ${after.version}`);
+    if (rerunCode !== EXIT.done || after.version !== before.version)
+      fail(`the re-run ended ${rerunCode}, data version ${before.version} → ${after.version}`);
     if (after.runs !== files.length) fail(`${after.runs} ingest runs for ${files.length} snapshots`);
     const found = checked(await checkInvariants(service.client), 'after the clean run');
     await apiCaughtUp(service, 'after the clean run');
@@ -424,7 +486,8 @@ async function main(): Promise<number> {
   if (errors.length > 0) fail(`answers other than 1xx–4xx: ${JSON.stringify(errors)}`);
 
   const disk = withDisk ? await diskPhase(files[0]!, await pickPort(), workDir) : { skipped: '--no-disk' };
-  if ('serverErrors' in disk && (disk.serverErrors?.length ?? 0) > 0) fail(`disk phase: answers other than 1xx–4xx: ${JSON.stringify(disk.serverErrors)}`);
+  if ('serverErrors' in disk && (disk.serverErrors?.length ?? 0) > 0)
+    fail(`disk phase: answers other than 1xx–4xx: ${JSON.stringify(disk.serverErrors)}`);
 
   const { records } = killResult;
   const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
@@ -462,22 +525,54 @@ async function main(): Promise<number> {
   console.log(
     [
       `chaos: seed ${seed}, scale ${scale}, ${summary.seconds} s`,
-      row('kills tried', `${summary.killsTried} (${summary.killsBeforeCommit} before the commit, ${summary.killsAfterCommit} after it; ${summary.killsBeforeConnecting} before connecting)`),
-      ...(summary.killsTried < kills ? [row('', `fewer than the ${kills} asked for: ${killResult.appliedBefore >= files.length ? 'every snapshot was applied' : 'the time was up'}`)] : []),
+      row(
+        'kills tried',
+        `${summary.killsTried} (${summary.killsBeforeCommit} before the commit, ${summary.killsAfterCommit} after it; ${summary.killsBeforeConnecting} before connecting)`,
+      ),
+      ...(summary.killsTried < kills
+        ? [
+            row(
+              '',
+              `fewer than the ${kills} asked for: ${killResult.appliedBefore >= files.length ? 'every snapshot was applied' : 'the time was up'}`,
+            ),
+          ]
+        : []),
       row('partial writes found', summary.partialWritesFound),
       row('invariant violations', summary.invariantViolations),
-      row('recovery: turn free after a kill', summary.recoveryMs.turnFree ? `p50 ${summary.recoveryMs.turnFree.p50} ms, max ${summary.recoveryMs.turnFree.max} ms` : '-'),
-      row('recovery: a write goes through', summary.recoveryMs.writeGoesThrough ? `p50 ${summary.recoveryMs.writeGoesThrough.p50} ms, max ${summary.recoveryMs.writeGoesThrough.max} ms` : '-'),
-      row('ingests that finished before the kill', killResult.completed.map((c) => `${c.snapshot} ${(c.ms / 1000).toFixed(1)} s`).join(', ') || 'none'),
-      row('clean run of the rest, then a re-run', `exit ${final.code} in ${(final.ms / 1000).toFixed(1)} s, re-run exit ${final.rerunCode}`),
+      row(
+        'recovery: turn free after a kill',
+        summary.recoveryMs.turnFree
+          ? `p50 ${summary.recoveryMs.turnFree.p50} ms, max ${summary.recoveryMs.turnFree.max} ms`
+          : '-',
+      ),
+      row(
+        'recovery: a write goes through',
+        summary.recoveryMs.writeGoesThrough
+          ? `p50 ${summary.recoveryMs.writeGoesThrough.p50} ms, max ${summary.recoveryMs.writeGoesThrough.max} ms`
+          : '-',
+      ),
+      row(
+        'ingests that finished before the kill',
+        killResult.completed.map((c) => `${c.snapshot} ${(c.ms / 1000).toFixed(1)} s`).join(', ') || 'none',
+      ),
+      row(
+        'clean run of the rest, then a re-run',
+        `exit ${final.code} in ${(final.ms / 1000).toFixed(1)} s, re-run exit ${final.rerunCode}`,
+      ),
       row('answers during the kills', service.traffic.statuses),
       ...('skipped' in disk
         ? [row('disk full', `skipped: ${disk.skipped}`)]
         : [
             row('disk full: tmpfs, free when full', `${disk.tmpfsMb} MB, ${disk.freeKbWhenFull} KB free`),
-            row('disk full: ingest', `exit ${disk.exitCode} after ${(disk.failedAfterMs / 1000).toFixed(1)} s: ${disk.message}`),
+            row(
+              'disk full: ingest',
+              `exit ${disk.exitCode} after ${(disk.failedAfterMs / 1000).toFixed(1)} s: ${disk.message}`,
+            ),
             row('disk full: answers meanwhile', disk.answersWhileFull),
-            row('disk freed: recovery', `ingest applied ${(disk.recoveryMs.ingestApplied / 1000).toFixed(1)} s after, API showed it after ${disk.recoveryMs.apiShowsIt === null ? '-' : `${(disk.recoveryMs.apiShowsIt / 1000).toFixed(1)} s`}`),
+            row(
+              'disk freed: recovery',
+              `ingest applied ${(disk.recoveryMs.ingestApplied / 1000).toFixed(1)} s after, API showed it after ${disk.recoveryMs.apiShowsIt === null ? '-' : `${(disk.recoveryMs.apiShowsIt / 1000).toFixed(1)} s`}`,
+            ),
           ]),
       row('result', failures.length === 0 ? 'all checks passed' : `${failures.length} FAILED`),
       `  ${path.relative(root, file)}`,

@@ -177,7 +177,11 @@ function summarise(times: Timing[], offers: number): RequestTimings {
   };
 }
 
-function request(offers: readonly BenchOffer[], amount: Decimal, each: (o: BenchOffer, input: CalcInput) => unknown): Timing {
+function request(
+  offers: readonly BenchOffer[],
+  amount: Decimal,
+  each: (o: BenchOffer, input: CalcInput) => unknown,
+): Timing {
   const cpuStart = process.cpuUsage();
   const start = performance.now();
   for (const o of offers) each(o, { amount, months: o.months, promotions: o.promotions, terms: o.terms });
@@ -200,15 +204,23 @@ function timeRoot(): BenchResult['root'] {
     for (let r = 0; r < rounds; r++) for (const x of xs) f(x);
     return ((performance.now() - start) * 1000) / (rounds * xs.length);
   };
-  return [24, 36, 60, 7, 120].map((n) => {
-    const exponent = new Decimal(12).div(n);
-    time((x) => rationalPow(x, 12, n), 2);
-    return {
-      case: `x^(12/${n})`,
-      rootUs: round3(time((x) => rationalPow(x, 12, n), 10)),
-      decimalPowUs: round3(time((x) => x.pow(exponent), 1)),
-    };
-  }).concat([{ case: 'sqrt: nthRoot(x, 2) vs Decimal#sqrt', rootUs: round3(time((x) => nthRoot(x, 2), 10)), decimalPowUs: round3(time((x) => x.sqrt(), 2)) }]);
+  return [24, 36, 60, 7, 120]
+    .map((n) => {
+      const exponent = new Decimal(12).div(n);
+      time((x) => rationalPow(x, 12, n), 2);
+      return {
+        case: `x^(12/${n})`,
+        rootUs: round3(time((x) => rationalPow(x, 12, n), 10)),
+        decimalPowUs: round3(time((x) => x.pow(exponent), 1)),
+      };
+    })
+    .concat([
+      {
+        case: 'sqrt: nthRoot(x, 2) vs Decimal#sqrt',
+        rootUs: round3(time((x) => nthRoot(x, 2), 10)),
+        decimalPowUs: round3(time((x) => x.sqrt(), 2)),
+      },
+    ]);
 }
 
 export function benchFastCalc(options: BenchOptions = {}): BenchResult {
@@ -268,5 +280,3 @@ export function benchFastCalc(options: BenchOptions = {}): BenchResult {
     mix,
   };
 }
-
-

@@ -22,28 +22,50 @@ async function main() {
   const pageSize = Number(arg('pageSize', '500'));
   const db = await marketDatabase(1);
   try {
-    const app = await createApp({ config: loadConfig({ LOG_LEVEL: 'silent' }), db: { prisma: db.prisma, kind: 'embedded', url: db.url, close: db.close }, logger: createLogger('silent') });
+    const app = await createApp({
+      config: loadConfig({ LOG_LEVEL: 'silent' }),
+      db: { prisma: db.prisma, kind: 'embedded', url: db.url, close: db.close },
+      logger: createLogger('silent'),
+    });
     const document = parse(QUERY);
     const compiled = compileQuery(schema, document);
     if (!isCompiledQuery(compiled)) throw new Error(JSON.stringify(compiled));
     const variables = { amount: '50000', pageSize };
     // Same amount every run: both measure execution and serialisation, not the calculation.
-    const viaJs = async () => JSON.stringify(await execute({ schema, document, contextValue: createContext(app.services), variableValues: variables }));
-    const viaJit = async () => compiled.stringify(await compiled.query(undefined, createContext(app.services), variables));
+    const viaJs = async () =>
+      JSON.stringify(
+        await execute({ schema, document, contextValue: createContext(app.services), variableValues: variables }),
+      );
+    const viaJit = async () =>
+      compiled.stringify(await compiled.query(undefined, createContext(app.services), variables));
     const a = await viaJs();
     const b = await viaJit();
     if (a !== b) throw new Error('graphql-js and graphql-jit disagree');
     const times = { js: [] as number[], jit: [] as number[] };
     for (let i = 0; i < runs + 5; i++) {
-      for (const [name, run] of [['js', viaJs], ['jit', viaJit]] as const) {
+      for (const [name, run] of [
+        ['js', viaJs],
+        ['jit', viaJit],
+      ] as const) {
         const t = process.hrtime.bigint();
         await run();
         if (i >= 5) times[name].push(Number(process.hrtime.bigint() - t) / 1e6);
       }
     }
-    const p50 = (xs: number[]) => percentile([...xs].sort((x, y) => x - y), 50);
-    const result = { pageSize, bytes: a.length, graphqlJsP50Ms: Number(p50(times.js).toFixed(2)), graphqlJitP50Ms: Number(p50(times.jit).toFixed(2)) };
-    console.log(JSON.stringify({ ...result, speedup: Number((result.graphqlJsP50Ms / result.graphqlJitP50Ms).toFixed(2)) }));
+    const p50 = (xs: number[]) =>
+      percentile(
+        [...xs].sort((x, y) => x - y),
+        50,
+      );
+    const result = {
+      pageSize,
+      bytes: a.length,
+      graphqlJsP50Ms: Number(p50(times.js).toFixed(2)),
+      graphqlJitP50Ms: Number(p50(times.jit).toFixed(2)),
+    };
+    console.log(
+      JSON.stringify({ ...result, speedup: Number((result.graphqlJsP50Ms / result.graphqlJitP50Ms).toFixed(2)) }),
+    );
   } finally {
     await db.close();
   }

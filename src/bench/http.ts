@@ -39,7 +39,10 @@ const summarise = (ms: Measured[]) => ({
 /** Resident memory of the service: the process and its children (the workers), from the kernel. */
 async function rssOfTree(pid: number): Promise<number> {
   const { execFileSync } = await import('node:child_process');
-  const children = execFileSync('sh', ['-c', `pgrep -P ${pid} || true`], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+  const children = execFileSync('sh', ['-c', `pgrep -P ${pid} || true`], { encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean)
+    .map(Number);
   let total = await rssMbOf(pid);
   for (const child of children) total += await rssMbOf(child).catch(() => 0);
   return Math.round(total * 10) / 10;
@@ -52,17 +55,32 @@ async function main() {
   const { base, startToFirstAnswerMs } = running;
   try {
     const rssStart = await rssOfTree(running.pid);
-    const detailIds = ((await (await fetch(`${base}/api/products?type=all&pageSize=500`)).json()) as { items: { id: string }[] }).items.map((i) => i.id);
+    const detailIds = (
+      (await (await fetch(`${base}/api/products?type=all&pageSize=500`)).json()) as { items: { id: string }[] }
+    ).items.map((i) => i.id);
     const listEtag = (await fetch(`${base}/api/products?type=all`)).headers.get('etag')!;
     const graphql = JSON.stringify({
-      query: '{ products(type: ALL, amount: "25000") { total items { id name headlineRate institution { id name country } dgs { covered uncovered fullyCovered sharedWith } calc { comparableYield returnPerYear netInterest } } } }',
+      query:
+        '{ products(type: ALL, amount: "25000") { total items { id name headlineRate institution { id name country } dgs { covered uncovered fullyCovered sharedWith } calc { comparableYield returnPerYear netInterest } } } }',
     });
     const ids = `local ids = { ${detailIds.map((id) => JSON.stringify(id)).join(', ')} }`;
-    const cold: Scenario = { name: 'c cold list (type=all, new amount each)', connections: latencyConnections, method: 'GET', path: '/api/products?type=all&amount=1000.00', varyLua: `"/api/products?type=all&amount=" .. ${NEW_AMOUNT_LUA}` };
+    const cold: Scenario = {
+      name: 'c cold list (type=all, new amount each)',
+      connections: latencyConnections,
+      method: 'GET',
+      path: '/api/products?type=all&amount=1000.00',
+      varyLua: `"/api/products?type=all&amount=" .. ${NEW_AMOUNT_LUA}`,
+    };
     const coldThroughput: Scenario = { ...cold, name: "c' cold list, throughput", connections: 8 };
     const scenarios: Scenario[] = [
       { name: 'a warm list (type=all)', connections, method: 'GET', path: '/api/products?type=all' },
-      { name: 'b 304 (If-None-Match)', connections, method: 'GET', path: '/api/products?type=all', headers: { 'if-none-match': listEtag } },
+      {
+        name: 'b 304 (If-None-Match)',
+        connections,
+        method: 'GET',
+        path: '/api/products?type=all',
+        headers: { 'if-none-match': listEtag },
+      },
       cold,
       coldThroughput,
       {
@@ -73,23 +91,55 @@ async function main() {
         preludeLua: ids,
         varyLua: `"/api/products/" .. ids[(n * 8 + id) % #ids + 1] .. "?amount=" .. ${NEW_AMOUNT_LUA}`,
       },
-      { name: 'e GraphQL POST products', connections: latencyConnections, method: 'POST', path: '/graphql', body: graphql },
-      { name: 'f CSV export (type=all)', connections: latencyConnections, method: 'GET', path: '/api/products/export?type=all' },
+      {
+        name: 'e GraphQL POST products',
+        connections: latencyConnections,
+        method: 'POST',
+        path: '/graphql',
+        body: graphql,
+      },
+      {
+        name: 'f CSV export (type=all)',
+        connections: latencyConnections,
+        method: 'GET',
+        path: '/api/products/export?type=all',
+      },
     ];
 
     // What the service answers, byte for byte, for each scenario's URL: the bare server replays it.
     const recorded: Recorded[] = [];
     for (const s of scenarios) {
       // identity: wrk asks for no compression, and fetch would quietly undo it
-      const res = await fetch(`${base}${s.path}`, { method: s.method, headers: { 'accept-encoding': 'identity', ...s.headers, ...(s.body ? { 'content-type': 'application/json' } : {}) }, ...(s.body ? { body: s.body } : {}) });
-      const headers = [...res.headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name)) as [string, string][];
-      recorded.push({ status: res.status, headers, body: Buffer.from(await res.arrayBuffer()).toString('base64'), method: s.method, match: s.path.split('?')[0]!, notModified: Boolean(s.headers?.['if-none-match']) });
+      const res = await fetch(`${base}${s.path}`, {
+        method: s.method,
+        headers: {
+          'accept-encoding': 'identity',
+          ...s.headers,
+          ...(s.body ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(s.body ? { body: s.body } : {}),
+      });
+      const headers = [...res.headers].filter(
+        ([name]) => !['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name),
+      ) as [string, string][];
+      recorded.push({
+        status: res.status,
+        headers,
+        body: Buffer.from(await res.arrayBuffer()).toString('base64'),
+        method: s.method,
+        match: s.path.split('?')[0]!,
+        notModified: Boolean(s.headers?.['if-none-match']),
+      });
     }
     const barePort = await freePort();
     const recordingFile = path.join(root, 'bench', '.recorded.json');
     await mkdir(path.dirname(recordingFile), { recursive: true });
     await writeFile(recordingFile, JSON.stringify(recorded));
-    const bare = spawn('node', [path.join(root, 'dist', 'bench', 'bare.js'), recordingFile, String(barePort), String(workers)], { stdio: 'inherit' });
+    const bare = spawn(
+      'node',
+      [path.join(root, 'dist', 'bench', 'bare.js'), recordingFile, String(barePort), String(workers)],
+      { stdio: 'inherit' },
+    );
     process.on('exit', () => bare.kill());
     await new Promise((r) => setTimeout(r, 500));
     const bareBase = `http://127.0.0.1:${barePort}`;
@@ -104,7 +154,13 @@ async function main() {
       }
       const service = summarise(a);
       const limit = summarise(b);
-      const row = { scenario: s.name, connections: s.connections, service, bare: limit, ratio: Math.round((service.requestsPerSecond / limit.requestsPerSecond) * 100) / 100 };
+      const row = {
+        scenario: s.name,
+        connections: s.connections,
+        service,
+        bare: limit,
+        ratio: Math.round((service.requestsPerSecond / limit.requestsPerSecond) * 100) / 100,
+      };
       results.push(row);
       console.error(
         `${s.name.padEnd(40)} c=${String(s.connections).padEnd(3)} service ${String(service.requestsPerSecond).padStart(6)} req/s p50 ${service.p50Ms} p99 ${service.p99Ms} ms | bare ${String(limit.requestsPerSecond).padStart(6)} req/s p50 ${limit.p50Ms} p99 ${limit.p99Ms} ms | ratio ${row.ratio}${service.errors ? ` | ${service.errors} errors` : ''}`,
@@ -117,17 +173,48 @@ async function main() {
 
     // The same build on one core's worth of processes, for the cold list's throughput.
     running = await startService({ scale, days, ...database, env: { WORKERS: '1' } });
-    const single = summarise([await runWrk(wrk, running.base, coldThroughput, duration), await runWrk(wrk, running.base, coldThroughput, duration)]);
+    const single = summarise([
+      await runWrk(wrk, running.base, coldThroughput, duration),
+      await runWrk(wrk, running.base, coldThroughput, duration),
+    ]);
     await running.stop();
     const many = results.find((r) => r.scenario === coldThroughput.name)!.service;
-    const scaling = { workers, withWorkers: many, withOne: single, ratio: Math.round((many.requestsPerSecond / single.requestsPerSecond) * 100) / 100 };
-    console.error(`${"c' cold list, WORKERS=1".padEnd(40)} c=8   service ${String(single.requestsPerSecond).padStart(6)} req/s p50 ${single.p50Ms} p99 ${single.p99Ms} ms | WORKERS=${workers} ÷ WORKERS=1: ${scaling.ratio}`);
+    const scaling = {
+      workers,
+      withWorkers: many,
+      withOne: single,
+      ratio: Math.round((many.requestsPerSecond / single.requestsPerSecond) * 100) / 100,
+    };
+    console.error(
+      `${"c' cold list, WORKERS=1".padEnd(40)} c=8   service ${String(single.requestsPerSecond).padStart(6)} req/s p50 ${single.p50Ms} p99 ${single.p99Ms} ms | WORKERS=${workers} ÷ WORKERS=1: ${scaling.ratio}`,
+    );
 
-    const summary = { at: new Date().toISOString(), scale, days, database: running.database, duration, connections, workers, generator: 'wrk', startToFirstAnswerMs, rssMb: { start: rssStart, end: rssEnd }, caches: metrics.caches, results, scaling };
+    const summary = {
+      at: new Date().toISOString(),
+      scale,
+      days,
+      database: running.database,
+      duration,
+      connections,
+      workers,
+      generator: 'wrk',
+      startToFirstAnswerMs,
+      rssMb: { start: rssStart, end: rssEnd },
+      caches: metrics.caches,
+      results,
+      scaling,
+    };
     await mkdir(path.join(root, 'bench', 'results'), { recursive: true });
-    const file = path.join(root, 'bench', 'results', `http-s${scale}-${summary.database}-${summary.at.replace(/[:.]/g, '-')}.json`);
+    const file = path.join(
+      root,
+      'bench',
+      'results',
+      `http-s${scale}-${summary.database}-${summary.at.replace(/[:.]/g, '-')}.json`,
+    );
     await writeFile(file, JSON.stringify(summary, null, 2));
-    console.error(`start to first answer ${startToFirstAnswerMs} ms; resident memory (all processes) ${rssStart} MB at start, ${rssEnd} MB at the end; written to ${path.relative(root, file)}`);
+    console.error(
+      `start to first answer ${startToFirstAnswerMs} ms; resident memory (all processes) ${rssStart} MB at start, ${rssEnd} MB at the end; written to ${path.relative(root, file)}`,
+    );
   } finally {
     await running.stop();
   }

@@ -97,7 +97,12 @@ export async function checkInvariants(client: pg.Client, options: { inTransactio
   try {
     for (const { name, partialWrite, sql } of CHECKS) {
       const { rows } = await client.query<{ what: string }>(sql);
-      checks.push({ name, partialWrite, violations: rows.length, examples: rows.slice(0, EXAMPLES).map((r) => r.what) });
+      checks.push({
+        name,
+        partialWrite,
+        violations: rows.length,
+        examples: rows.slice(0, EXAMPLES).map((r) => r.what),
+      });
     }
   } finally {
     if (!options.inTransaction) await client.query('COMMIT');
@@ -105,5 +110,6 @@ export async function checkInvariants(client: pg.Client, options: { inTransactio
   return checks;
 }
 
-export const partialWrites = (checks: readonly Check[]) => checks.filter((c) => c.partialWrite).reduce((n, c) => n + c.violations, 0);
+export const partialWrites = (checks: readonly Check[]) =>
+  checks.filter((c) => c.partialWrite).reduce((n, c) => n + c.violations, 0);
 export const violations = (checks: readonly Check[]) => checks.reduce((n, c) => n + c.violations, 0);

@@ -20,8 +20,14 @@ export const freePort = () =>
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} exited ${code}`))));
+    const child = spawn(command, args, {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} exited ${code}`)),
+    );
   });
 }
 
@@ -77,13 +83,25 @@ export interface ServiceOptions {
   logFile?: string;
 }
 
-export async function startService({ scale, days, databaseUrl, env = {}, logFile }: ServiceOptions): Promise<RunningService> {
+export async function startService({
+  scale,
+  days,
+  databaseUrl,
+  env = {},
+  logFile,
+}: ServiceOptions): Promise<RunningService> {
   const dataDir = path.join(root, 'bench', `data-s${scale}-d${days}`);
   const today = new Date().toISOString().slice(0, 10);
   const database = databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir };
   if (databaseUrl ? !(await hasData(databaseUrl)) : !existsSync(path.join(dataDir, 'pglite'))) {
-    console.error(`seeding ${databaseUrl ? 'PostgreSQL' : dataDir}: the sample market, ${days} days, scale ${scale} (once; kept for later runs)`);
-    await run('node', ['dist/sample/cli.js', '--ingest', '--scale', String(scale), '--days', String(days), '--end', today], database);
+    console.error(
+      `seeding ${databaseUrl ? 'PostgreSQL' : dataDir}: the sample market, ${days} days, scale ${scale} (once; kept for later runs)`,
+    );
+    await run(
+      'node',
+      ['dist/sample/cli.js', '--ingest', '--scale', String(scale), '--days', String(days), '--end', today],
+      database,
+    );
   }
 
   const port = await freePort();
@@ -93,7 +111,16 @@ export async function startService({ scale, days, databaseUrl, env = {}, logFile
   const nodeArgs = (process.env.SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   const child = spawn('node', [...nodeArgs, 'dist/main.js'], {
     cwd: root,
-    env: { ...process.env, ...database, PORT: String(port), HOST: '127.0.0.1', SEED_SAMPLE: 'false', LOG_LEVEL: 'info', MAX_DATA_AGE_HOURS: '8760', ...env },
+    env: {
+      ...process.env,
+      ...database,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SEED_SAMPLE: 'false',
+      LOG_LEVEL: 'info',
+      MAX_DATA_AGE_HOURS: '8760',
+      ...env,
+    },
     // a real log line per request, written to /dev/null unless kept
     stdio: ['ignore', logFile ? openSync(logFile, 'w') : 'ignore', 'inherit'],
   });

@@ -42,7 +42,9 @@ async function json<T>(url: string): Promise<T> {
 async function survey(base: string): Promise<Market> {
   const offerIds: string[] = [];
   for (let page = 1; ; page++) {
-    const list = await json<{ items: { id: string }[]; total: number }>(`${base}/api/products?type=all&fullDgs=false&includeIneligible=true&pageSize=500&page=${page}`);
+    const list = await json<{ items: { id: string }[]; total: number }>(
+      `${base}/api/products?type=all&fullDgs=false&includeIneligible=true&pageSize=500&page=${page}`,
+    );
     offerIds.push(...list.items.map((i) => i.id));
     if (offerIds.length >= list.total || list.items.length === 0) break;
   }
@@ -84,7 +86,10 @@ const MIX: [Kind, number][] = [
   ['other', 5],
 ];
 
-const amountOf = (rng: Rng) => (rng.chance(0.3) ? String(rng.pick([1000, 5000, 10000, 25000, 50000, 100000, 250000])) : (rng.int(100, 100_000_000) / 100).toFixed(2));
+const amountOf = (rng: Rng) =>
+  rng.chance(0.3)
+    ? String(rng.pick([1000, 5000, 10000, 25000, 50000, 100000, 250000]))
+    : (rng.int(100, 100_000_000) / 100).toFixed(2);
 
 function listQuery(rng: Rng, m: Market): string {
   const q = new URLSearchParams({
@@ -209,7 +214,13 @@ function nextRequest(
       return {
         kind,
         method: 'GET',
-        path: rng.pick(['/api/institutions', `/api/changes?limit=${rng.int(1, 200)}`, '/api/meta/last-updated', '/api/health', '/api/openapi.json']),
+        path: rng.pick([
+          '/api/institutions',
+          `/api/changes?limit=${rng.int(1, 200)}`,
+          '/api/meta/last-updated',
+          '/api/health',
+          '/api/openapi.json',
+        ]),
       };
   }
 }
@@ -240,16 +251,26 @@ async function traffic(base: string, market: Market, rng: Rng, seconds: number):
             setupRequest: (req: autocannon.Request) => {
               const next = nextRequest(rng, market);
               kinds.set(next.kind, (kinds.get(next.kind) ?? 0) + 1);
-              return { ...req, method: next.method, path: next.path, headers: next.headers ?? {}, body: next.body ?? '' } as autocannon.Request;
+              return {
+                ...req,
+                method: next.method,
+                path: next.path,
+                headers: next.headers ?? {},
+                body: next.body ?? '',
+              } as autocannon.Request;
             },
           },
         ],
       },
       (err, res) => (err ? reject(err) : resolve(res)),
     );
-    instance.on('response', (_client: unknown, status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1));
+    instance.on('response', (_client: unknown, status: number) =>
+      statuses.set(status, (statuses.get(status) ?? 0) + 1),
+    );
   });
-  const unexpected = [...statuses].filter(([status]) => status !== 200 && status !== 304).reduce((n, [, count]) => n + count, 0);
+  const unexpected = [...statuses]
+    .filter(([status]) => status !== 200 && status !== 304)
+    .reduce((n, [, count]) => n + count, 0);
   return {
     seconds,
     requests: result.requests.total,
@@ -303,7 +324,14 @@ async function main() {
     const rssBeforeTraffic = await rssMbOf(pid);
     const started = Date.now();
     const rss: { t: number; mb: number }[] = [];
-    const sampler = setInterval(() => void rssMbOf(pid).then((mb) => rss.push({ t: (Date.now() - started) / 1000, mb }), () => {}), 1000);
+    const sampler = setInterval(
+      () =>
+        void rssMbOf(pid).then(
+          (mb) => rss.push({ t: (Date.now() - started) / 1000, mb }),
+          () => {},
+        ),
+      1000,
+    );
     // What the service says about itself every 5 s: where memory goes (heap vs caches) if it grows.
     const metrics: { t: number; heapUsedMb: number; heapTotalMb: number; caches: unknown }[] = [];
     const metricsSampler = setInterval(
@@ -311,7 +339,13 @@ async function main() {
         void fetch(`${base}/api/metrics`)
           .then((r) => r.json() as Promise<{ process: { heapUsedMb: number; heapTotalMb: number }; caches: unknown }>)
           .then(
-            (m) => metrics.push({ t: (Date.now() - started) / 1000, heapUsedMb: m.process.heapUsedMb, heapTotalMb: m.process.heapTotalMb, caches: m.caches }),
+            (m) =>
+              metrics.push({
+                t: (Date.now() - started) / 1000,
+                heapUsedMb: m.process.heapUsedMb,
+                heapTotalMb: m.process.heapTotalMb,
+                caches: m.caches,
+              }),
             () => {},
           ),
       5000,
@@ -319,7 +353,9 @@ async function main() {
 
     const rng = new Rng(seed);
     const cachesFull = async () => {
-      const m = await json<{ caches: { calculator: { evictions: number }; bodies: { evictions: number } } }>(`${base}/api/metrics`);
+      const m = await json<{ caches: { calculator: { evictions: number }; bodies: { evictions: number } } }>(
+        `${base}/api/metrics`,
+      );
       return m.caches.calculator.evictions > 0 && m.caches.bodies.evictions > 0;
     };
     const rounds: Phase[] = [];
@@ -350,19 +386,37 @@ async function main() {
       cachesFullAfterWarmUp: warmedUp,
       measured,
       errors,
-      rssMb: { beforeTraffic: rssBeforeTraffic, measuredStart: rssAtStart, measuredEnd: rssAtEnd, peak, growthPercent: growth },
+      rssMb: {
+        beforeTraffic: rssBeforeTraffic,
+        measuredStart: rssAtStart,
+        measuredEnd: rssAtEnd,
+        peak,
+        growthPercent: growth,
+      },
       caches: lastMetrics?.caches ?? null,
       shutdownExitCode: exitCode,
       rssSeries: rss,
       metricsSeries: metrics,
     };
     await mkdir(path.join(root, 'bench', 'results'), { recursive: true });
-    const file = path.join(root, 'bench', 'results', `soak-${summary.database}-${summary.at.replace(/[:.]/g, '-')}.json`);
+    const file = path.join(
+      root,
+      'bench',
+      'results',
+      `soak-${summary.database}-${summary.at.replace(/[:.]/g, '-')}.json`,
+    );
     await writeFile(file, JSON.stringify(summary, null, 2));
     console.log(
       [
         `soak: ${connections} connections, ${service.database} database, scale ${scale}`,
-        ...(warmUp ? [describe(`warm-up (until the caches were ${warmedUp ? 'full' : 'NOT full, max-warm-up reached'}; worst round's percentiles)`, warmUp)] : []),
+        ...(warmUp
+          ? [
+              describe(
+                `warm-up (until the caches were ${warmedUp ? 'full' : 'NOT full, max-warm-up reached'}; worst round's percentiles)`,
+                warmUp,
+              ),
+            ]
+          : []),
         describe('measured', measured),
         `    mix ${JSON.stringify(measured.mix)}`,
         `  resident memory ${rssBeforeTraffic} MB before traffic, ${rssAtStart} MB at the start of the measured run, ${rssAtEnd} MB at its end (${growth >= 0 ? '+' : ''}${growth} %), peak ${peak} MB`,
@@ -371,7 +425,11 @@ async function main() {
         `  written to ${path.relative(root, file)}`,
       ].join('\n'),
     );
-    const failed = [errors > 0 && `${errors} errors`, growth > 10 && `memory grew ${growth} % during the measured run`, exitCode !== 0 && `exit code ${exitCode} on SIGTERM`].filter(Boolean);
+    const failed = [
+      errors > 0 && `${errors} errors`,
+      growth > 10 && `memory grew ${growth} % during the measured run`,
+      exitCode !== 0 && `exit code ${exitCode} on SIGTERM`,
+    ].filter(Boolean);
     if (failed.length > 0) {
       console.error(`soak FAILED: ${failed.join('; ')}`);
       process.exitCode = 1;

@@ -23,38 +23,42 @@ const requests: http.ClientRequest[] = [];
 
 function open(i: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const req = http.get(`${options.base}/api/changes/stream${options.queries[i % options.queries.length]}`, { agent: false }, (res) => {
-      if (res.statusCode !== 200) {
-        reject(new Error(`stream ${i}: HTTP ${res.statusCode}`));
-        res.resume();
-        return;
-      }
-      res.setEncoding('utf8');
-      let text = '';
-      let opened = false;
-      res.on('data', (chunk: string) => {
-        const at = now();
-        text += chunk;
-        let end: number;
-        while ((end = text.indexOf('\n\n')) >= 0) {
-          const block = text.slice(0, end);
-          text = text.slice(end + 2);
-          if (!opened && block.startsWith('retry:')) {
-            opened = true;
-            connected++;
-            resolve();
-            continue;
-          }
-          const id = /^id: (\d+)\nevent: /.exec(block)?.[1];
-          if (!id) continue; // a heartbeat
-          let times = arrivals.get(id);
-          if (!times) arrivals.set(id, (times = []));
-          times.push(at);
+    const req = http.get(
+      `${options.base}/api/changes/stream${options.queries[i % options.queries.length]}`,
+      { agent: false },
+      (res) => {
+        if (res.statusCode !== 200) {
+          reject(new Error(`stream ${i}: HTTP ${res.statusCode}`));
+          res.resume();
+          return;
         }
-      });
-      res.on('end', () => ended++);
-      res.on('error', () => ended++);
-    });
+        res.setEncoding('utf8');
+        let text = '';
+        let opened = false;
+        res.on('data', (chunk: string) => {
+          const at = now();
+          text += chunk;
+          let end: number;
+          while ((end = text.indexOf('\n\n')) >= 0) {
+            const block = text.slice(0, end);
+            text = text.slice(end + 2);
+            if (!opened && block.startsWith('retry:')) {
+              opened = true;
+              connected++;
+              resolve();
+              continue;
+            }
+            const id = /^id: (\d+)\nevent: /.exec(block)?.[1];
+            if (!id) continue; // a heartbeat
+            let times = arrivals.get(id);
+            if (!times) arrivals.set(id, (times = []));
+            times.push(at);
+          }
+        });
+        res.on('end', () => ended++);
+        res.on('error', () => ended++);
+      },
+    );
     req.on('error', reject);
     requests.push(req);
   });

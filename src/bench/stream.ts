@@ -56,7 +56,10 @@ async function listThroughput(base: string): Promise<{ requestsPerSecond: number
   // One Node thread tops out near 3k req/s, below what the service answers from its cache: workers help,
   // but the figure may then be the generator's (install wrk: apt-get install -y wrk).
   const result = await autocannon({ url, connections: 32, duration, workers: 2 });
-  return { requestsPerSecond: Math.round(result.requests.average), generator: 'autocannon, 2 workers (install wrk for a generator that is not the limit)' };
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    generator: 'autocannon, 2 workers (install wrk for a generator that is not the limit)',
+  };
 }
 
 // ---- the clients ------------------------------------------------------------------------------------
@@ -81,11 +84,15 @@ async function connectClients(base: string): Promise<Clients> {
   for (let i = 0; i < clientProcesses; i++) {
     const count = Math.min(per, clients - i * per);
     if (count <= 0) break;
-    const child = fork(path.join(root, 'dist/bench/stream-clients.js'), [JSON.stringify({ base, count, queries })], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(path.join(root, 'dist/bench/stream-clients.js'), [JSON.stringify({ base, count, queries })], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     children.push(child);
     ready.push(
       new Promise((resolve, reject) => {
-        child.once('message', (m: { type: string; connected?: number; message?: string }) => (m.type === 'ready' ? resolve(m.connected!) : reject(new Error(m.message))));
+        child.once('message', (m: { type: string; connected?: number; message?: string }) =>
+          m.type === 'ready' ? resolve(m.connected!) : reject(new Error(m.message)),
+        );
         child.once('exit', (code) => reject(new Error(`a client process exited ${code}`)));
       }),
     );
@@ -106,11 +113,18 @@ async function connectClients(base: string): Promise<Clients> {
     async report() {
       const reports = await Promise.all(children.map(ask));
       const arrivals: Record<string, number[]> = {};
-      for (const r of reports) for (const [id, times] of Object.entries(r.arrivals)) (arrivals[id] ??= []).push(...times);
-      return { arrivals, connected: reports.reduce((n, r) => n + r.connected, 0), ended: reports.reduce((n, r) => n + r.ended, 0) };
+      for (const r of reports)
+        for (const [id, times] of Object.entries(r.arrivals)) (arrivals[id] ??= []).push(...times);
+      return {
+        arrivals,
+        connected: reports.reduce((n, r) => n + r.connected, 0),
+        ended: reports.reduce((n, r) => n + r.ended, 0),
+      };
     },
     async close() {
-      await Promise.all(children.map((c) => new Promise((resolve) => (c.once('exit', resolve), c.send({ type: 'close' })))));
+      await Promise.all(
+        children.map((c) => new Promise((resolve) => (c.once('exit', resolve), c.send({ type: 'close' })))),
+      );
     },
   };
 }
@@ -121,7 +135,11 @@ const money = (v: { toString(): string } | null) => (v === null ? null : Number(
 
 /** A partial snapshot that changes one flexible offer's rate (the rest of the market stays as it is). */
 async function rateChange(prisma: PrismaClient, round: number): Promise<Snapshot> {
-  const offer = await prisma.offer.findFirstOrThrow({ where: { status: 'active', type: 'flexible' }, orderBy: { id: 'asc' }, include: { plans: { where: { validTo: null } } } });
+  const offer = await prisma.offer.findFirstOrThrow({
+    where: { status: 'active', type: 'flexible' },
+    orderBy: { id: 'asc' },
+    include: { plans: { where: { validTo: null } } },
+  });
   const last = await prisma.ingestRun.findFirst({ orderBy: { observedAt: 'desc' }, select: { observedAt: true } });
   const observedAt = new Date(Math.max(Date.now(), (last?.observedAt.getTime() ?? 0) + 1_000)).toISOString();
   const current = Number(offer.plans[0]!.headlineRate.toString());
@@ -143,13 +161,23 @@ async function rateChange(prisma: PrismaClient, round: number): Promise<Snapshot
     annualFee: money(offer.annualFee)!,
     earlyWithdrawal: offer.earlyWithdrawal,
     interestCompounds: offer.interestCompounds,
-    withholding: { kind: offer.withholdingKind, rate: money(offer.withholdingRate), reducedRate: money(offer.withholdingReducedRate) },
+    withholding: {
+      kind: offer.withholdingKind,
+      rate: money(offer.withholdingRate),
+      reducedRate: money(offer.withholdingReducedRate),
+    },
     sourceId: offer.sourceId,
     sourceUrl: offer.sourceUrl,
     checkedAt: observedAt,
     official: offer.official,
     confirmed: offer.confirmed,
-    plan: { headlineRate: rate, rateType: offer.plans[0]!.rateType, tierMode: 'whole', tiers: [{ from: '0.00', to: null, rate }], promotion: null },
+    plan: {
+      headlineRate: rate,
+      rateType: offer.plans[0]!.rateType,
+      tierMode: 'whole',
+      tiers: [{ from: '0.00', to: null, rate }],
+      promotion: null,
+    },
   };
   return { observedAt, complete: false, sources: [], institutions: [], brands: [], offers: [snapshotOffer] };
 }
@@ -163,11 +191,20 @@ async function main() {
     ...(databaseUrl ? { databaseUrl } : {}),
     env: { STREAMS_PER_IP: String(clients + 100), RELOAD_POLL_MS: String(pollMs), LOG_LEVEL: 'warn' },
   });
-  const db = await openDatabase({ databaseUrl: databaseUrl || undefined, dataDir: path.join(root, 'bench', `data-s${scale}-d${days}`), migrate: false, writeTurn: 'held' });
+  const db = await openDatabase({
+    databaseUrl: databaseUrl || undefined,
+    dataDir: path.join(root, 'bench', `data-s${scale}-d${days}`),
+    migrate: false,
+    writeTurn: 'held',
+  });
   try {
-    console.error(`service on ${service.base} (${service.database}); ${clients} clients in ${clientProcesses} processes`);
+    console.error(
+      `service on ${service.base} (${service.database}); ${clients} clients in ${clientProcesses} processes`,
+    );
     for (let i = 0; i < 50; i++) await (await fetch(`${service.base}/api/products`)).arrayBuffer(); // warm: the answer is cached
-    const heapMb = async () => ((await (await fetch(`${service.base}/api/metrics`)).json()) as { process: { heapUsedMb: number } }).process.heapUsedMb;
+    const heapMb = async () =>
+      ((await (await fetch(`${service.base}/api/metrics`)).json()) as { process: { heapUsedMb: number } }).process
+        .heapUsedMb;
 
     // Memory first, before any load has grown the heap: what the connections themselves add.
     await sleep(1_000);
@@ -185,7 +222,9 @@ async function main() {
       const snapshot = await rateChange(db.prisma, round);
       await applySnapshot(db.prisma, snapshot);
       const committed = now();
-      const ids = (await db.prisma.changeEvent.findMany({ where: { at: new Date(snapshot.observedAt) }, select: { id: true } })).map((e) => String(e.id));
+      const ids = (
+        await db.prisma.changeEvent.findMany({ where: { at: new Date(snapshot.observedAt) }, select: { id: true } })
+      ).map((e) => String(e.id));
       const expected = ids.length * streams.connected;
       const seen: Record<string, number[]> = {};
       const deadline = Date.now() + 30_000;
@@ -197,7 +236,10 @@ async function main() {
         got = ids.reduce((n, id) => n + (seen[id]?.length ?? 0), 0);
       }
       await sleep(300);
-      return { latencies: ids.flatMap((id) => (seen[id] ?? []).map((t) => t - committed)), missing: Math.max(0, expected - got) };
+      return {
+        latencies: ids.flatMap((id) => (seen[id] ?? []).map((t) => t - committed)),
+        missing: Math.max(0, expected - got),
+      };
     };
     const warmUp = await delivery(0);
     const latencies: number[] = [];
@@ -228,17 +270,38 @@ async function main() {
     withoutStreams.push(await listThroughput(service.base));
 
     const sorted = [...latencies].sort((a, b) => a - b);
-    const mean = (runs: { requestsPerSecond: number }[]) => runs.reduce((n, r) => n + r.requestsPerSecond, 0) / runs.length;
+    const mean = (runs: { requestsPerSecond: number }[]) =>
+      runs.reduce((n, r) => n + r.requestsPerSecond, 0) / runs.length;
     const result = {
       at: new Date().toISOString(),
-      machine: { cpus: (await import('node:os')).cpus().length, node: process.version, loadAverage: (await import('node:os')).loadavg().map(round1) },
-      service: { database: service.database, scale, days, reloadPollMs: service.database === 'embedded' ? pollMs : 'NOTIFY' },
-      clients: { asked: clients, connected: streams.connected, processes: clientProcesses, connectMs, endedDuringRun: ended, queries: 'a quarter each: none, amount, type and amount, none' },
+      machine: {
+        cpus: (await import('node:os')).cpus().length,
+        node: process.version,
+        loadAverage: (await import('node:os')).loadavg().map(round1),
+      },
+      service: {
+        database: service.database,
+        scale,
+        days,
+        reloadPollMs: service.database === 'embedded' ? pollMs : 'NOTIFY',
+      },
+      clients: {
+        asked: clients,
+        connected: streams.connected,
+        processes: clientProcesses,
+        connectMs,
+        endedDuringRun: ended,
+        queries: 'a quarter each: none, amount, type and amount, none',
+      },
       delivery: {
         rounds,
         deliveries: latencies.length,
         missing,
-        fromCommitMs: { p50: round1(percentile(sorted, 50)), p99: round1(percentile(sorted, 99)), max: round1(sorted.at(-1) ?? NaN) },
+        fromCommitMs: {
+          p50: round1(percentile(sorted, 50)),
+          p99: round1(percentile(sorted, 99)),
+          max: round1(sorted.at(-1) ?? NaN),
+        },
         firstClientPerRoundMs: firstPerRound,
         lastClientPerRoundMs: lastPerRound,
         warmUpRound: { lastClientMs: Math.round(Math.max(...warmUp.latencies)), missing: warmUp.missing },

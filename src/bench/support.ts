@@ -21,7 +21,9 @@ export function lastDay(scale: number): Snapshot {
   return last!;
 }
 
-export async function marketDatabase(scale: number): Promise<{ prisma: PrismaClient; url: string; close(): Promise<void> }> {
+export async function marketDatabase(
+  scale: number,
+): Promise<{ prisma: PrismaClient; url: string; close(): Promise<void> }> {
   const db = await openInMemory();
   await applyMigrations(db.url);
   const prisma = createPrisma(db.url, 4);

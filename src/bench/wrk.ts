@@ -37,9 +37,17 @@ export function ensureWrk(): string {
   };
   let wrk = found();
   if (wrk) return wrk;
-  if (process.getuid?.() !== 0) throw new Error('wrk is not installed: apt-get install -y wrk (as root), then run the benchmark again');
+  if (process.getuid?.() !== 0)
+    throw new Error('wrk is not installed: apt-get install -y wrk (as root), then run the benchmark again');
   console.error('installing wrk (apt-get install -y wrk)');
-  execFileSync('sh', ['-c', 'apt-get install -y -qq wrk >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null)'], { stdio: 'inherit' });
+  execFileSync(
+    'sh',
+    [
+      '-c',
+      'apt-get install -y -qq wrk >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null)',
+    ],
+    { stdio: 'inherit' },
+  );
   wrk = found();
   if (!wrk) throw new Error('could not install wrk');
   return wrk;
@@ -73,18 +81,51 @@ end
 const dir = mkdtempSync(path.join(os.tmpdir(), 'wrk-'));
 let scripts = 0;
 
-export function runWrk(wrk: string, base: string, s: WrkScenario, durationSeconds: number, threads = 2): Promise<Measured> {
+export function runWrk(
+  wrk: string,
+  base: string,
+  s: WrkScenario,
+  durationSeconds: number,
+  threads = 2,
+): Promise<Measured> {
   const file = path.join(dir, `s${scripts++}.lua`);
   writeFileSync(file, script(s));
   return new Promise((resolve, reject) => {
-    const child = spawn(wrk, ['-t', String(Math.min(threads, s.connections)), '-c', String(s.connections), '-d', `${durationSeconds}s`, '--timeout', '10s', '-s', file, `${base}${s.path}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      wrk,
+      [
+        '-t',
+        String(Math.min(threads, s.connections)),
+        '-c',
+        String(s.connections),
+        '-d',
+        `${durationSeconds}s`,
+        '--timeout',
+        '10s',
+        '-s',
+        file,
+        `${base}${s.path}`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.on('exit', (code) => {
       const line = /^RESULT (.*)$/m.exec(out);
       if (code !== 0 || !line) return reject(new Error(`wrk exited ${code}:\n${out}`));
-      const r = JSON.parse(line[1]!) as { requests: number; durationUs: number; errors: number; p50Us: number; p99Us: number };
-      resolve({ requestsPerSecond: Math.round(r.requests / (r.durationUs / 1e6)), p50Ms: r.p50Us / 1000, p99Ms: r.p99Us / 1000, errors: r.errors });
+      const r = JSON.parse(line[1]!) as {
+        requests: number;
+        durationUs: number;
+        errors: number;
+        p50Us: number;
+        p99Us: number;
+      };
+      resolve({
+        requestsPerSecond: Math.round(r.requests / (r.durationUs / 1e6)),
+        p50Ms: r.p50Us / 1000,
+        p99Ms: r.p99Us / 1000,
+        errors: r.errors,
+      });
     });
   });
 }

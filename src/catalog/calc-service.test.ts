@@ -31,7 +31,12 @@ describe('RecentByAmount', () => {
   });
 
   it('never holds more than max, counts exactly what it holds, and answers the last value set', () => {
-    const op = fc.tuple(fc.constantFrom('1', '2', '3', '4', '5'), fc.constantFrom('a', 'b', 'c', 'd'), fc.integer(), fc.boolean());
+    const op = fc.tuple(
+      fc.constantFrom('1', '2', '3', '4', '5'),
+      fc.constantFrom('a', 'b', 'c', 'd'),
+      fc.integer(),
+      fc.boolean(),
+    );
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 8 }), fc.array(op, { maxLength: 60 }), (max, ops) => {
         const recent = new RecentByAmount<number>(max);

@@ -30,12 +30,21 @@ export interface CalcService {
   full(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): CalcResult;
   /** A rate event's impact for an amount, as the list calculates it for that horizon (promotions included). */
   impact(basis: ImpactBasis, amount: Decimal, horizon: number): ChangeImpact;
-  stats(): CalculatorStats & { constantYields: number; recentRanks: number; recentSummaries: number; impacts: number; entries: number; bytes: number; maxBytes: number };
+  stats(): CalculatorStats & {
+    constantYields: number;
+    recentRanks: number;
+    recentSummaries: number;
+    impacts: number;
+    entries: number;
+    bytes: number;
+    maxBytes: number;
+  };
   clear(): void;
 }
 
 /** horizon for flexible and notice accounts, the term for deposits (contract §2). */
-export const periodOf = (offer: CatalogOffer, horizon: number): number => (offer.type === 'deposit' && offer.termMonths ? offer.termMonths : horizon);
+export const periodOf = (offer: CatalogOffer, horizon: number): number =>
+  offer.type === 'deposit' && offer.termMonths ? offer.termMonths : horizon;
 
 // One mode per way of calculating, so `only` and `include` share their memo entries.
 const calcMode = (promotions: PromotionsMode): PromotionsMode => (withPromotions(promotions) ? 'include' : 'exclude');
@@ -104,7 +113,14 @@ export class RecentByAmount<V> {
  * piece (its affine pairs and bounds, a few dozen Decimals), an exact result, a kept pair of yields, a
  * kept summary (a dozen Decimals and their map entry), an amount-independent pair of yields, an impact.
  */
-export const ITEM_BYTES = { piece: 3_000, exact: 1_600, rank: 320, summary: 1_400, constant: 320, impact: 700 } as const;
+export const ITEM_BYTES = {
+  piece: 3_000,
+  exact: 1_600,
+  rank: 320,
+  summary: 1_400,
+  constant: 320,
+  impact: 700,
+} as const;
 
 /** How the calculator's part of the memory budget is shared among what it keeps. */
 const PARTS = { piece: 0.45, exact: 0.1, rank: 0.1, summary: 0.25, constant: 0.05, impact: 0.05 } as const;
@@ -159,21 +175,44 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
       return summary;
     },
     full(offer, amount, horizon, promotions) {
-      return calculate({ amount, months: periodOf(offer, horizon), promotions: calcMode(promotions), terms: offer.terms }, { steps: true });
+      return calculate(
+        { amount, months: periodOf(offer, horizon), promotions: calcMode(promotions), terms: offer.terms },
+        { steps: true },
+      );
     },
     impact(basis, amount, horizon) {
       const months = basis.termMonths ?? horizon;
       const key = `${basis.key}|${months}|${amount.toString()}`;
       let impact = impacts.get(key);
-      if (!impact) impacts.set(key, (impact = changeImpact({ amount, months, before: basis.before, after: basis.after })));
+      if (!impact)
+        impacts.set(key, (impact = changeImpact({ amount, months, before: basis.before, after: basis.after })));
       return impact;
     },
     stats: () => {
       const own = calculator.stats();
-      const sizes = { piece: own.pieces, exact: own.exactEntries, rank: recentRanks.size, summary: recentSummaries.size, constant: constants.size, impact: impacts.size };
+      const sizes = {
+        piece: own.pieces,
+        exact: own.exactEntries,
+        rank: recentRanks.size,
+        summary: recentSummaries.size,
+        constant: constants.size,
+        impact: impacts.size,
+      };
       const entries = Object.values(sizes).reduce((a, b) => a + b, 0);
-      const bytes = (Object.keys(sizes) as (keyof typeof sizes)[]).reduce((n, item) => n + sizes[item] * ITEM_BYTES[item], 0);
-      return { ...own, constantYields: constants.size, recentRanks: recentRanks.size, recentSummaries: recentSummaries.size, impacts: impacts.size, entries, bytes, maxBytes };
+      const bytes = (Object.keys(sizes) as (keyof typeof sizes)[]).reduce(
+        (n, item) => n + sizes[item] * ITEM_BYTES[item],
+        0,
+      );
+      return {
+        ...own,
+        constantYields: constants.size,
+        recentRanks: recentRanks.size,
+        recentSummaries: recentSummaries.size,
+        impacts: impacts.size,
+        entries,
+        bytes,
+        maxBytes,
+      };
     },
     clear: () => {
       calculator.clear();

@@ -36,7 +36,12 @@ interface Simulation {
   registered: Follower[];
 }
 
-function simulate(initialCommitted: number, initialDelivered: number, pageSize: number, maxBufferBytes = Infinity): Simulation {
+function simulate(
+  initialCommitted: number,
+  initialDelivered: number,
+  pageSize: number,
+  maxBufferBytes = Infinity,
+): Simulation {
   const sim: Simulation = {
     committed: initialCommitted,
     delivered: initialDelivered,
@@ -96,7 +101,12 @@ describe('Follower', () => {
           // A client resumes from an id it was given: one that has committed (possibly not yet read by this instance).
           const resumeAfter = since === null ? null : Math.min(since, initialCommitted);
           const sim = simulate(initialCommitted, initialDelivered, pageSize);
-          const follower = new Follower(sim.hub, { filter: ANY_CHANGE, since: resumeAfter, client: 'c', transport: 'sse' });
+          const follower = new Follower(sim.hub, {
+            filter: ANY_CHANGE,
+            since: resumeAfter,
+            client: 'c',
+            transport: 'sse',
+          });
           const started = follower.start();
           const received: number[] = [];
           let taking: Promise<void> | null = null;
@@ -133,7 +143,13 @@ describe('Follower', () => {
   it('is cut, and unregistered, when what it has not taken passes the bound', async () => {
     const sim = simulate(0, 0, 10, 1_000);
     const ended: string[] = [];
-    const follower = new Follower(sim.hub, { filter: ANY_CHANGE, since: null, client: 'c', transport: 'sse', onEnd: (reason) => ended.push(reason) });
+    const follower = new Follower(sim.hub, {
+      filter: ANY_CHANGE,
+      since: null,
+      client: 'c',
+      transport: 'sse',
+      onEnd: (reason) => ended.push(reason),
+    });
     await follower.start();
     follower.deliver([event(1), event(2), event(3)]); // 900 bytes: kept
     expect(follower.ended).toBeNull();

@@ -18,7 +18,14 @@
 import type { PrismaClient } from '../db/client.js';
 import type { DatabaseStatus } from '../db/status.js';
 import type { Logger } from '../logger.js';
-import { ANY_CHANGE, changesAfter, matchesChange, newestChangeId, type ChangeFilter, type ChangeItem } from './changes.js';
+import {
+  ANY_CHANGE,
+  changesAfter,
+  matchesChange,
+  newestChangeId,
+  type ChangeFilter,
+  type ChangeItem,
+} from './changes.js';
 import { loadImpactBases, type ImpactBasis } from './impact-basis.js';
 import type { CatalogStore } from './store.js';
 
@@ -105,10 +112,16 @@ export interface ChangeFeedOptions {
 const zero = (): Record<Transport, number> => ({ sse: 0, graphql: 0 });
 
 /** What sending an event costs, roughly: its JSON (the text fields and what changed) and the frame around it. */
-const sizeOf = (e: ChangeItem) => 256 + e.summary.length + (e.from ? JSON.stringify(e.from).length : 0) + (e.to ? JSON.stringify(e.to).length : 0);
+const sizeOf = (e: ChangeItem) =>
+  256 + e.summary.length + (e.from ? JSON.stringify(e.from).length : 0) + (e.to ? JSON.stringify(e.to).length : 0);
 
 /** Events read with what following them needs: their impact basis and their size. */
-async function readEvents(prisma: PrismaClient, afterId: number, filter: ChangeFilter, limit: number): Promise<FeedEvent[]> {
+async function readEvents(
+  prisma: PrismaClient,
+  afterId: number,
+  filter: ChangeFilter,
+  limit: number,
+): Promise<FeedEvent[]> {
   const items = await changesAfter(prisma, afterId, filter, limit);
   const bases = await loadImpactBases(prisma, items);
   return items.map((e) => ({ ...e, basis: bases.get(String(e.id)) ?? null, size: sizeOf(e) }));
@@ -276,7 +289,16 @@ export class Follower implements AsyncIterableIterator<FeedEvent> {
   }
 }
 
-export async function createChangeFeed({ prisma, store, logger, database, maxPerClient, maxBufferBytes, heartbeatMs, pageSize = 500 }: ChangeFeedOptions): Promise<ChangeFeed> {
+export async function createChangeFeed({
+  prisma,
+  store,
+  logger,
+  database,
+  maxPerClient,
+  maxBufferBytes,
+  heartbeatMs,
+  pageSize = 500,
+}: ChangeFeedOptions): Promise<ChangeFeed> {
   const track = <T>(read: () => Promise<T>) => (database ? database.track(read) : read());
   let position = await track(() => newestChangeId(prisma));
   let closed = false;
@@ -318,7 +340,10 @@ export async function createChangeFeed({ prisma, store, logger, database, maxPer
     },
     cut(follower) {
       cut[follower.transport]++;
-      logger.warn({ client: follower.options.client, transport: follower.transport, maxBufferBytes }, 'a change stream read too slowly; cut');
+      logger.warn(
+        { client: follower.options.client, transport: follower.transport, maxBufferBytes },
+        'a change stream read too slowly; cut',
+      );
     },
   };
 
@@ -385,4 +410,3 @@ export async function createChangeFeed({ prisma, store, logger, database, maxPer
     },
   };
 }
-

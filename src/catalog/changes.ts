@@ -49,7 +49,8 @@ export function changeFilter(args: ChangeFilterArgs, catalog: Pick<Catalog, 'ins
   };
 }
 
-export const isAnyChange = (f: ChangeFilter): boolean => f.kinds === null && f.offerId === null && f.brandIds === null && f.type === null;
+export const isAnyChange = (f: ChangeFilter): boolean =>
+  f.kinds === null && f.offerId === null && f.brandIds === null && f.type === null;
 
 /** A stable text for a filter (memo keys). */
 export function filterKey(f: ChangeFilter): string {
@@ -91,7 +92,12 @@ function changeItem({ offer, ...row }: Row): ChangeItem {
 
 /** The newest matching events, newest first (as GET /api/changes lists them). */
 export async function newestChanges(prisma: PrismaClient, f: ChangeFilter, limit: number): Promise<ChangeItem[]> {
-  const rows = await prisma.changeEvent.findMany({ where: changeWhere(f), include: WITH_OFFER_TYPE, orderBy: [{ at: 'desc' }, { id: 'desc' }], take: limit });
+  const rows = await prisma.changeEvent.findMany({
+    where: changeWhere(f),
+    include: WITH_OFFER_TYPE,
+    orderBy: [{ at: 'desc' }, { id: 'desc' }],
+    take: limit,
+  });
   return rows.map(changeItem);
 }
 
@@ -100,8 +106,18 @@ export async function newestChanges(prisma: PrismaClient, f: ChangeFilter, limit
  * ingest at a time, under a database lock, its events inserted in order in one transaction), so
  * "after this id" is "everything since".
  */
-export async function changesAfter(prisma: PrismaClient, afterId: number, f: ChangeFilter, limit: number): Promise<ChangeItem[]> {
-  const rows = await prisma.changeEvent.findMany({ where: { ...changeWhere(f), id: { gt: afterId } }, include: WITH_OFFER_TYPE, orderBy: { id: 'asc' }, take: limit });
+export async function changesAfter(
+  prisma: PrismaClient,
+  afterId: number,
+  f: ChangeFilter,
+  limit: number,
+): Promise<ChangeItem[]> {
+  const rows = await prisma.changeEvent.findMany({
+    where: { ...changeWhere(f), id: { gt: afterId } },
+    include: WITH_OFFER_TYPE,
+    orderBy: { id: 'asc' },
+    take: limit,
+  });
   return rows.map(changeItem);
 }
 

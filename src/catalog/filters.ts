@@ -44,7 +44,11 @@ export function compileFilters(q: ProductQuery, now: Date): (offer: CatalogOffer
   const failsTerm = (o: CatalogOffer): boolean => {
     if (o.type !== 'deposit' || o.termMonths === null) return false;
     const t = o.termMonths;
-    return (terms !== null && !terms.has(t)) || (q.termMin !== null && t < q.termMin) || (q.termMax !== null && t > q.termMax);
+    return (
+      (terms !== null && !terms.has(t)) ||
+      (q.termMin !== null && t < q.termMin) ||
+      (q.termMax !== null && t > q.termMax)
+    );
   };
 
   return (o) =>

@@ -71,6 +71,10 @@ export class HealthCheck {
     const database = (probe === 'timeout' && !busy) || probe === 'error' ? 'unavailable' : 'ok';
     // The data judged is the data served: the catalogue's, with or without the database.
     const data = dataState(catalog.lastObservedAt, now, maxDataAgeSeconds);
-    return { status: database === 'ok' && data === 'ok' ? 'ok' : 'degraded', checks: { database, data }, dataAgeSeconds: dataAgeSeconds(catalog.lastObservedAt, now) };
+    return {
+      status: database === 'ok' && data === 'ok' ? 'ok' : 'degraded',
+      checks: { database, data },
+      dataAgeSeconds: dataAgeSeconds(catalog.lastObservedAt, now),
+    };
   }
 }

@@ -57,15 +57,28 @@ const PLAN_SELECT = {
 type PlanRow = Prisma.RatePlanGetPayload<{ select: typeof PLAN_SELECT }>;
 
 function planItem(row: PlanRow): PlanItem {
-  return { ...row, headlineRate: dec(row.headlineRate), tiers: tiersFromJson(row.tiers), promotion: promotionFromJson(row.promotion) };
+  return {
+    ...row,
+    headlineRate: dec(row.headlineRate),
+    tiers: tiersFromJson(row.tiers),
+    promotion: promotionFromJson(row.promotion),
+  };
 }
 
 // Newest first; among plans of the same instant, the later row first.
 const NEWEST_FIRST = [{ validFrom: 'desc' }, { id: 'desc' }] satisfies Prisma.RatePlanOrderByWithRelationInput[];
 
 /** Each offer's plans, newest first, at most `limit` per offer (one query for all offers). */
-export async function plansOfOffers(prisma: PrismaClient, offerIds: readonly string[], limit: number): Promise<Map<string, PlanItem[]>> {
-  const rows = await prisma.ratePlan.findMany({ where: { offerId: { in: [...offerIds] } }, select: PLAN_SELECT, orderBy: NEWEST_FIRST });
+export async function plansOfOffers(
+  prisma: PrismaClient,
+  offerIds: readonly string[],
+  limit: number,
+): Promise<Map<string, PlanItem[]>> {
+  const rows = await prisma.ratePlan.findMany({
+    where: { offerId: { in: [...offerIds] } },
+    select: PLAN_SELECT,
+    orderBy: NEWEST_FIRST,
+  });
   const result = new Map<string, PlanItem[]>(offerIds.map((id) => [id, []]));
   for (const row of rows) {
     const list = result.get(row.offerId)!;
@@ -88,7 +101,13 @@ export async function listPlans(
   // One snapshot for the page and its total, so that an ingest committing in between cannot make them disagree.
   const [rows, total] = await prisma.$transaction(
     [
-      prisma.ratePlan.findMany({ where, select: PLAN_SELECT, orderBy: NEWEST_FIRST, skip: (filter.page - 1) * filter.pageSize, take: filter.pageSize }),
+      prisma.ratePlan.findMany({
+        where,
+        select: PLAN_SELECT,
+        orderBy: NEWEST_FIRST,
+        skip: (filter.page - 1) * filter.pageSize,
+        take: filter.pageSize,
+      }),
       prisma.ratePlan.count({ where }),
     ],
     SNAPSHOT_READ,
@@ -117,7 +136,10 @@ export async function eventsOfOffers(
 ): Promise<Map<string, EventItem[]>> {
   const rows = await prisma.changeEvent.findMany({
     where: {
-      OR: [{ offerId: { in: offers.map((o) => o.id) } }, { offerId: null, institutionId: { in: [...new Set(offers.map((o) => o.institutionId))] } }],
+      OR: [
+        { offerId: { in: offers.map((o) => o.id) } },
+        { offerId: null, institutionId: { in: [...new Set(offers.map((o) => o.institutionId))] } },
+      ],
     },
     orderBy: EVENTS_NEWEST_FIRST,
   });
@@ -144,17 +166,28 @@ export async function sourcesByIds(prisma: PrismaClient, ids: readonly string[])
 const DAY_MS = 86_400_000;
 
 async function marketInputs(prisma: PrismaClient, from: Date, to: Date) {
-  const [plans, changes] = await prisma.$transaction([
-    prisma.ratePlan.findMany({
-      where: {
-        validFrom: { lt: to },
-        OR: [{ validTo: null }, { validTo: { gt: from } }],
-        offer: { OR: [{ type: { in: ['flexible', 'notice'] } }, { type: 'deposit', termMonths: { in: [12, 60] } }] },
-      },
-      select: { validFrom: true, validTo: true, headlineRate: true, offer: { select: { type: true, termMonths: true, brand: { select: { institutionId: true } } } } },
-    }),
-    prisma.changeEvent.findMany({ where: { kind: 'dgs_change' }, select: { institutionId: true, at: true, to: true } }),
-  ], SNAPSHOT_READ);
+  const [plans, changes] = await prisma.$transaction(
+    [
+      prisma.ratePlan.findMany({
+        where: {
+          validFrom: { lt: to },
+          OR: [{ validTo: null }, { validTo: { gt: from } }],
+          offer: { OR: [{ type: { in: ['flexible', 'notice'] } }, { type: 'deposit', termMonths: { in: [12, 60] } }] },
+        },
+        select: {
+          validFrom: true,
+          validTo: true,
+          headlineRate: true,
+          offer: { select: { type: true, termMonths: true, brand: { select: { institutionId: true } } } },
+        },
+      }),
+      prisma.changeEvent.findMany({
+        where: { kind: 'dgs_change' },
+        select: { institutionId: true, at: true, to: true },
+      }),
+    ],
+    SNAPSHOT_READ,
+  );
   const marketPlans: MarketPlan[] = plans.map((p) => ({
     type: p.offer.type,
     termMonths: p.offer.termMonths,
@@ -165,7 +198,9 @@ async function marketInputs(prisma: PrismaClient, from: Date, to: Date) {
   }));
   const verifiedChanges: VerifiedChange[] = changes.flatMap((c) => {
     const to = c.to as { verified?: unknown } | null;
-    return c.institutionId && typeof to?.verified === 'boolean' ? [{ institutionId: c.institutionId, at: c.at, verified: to.verified }] : [];
+    return c.institutionId && typeof to?.verified === 'boolean'
+      ? [{ institutionId: c.institutionId, at: c.at, verified: to.verified }]
+      : [];
   });
   return { marketPlans, verifiedChanges };
 }
@@ -189,7 +224,12 @@ export function createMarketHistory(prisma: PrismaClient, maxBytes = 4 * 1024 * 
       const from = new Date(to.getTime() - n * DAY_MS);
       const institutions = new Map(catalog.institutions.map((i) => [i.id, i.dgs.verified]));
       return marketInputs(prisma, from, to).then(({ marketPlans, verifiedChanges }) =>
-        marketDays(marketPlans, { currentlyVerified: (id) => institutions.get(id) ?? false, changes: verifiedChanges }, end, n),
+        marketDays(
+          marketPlans,
+          { currentlyVerified: (id) => institutions.get(id) ?? false, changes: verifiedChanges },
+          end,
+          n,
+        ),
       );
     });
   };
@@ -197,7 +237,12 @@ export function createMarketHistory(prisma: PrismaClient, maxBytes = 4 * 1024 * 
     days,
     async best(catalog) {
       const last = (await days(catalog, 1))[0];
-      return { flexible: last?.flexible ?? null, notice: last?.notice ?? null, deposit12: last?.deposit12 ?? null, deposit60: last?.deposit60 ?? null };
+      return {
+        flexible: last?.flexible ?? null,
+        notice: last?.notice ?? null,
+        deposit12: last?.deposit12 ?? null,
+        deposit60: last?.deposit60 ?? null,
+      };
     },
   };
 }

@@ -34,7 +34,10 @@ const dec = (v: { toString(): string }) => new Decimal(v.toString());
  * The basis of each rate event (by event id; null where it has none): one query for all their offers
  * and plans, however many events.
  */
-export async function loadImpactBases(prisma: PrismaClient, events: readonly Pick<EventItem, 'id' | 'kind' | 'offerId' | 'at'>[]): Promise<Map<string, ImpactBasis | null>> {
+export async function loadImpactBases(
+  prisma: PrismaClient,
+  events: readonly Pick<EventItem, 'id' | 'kind' | 'offerId' | 'at'>[],
+): Promise<Map<string, ImpactBasis | null>> {
   const result = new Map<string, ImpactBasis | null>(events.map((e) => [String(e.id), null]));
   const rated = events.filter((e) => RATE_EVENTS.has(e.kind) && e.offerId !== null);
   if (rated.length === 0) return result;
@@ -50,7 +53,10 @@ export async function loadImpactBases(prisma: PrismaClient, events: readonly Pic
       withholdingKind: true,
       withholdingRate: true,
       withholdingReducedRate: true,
-      plans: { select: { id: true, validFrom: true, tierMode: true, tiers: true, promotion: true }, orderBy: [{ validFrom: 'asc' }, { id: 'asc' }] },
+      plans: {
+        select: { id: true, validFrom: true, tierMode: true, tiers: true, promotion: true },
+        orderBy: [{ validFrom: 'asc' }, { id: 'asc' }],
+      },
     },
   });
   const byId = new Map(offers.map((o) => [o.id, o]));
@@ -88,4 +94,3 @@ export async function loadImpactBases(prisma: PrismaClient, events: readonly Pic
   }
   return result;
 }
-

@@ -72,7 +72,12 @@ export class LoadMemo<V> {
   }
 
   /** For a batch: one load for every key not kept yet, each key then read from its result. */
-  many<K>(keys: readonly K[], nameOf: (k: K) => string, load: (missing: K[]) => Promise<Map<string, V>>, fallback: V): Promise<V[]> {
+  many<K>(
+    keys: readonly K[],
+    nameOf: (k: K) => string,
+    load: (missing: K[]) => Promise<Map<string, V>>,
+    fallback: V,
+  ): Promise<V[]> {
     const keyOf = (k: K) => this.prefix + nameOf(k);
     const kept = keys.map((k) => this.lru.get(keyOf(k)));
     const missing = keys.filter((_, i) => kept[i] === undefined);

@@ -12,8 +12,6 @@ import type { Catalog, CatalogBrand, CatalogInstitution, CatalogOffer, CatalogSo
 const dec = (v: { toString(): string }) => new Decimal(v.toString());
 const decOrNull = (v: { toString(): string } | null) => (v === null ? null : dec(v));
 
-
-
 /**
  * Every distinct set of calculation terms the process has seen, with a short id. Offers with the same
  * terms share one object and one id, in this catalogue and the next: the calculator recognises a
@@ -25,7 +23,9 @@ const TERMS = new Map<string, { id: number; terms: CatalogOffer['terms'] }>();
 function termsKeyOf(o: Pick<CatalogOffer, 'terms'>): string {
   const t = o.terms;
   const tiers = t.tiers.map((x) => `${x.from.toString()}-${x.to?.toString() ?? ''}:${x.rate.toString()}`).join(',');
-  const promo = t.promotion ? `${t.promotion.kind}:${t.promotion.rate.toString()}:${t.promotion.months}:${t.promotion.maxBalance?.toString() ?? ''}` : '';
+  const promo = t.promotion
+    ? `${t.promotion.kind}:${t.promotion.rate.toString()}:${t.promotion.months}:${t.promotion.maxBalance?.toString() ?? ''}`
+    : '';
   return `${t.tierMode}|${tiers}|${promo}|${t.payout}|${t.interestCompounds ? 1 : 0}|${t.annualFee.toString()}|${t.withholdingRate.toString()}`;
 }
 
@@ -39,8 +39,17 @@ function shownOf(o: CatalogOffer): ShownOffer {
     maxAmount: textOrNull(o.maxAmount),
     annualFee: text(o.annualFee),
     tiers: o.tiers.map((t) => ({ from: text(t.from), to: textOrNull(t.to), rate: text(t.rate) })),
-    promotion: o.promotion && { kind: o.promotion.kind, rate: text(o.promotion.rate), months: o.promotion.months, maxBalance: textOrNull(o.promotion.maxBalance) },
-    withholding: { kind: o.withholding.kind, rate: textOrNull(o.withholding.rate), reducedRate: textOrNull(o.withholding.reducedRate) },
+    promotion: o.promotion && {
+      kind: o.promotion.kind,
+      rate: text(o.promotion.rate),
+      months: o.promotion.months,
+      maxBalance: textOrNull(o.promotion.maxBalance),
+    },
+    withholding: {
+      kind: o.withholding.kind,
+      rate: textOrNull(o.withholding.rate),
+      reducedRate: textOrNull(o.withholding.reducedRate),
+    },
   };
 }
 
@@ -51,7 +60,11 @@ export async function loadCatalog(prisma: PrismaClient): Promise<Catalog> {
     [
       prisma.dataVersion.findUnique({ where: { id: 1 } }),
       prisma.institution.findMany({ include: { brands: true } }),
-      prisma.offer.findMany({ where: { status: 'active' }, include: { plans: { where: { validTo: null } } }, orderBy: { id: 'asc' } }),
+      prisma.offer.findMany({
+        where: { status: 'active' },
+        include: { plans: { where: { validTo: null } } },
+        orderBy: { id: 'asc' },
+      }),
       prisma.offer.findMany({ where: { status: 'removed' }, select: { id: true, removedAt: true } }),
       prisma.source.findMany({ orderBy: { id: 'asc' } }),
       prisma.ingestRun.findFirst({ orderBy: { observedAt: 'desc' }, select: { observedAt: true, appliedAt: true } }),
@@ -76,7 +89,13 @@ export async function loadCatalog(prisma: PrismaClient): Promise<Catalog> {
         verifiedAt: row.dgsVerifiedAt,
       },
       brands: row.brands
-        .map((b) => ({ id: b.id, name: b.name, country: b.country, website: b.website, institutionId: b.institutionId }))
+        .map((b) => ({
+          id: b.id,
+          name: b.name,
+          country: b.country,
+          website: b.website,
+          institutionId: b.institutionId,
+        }))
         .sort((a, b) => compareBrandNames(a.name, b.name) || (a.id < b.id ? -1 : 1)),
     };
     institutions.set(row.id, institution);
@@ -89,7 +108,11 @@ export async function loadCatalog(prisma: PrismaClient): Promise<Catalog> {
     const brand = brands.get(row.brandId);
     const institution = brand && institutions.get(brand.institutionId);
     if (!plan || !brand || !institution) continue; // cannot happen through the ingest; never crash on it
-    const withholding = { kind: row.withholdingKind, rate: decOrNull(row.withholdingRate), reducedRate: decOrNull(row.withholdingReducedRate) };
+    const withholding = {
+      kind: row.withholdingKind,
+      rate: decOrNull(row.withholdingRate),
+      reducedRate: decOrNull(row.withholdingReducedRate),
+    };
     const tiers = tiersFromJson(plan.tiers);
     const promotion = promotionFromJson(plan.promotion);
     const annualFee = dec(row.annualFee);
@@ -161,7 +184,9 @@ export async function loadCatalog(prisma: PrismaClient): Promise<Catalog> {
     generatedAt: version?.changedAt ?? new Date(0),
     offers,
     byId: new Map(offers.map((o) => [o.id, o])),
-    institutions: [...institutions.values()].sort((a, b) => compareBrandNames(a.name, b.name) || (a.id < b.id ? -1 : 1)),
+    institutions: [...institutions.values()].sort(
+      (a, b) => compareBrandNames(a.name, b.name) || (a.id < b.id ? -1 : 1),
+    ),
     offersByInstitution,
     removed: new Map(removedRows.map((r) => [r.id, r.removedAt])),
     sources,

@@ -14,13 +14,16 @@ const plan = (p: Partial<MarketPlan> & { rate: string; from: string; to?: string
   ...p,
 });
 const allVerified = { currentlyVerified: () => true, changes: [] as VerifiedChange[] };
-const rates = (days: ReturnType<typeof marketDays>, key: 'flexible' | 'notice' | 'deposit12' | 'deposit60') => days.map((d) => d[key]?.toFixed(2) ?? null);
+const rates = (days: ReturnType<typeof marketDays>, key: 'flexible' | 'notice' | 'deposit12' | 'deposit60') =>
+  days.map((d) => d[key]?.toFixed(2) ?? null);
 
 describe('marketDays', () => {
   it('lists the days oldest first, ending with the given day', () => {
     const days = marketDays([], allVerified, '2026-11-05', 3);
     expect(days.map((d) => d.date)).toEqual(['2026-11-03', '2026-11-04', '2026-11-05']);
-    expect(days.every((d) => d.flexible === null && d.notice === null && d.deposit12 === null && d.deposit60 === null)).toBe(true);
+    expect(
+      days.every((d) => d.flexible === null && d.notice === null && d.deposit12 === null && d.deposit60 === null),
+    ).toBe(true);
   });
 
   it('takes the plans valid at the end of each day, the best of them per category', () => {
@@ -40,13 +43,25 @@ describe('marketDays', () => {
   });
 
   it('counts an institution only while its DGS was verified', () => {
-    const plans = [plan({ rate: '4.00', from: '2026-11-01', institutionId: 'newly-verified' }), plan({ rate: '1.00', from: '2026-11-01' })];
+    const plans = [
+      plan({ rate: '4.00', from: '2026-11-01', institutionId: 'newly-verified' }),
+      plan({ rate: '1.00', from: '2026-11-01' }),
+    ];
     const dgs = {
       currentlyVerified: (id: string) => id !== 'never',
       changes: [{ institutionId: 'newly-verified', at: at('2026-11-03', '06:00:00'), verified: true }],
     };
-    expect(rates(marketDays(plans, dgs, '2026-11-05', 5), 'flexible')).toEqual(['1.00', '1.00', '4.00', '4.00', '4.00']);
-    const lost = { currentlyVerified: () => false, changes: [{ institutionId: 'newly-verified', at: at('2026-11-03'), verified: false }] };
+    expect(rates(marketDays(plans, dgs, '2026-11-05', 5), 'flexible')).toEqual([
+      '1.00',
+      '1.00',
+      '4.00',
+      '4.00',
+      '4.00',
+    ]);
+    const lost = {
+      currentlyVerified: () => false,
+      changes: [{ institutionId: 'newly-verified', at: at('2026-11-03'), verified: false }],
+    };
     expect(rates(marketDays(plans, lost, '2026-11-05', 5), 'flexible')).toEqual(['4.00', '4.00', null, null, null]);
   });
 
@@ -66,7 +81,12 @@ describe('marketDays', () => {
       start: fc.integer({ min: 0, max: 40 }),
       length: fc.option(fc.integer({ min: 0, max: 30 }), { nil: null }),
       hour: fc.integer({ min: 0, max: 23 }),
-      category: fc.constantFrom<[MarketPlan['type'], number | null]>(['flexible', null], ['notice', null], ['deposit', 12], ['deposit', 60]),
+      category: fc.constantFrom<[MarketPlan['type'], number | null]>(
+        ['flexible', null],
+        ['notice', null],
+        ['deposit', 12],
+        ['deposit', 60],
+      ),
       institutionId: fc.constantFrom('a', 'b', 'c'),
     });
     fc.assert(
@@ -86,9 +106,16 @@ describe('marketDays', () => {
           const end = Date.parse(`${day.date}T00:00:00.000Z`) + 86_400_000;
           for (const key of ['flexible', 'notice', 'deposit12', 'deposit60'] as const) {
             const valid = plans.filter(
-              (p) => categoryOf(p) === key && p.institutionId !== 'c' && p.validFrom.getTime() <= end && (p.validTo === null || p.validTo.getTime() > end),
+              (p) =>
+                categoryOf(p) === key &&
+                p.institutionId !== 'c' &&
+                p.validFrom.getTime() <= end &&
+                (p.validTo === null || p.validTo.getTime() > end),
             );
-            const best = valid.reduce<Decimal | null>((m, p) => (m === null || p.headlineRate.gt(m) ? p.headlineRate : m), null);
+            const best = valid.reduce<Decimal | null>(
+              (m, p) => (m === null || p.headlineRate.gt(m) ? p.headlineRate : m),
+              null,
+            );
             expect(day[key]?.toString() ?? null, `${key} on day ${i}`).toBe(best?.toString() ?? null);
           }
         });

@@ -87,9 +87,17 @@ export function marketDays(
   const endMs = Date.parse(`${endDay}T00:00:00.000Z`);
   const firstMs = endMs - (days - 1) * DAY_MS;
   const dayEnd = (i: number) => firstMs + (i + 1) * DAY_MS;
-  const verified = verifiedIntervals(new Set(plans.map((p) => p.institutionId)), dgs.currentlyVerified, dgs.changes, dayEnd, days);
+  const verified = verifiedIntervals(
+    new Set(plans.map((p) => p.institutionId)),
+    dgs.currentlyVerified,
+    dgs.changes,
+    dayEnd,
+    days,
+  );
 
-  const best = Object.fromEntries(MARKET_CATEGORIES.map((c) => [c, new Array<Decimal | null>(days).fill(null)])) as Record<MarketCategory, (Decimal | null)[]>;
+  const best = Object.fromEntries(
+    MARKET_CATEGORIES.map((c) => [c, new Array<Decimal | null>(days).fill(null)]),
+  ) as Record<MarketCategory, (Decimal | null)[]>;
   for (const category of MARKET_CATEGORIES) {
     const own = plans.filter((p) => categoryOf(p) === category).sort((a, b) => b.headlineRate.cmp(a.headlineRate));
     const next = Int32Array.from({ length: days + 1 }, (_, i) => i); // next unclaimed day at or after i
@@ -106,7 +114,10 @@ export function marketDays(
     for (const plan of own) {
       // Valid at the end of day i: validFrom ≤ end(i) < validTo.
       const from = Math.max(0, Math.ceil((plan.validFrom.getTime() - firstMs) / DAY_MS) - 1);
-      const to = Math.min(days - 1, plan.validTo === null ? days - 1 : Math.ceil((plan.validTo.getTime() - firstMs) / DAY_MS) - 2);
+      const to = Math.min(
+        days - 1,
+        plan.validTo === null ? days - 1 : Math.ceil((plan.validTo.getTime() - firstMs) / DAY_MS) - 2,
+      );
       for (const [vFrom, vTo] of verified.get(plan.institutionId) ?? []) {
         const lo = Math.max(from, vFrom);
         const hi = Math.min(to, vTo);

@@ -84,13 +84,23 @@ export interface ProductList {
 type Stage = 'ok' | 'ineligible' | 'dgs';
 
 /** The facets, in the order of CatalogOffer.facetValues. */
-export const FACETS: { name: keyof Facets; bit: number; value: (o: CatalogOffer) => string | null; numeric?: boolean }[] = [
+export const FACETS: {
+  name: keyof Facets;
+  bit: number;
+  value: (o: CatalogOffer) => string | null;
+  numeric?: boolean;
+}[] = [
   { name: 'type', bit: F.type, value: (o) => o.type },
   { name: 'channel', bit: F.channel, value: (o) => o.channel },
   { name: 'country', bit: F.country, value: (o) => o.brand.country },
   { name: 'dgsCountry', bit: F.dgsCountry, value: (o) => o.institution.dgs.country },
   { name: 'payout', bit: F.payout, value: (o) => o.payout },
-  { name: 'term', bit: F.term, value: (o) => (o.type === 'deposit' && o.termMonths !== null ? String(o.termMonths) : null), numeric: true },
+  {
+    name: 'term',
+    bit: F.term,
+    value: (o) => (o.type === 'deposit' && o.termMonths !== null ? String(o.termMonths) : null),
+    numeric: true,
+  },
   { name: 'withholding', bit: F.withholding, value: (o) => o.withholding.kind },
 ];
 const FACET_BITS = FACETS.map((f) => f.bit);
@@ -113,7 +123,11 @@ export function marketSummary(catalog: Catalog, best: MarketBest): MarketSummary
 }
 
 /** One offer as shown outside a list (the detail, its same-licence offers): whatever its eligibility. */
-export function offerResult(calc: CalcService, q: Pick<ProductQuery, 'amount' | 'horizon' | 'promotions'>, offer: CatalogOffer): OfferResult {
+export function offerResult(
+  calc: CalcService,
+  q: Pick<ProductQuery, 'amount' | 'horizon' | 'promotions'>,
+  offer: CatalogOffer,
+): OfferResult {
   const reason = ineligibility(offer, q.amount);
   const dgs = dgsSplit(q.amount, offer.institution.dgs, offer.sharedWith);
   const summary = calc.summary(offer, q.amount, q.horizon, q.promotions);
@@ -129,8 +143,16 @@ export function offerResult(calc: CalcService, q: Pick<ProductQuery, 'amount' | 
 }
 
 /** The whole calculation of a ranked offer, for showing it. */
-export function withCalc(calc: CalcService, q: Pick<ProductQuery, 'amount' | 'horizon' | 'promotions'>, r: RankedOffer): OfferResult {
-  return { ...r, calc: calc.summary(r.offer, q.amount, q.horizon, q.promotions), dgs: dgsSplit(q.amount, r.offer.institution.dgs, r.offer.sharedWith) };
+export function withCalc(
+  calc: CalcService,
+  q: Pick<ProductQuery, 'amount' | 'horizon' | 'promotions'>,
+  r: RankedOffer,
+): OfferResult {
+  return {
+    ...r,
+    calc: calc.summary(r.offer, q.amount, q.horizon, q.promotions),
+    dgs: dgsSplit(q.amount, r.offer.institution.dgs, r.offer.sharedWith),
+  };
 }
 
 export interface PipelineContext {
@@ -229,7 +251,11 @@ export function listProducts(ctx: PipelineContext, q: ProductQuery): ProductList
   const facets = Object.fromEntries(
     FACETS.map((facet, k) => {
       const values = [...facetCounts[k]!].map(([value, count]) => ({ value, count }));
-      values.sort(facet.numeric ? (a, b) => Number(a.value) - Number(b.value) : (a, b) => (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+      values.sort(
+        facet.numeric
+          ? (a, b) => Number(a.value) - Number(b.value)
+          : (a, b) => (a.value < b.value ? -1 : a.value > b.value ? 1 : 0),
+      );
       return [facet.name, values];
     }),
   ) as unknown as Facets;
@@ -247,7 +273,9 @@ export function listProducts(ctx: PipelineContext, q: ProductQuery): ProductList
     pageSize: q.pageSize,
     pages: pageCount(rows.length, q.pageSize),
     facets,
-    termCurve: [...termBest.entries()].sort(([a], [b]) => a - b).map(([term, r]) => ({ term, rate: r.yields.comparableYield, offerId: r.offer.id })),
+    termCurve: [...termBest.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([term, r]) => ({ term, rate: r.yields.comparableYield, offerId: r.offer.id })),
     typeMax: { flexible: best(typeMax.flexible), notice: best(typeMax.notice), deposit: best(typeMax.deposit) },
     market: marketSummary(catalog, ctx.marketBest),
     generatedAt: catalog.generatedAt,

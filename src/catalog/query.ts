@@ -1,7 +1,16 @@
 // A products request after validation: the spec's parameters with their defaults applied. REST and
 // GraphQL both turn their input into this; the pipeline takes nothing else.
 import { Decimal } from '../domain/decimal.js';
-import type { Channel, FreshnessFilter, OfferType, Order, Payout, PromotionsMode, SortKey, WithholdingKind } from '../domain/vocabulary.js';
+import type {
+  Channel,
+  FreshnessFilter,
+  OfferType,
+  Order,
+  Payout,
+  PromotionsMode,
+  SortKey,
+  WithholdingKind,
+} from '../domain/vocabulary.js';
 
 export { DEFAULT_ORDER, SORT_KEYS, type Order, type SortKey } from '../domain/vocabulary.js';
 
@@ -64,4 +73,7 @@ export const PRODUCT_DEFAULTS: ProductQuery = Object.freeze({
   pageSize: 50,
 }) as ProductQuery;
 
-export const productQuery = (overrides: Partial<ProductQuery> = {}): ProductQuery => ({ ...PRODUCT_DEFAULTS, ...overrides });
+export const productQuery = (overrides: Partial<ProductQuery> = {}): ProductQuery => ({
+  ...PRODUCT_DEFAULTS,
+  ...overrides,
+});

@@ -49,7 +49,9 @@ export function comparator(sort: SortKey, order: Order | null): (a: Ranked, b: R
   const sign = (order ?? DEFAULT_ORDER[sort]) === 'asc' ? 1 : -1;
   if (sort === 'term') {
     return (a, b) =>
-      cmpNullable(a.offer.termMonths, b.offer.termMonths, sign) || cmpNullable(a.offer.noticeDays, b.offer.noticeDays, sign) || tieBreak(a, b);
+      cmpNullable(a.offer.termMonths, b.offer.termMonths, sign) ||
+      cmpNullable(a.offer.noticeDays, b.offer.noticeDays, sign) ||
+      tieBreak(a, b);
   }
   const primary = PRIMARY[sort];
   return (a, b) => sign * primary(a, b) || tieBreak(a, b);

@@ -1,7 +1,18 @@
 // The in-memory catalogue: active offers with their current plan, brands and institutions, as plain
 // data with Decimals, loaded once per data version. Everything a list request needs is in here.
 import type { Decimal } from '../domain/decimal.js';
-import type { CalcTerms, Channel, DgsScheme, OfferType, Payout, Promotion, RateType, Tier, TierMode, WithholdingKind } from '../domain/types.js';
+import type {
+  CalcTerms,
+  Channel,
+  DgsScheme,
+  OfferType,
+  Payout,
+  Promotion,
+  RateType,
+  Tier,
+  TierMode,
+  WithholdingKind,
+} from '../domain/types.js';
 
 export interface CatalogBrand {
   id: string;

@@ -80,7 +80,11 @@ export async function runPrimary({ config, logger, flush, memory, prepare, start
     const m = message as ToPrimary;
     switch (m.savings) {
       case 'take':
-        send(worker, { savings: 'taken', id: m.id, taken: limiter ? limiter.take(m.client) : { retryAfter: 0, remaining: 0, reset: 0 } });
+        send(worker, {
+          savings: 'taken',
+          id: m.id,
+          taken: limiter ? limiter.take(m.client) : { retryAfter: 0, remaining: 0, reset: 0 },
+        });
         return;
       case 'swapped':
         for (const other of workers()) if (other !== worker) send(other, { savings: 'refresh' });
@@ -96,7 +100,9 @@ export async function runPrimary({ config, logger, flush, memory, prepare, start
         const gathered =
           m.what === 'prometheus'
             ? aggregator.clusterMetrics()
-            : gatherStats().then((values) => combineStats(values, { primary: processFigures(), workers: config.workers }));
+            : gatherStats().then((values) =>
+                combineStats(values, { primary: processFigures(), workers: config.workers }),
+              );
         gathered.then(
           (value) => send(worker, { savings: 'gathered', id: m.id, value }),
           (err: Error) => send(worker, { savings: 'failed', id: m.id, error: err.message }),
@@ -110,22 +116,34 @@ export async function runPrimary({ config, logger, flush, memory, prepare, start
   const fork = () => cluster.fork({ SAVINGS_WORKER_HEAP_MB: String(memory.heapMb) });
   cluster.on('listening', () => {
     if (++listening === config.workers) {
-      logger.info({ port: config.port, host: config.host, workers: config.workers, startupMs: Date.now() - startedAt }, `listening on http://${config.host}:${config.port}`);
+      logger.info(
+        { port: config.port, host: config.host, workers: config.workers, startupMs: Date.now() - startedAt },
+        `listening on http://${config.host}:${config.port}`,
+      );
     }
   });
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
     // Anything but a shutdown we asked for: replace it, so the service keeps its capacity.
-    logger.error({ worker: worker.id, pid: worker.process.pid, code, signal }, 'a worker stopped unexpectedly; starting another');
+    logger.error(
+      { worker: worker.id, pid: worker.process.pid, code, signal },
+      'a worker stopped unexpectedly; starting another',
+    );
     fork();
   });
-  logger.info({ workers: config.workers, heapMbPerWorker: memory.heapMb, memoryBudgetMb: config.memoryBudgetMb }, 'starting the workers');
+  logger.info(
+    { workers: config.workers, heapMbPerWorker: memory.heapMb, memoryBudgetMb: config.memoryBudgetMb },
+    'starting the workers',
+  );
   for (let i = 0; i < config.workers; i++) fork();
 
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: every worker stops accepting and finishes its requests in flight');
+    logger.info(
+      { signal, graceMs: config.shutdownGraceMs },
+      'shutting down: every worker stops accepting and finishes its requests in flight',
+    );
     const running = workers();
     const codes = await Promise.all(
       running.map(

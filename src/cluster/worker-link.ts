@@ -35,7 +35,10 @@ export function workerLink(): WorkerLink | null {
 
   const send = (message: ToPrimary) => process.send!(message);
   let nextId = 1;
-  const pending = new Map<number, { resolve(reply: PrimaryReply): void; reject(err: Error): void; timer: NodeJS.Timeout }>();
+  const pending = new Map<
+    number,
+    { resolve(reply: PrimaryReply): void; reject(err: Error): void; timer: NodeJS.Timeout }
+  >();
   let stats: () => Promise<unknown> = async () => null;
   const refreshListeners: (() => void)[] = [];
 
@@ -83,10 +86,22 @@ export function workerLink(): WorkerLink | null {
       return (reply as Extract<PrimaryReply, { savings: 'taken' }>).taken;
     },
     async gatherStats() {
-      return ((await ask((id) => ({ savings: 'gather', id, what: 'stats' }))) as Extract<PrimaryReply, { savings: 'gathered' }>).value;
+      return (
+        (await ask((id) => ({ savings: 'gather', id, what: 'stats' }))) as Extract<
+          PrimaryReply,
+          { savings: 'gathered' }
+        >
+      ).value;
     },
     async gatherPrometheus() {
-      return String(((await ask((id) => ({ savings: 'gather', id, what: 'prometheus' }))) as Extract<PrimaryReply, { savings: 'gathered' }>).value);
+      return String(
+        (
+          (await ask((id) => ({ savings: 'gather', id, what: 'prometheus' }))) as Extract<
+            PrimaryReply,
+            { savings: 'gathered' }
+          >
+        ).value,
+      );
     },
     swapped: (version) => send({ savings: 'swapped', version }),
     onStats: (report) => void (stats = report),

@@ -35,7 +35,13 @@ export interface OpenOptions {
 export function createPrisma(url: string, poolSize: number): PrismaClient {
   // Short timeouts: when the database is down or the network to it is cut, callers learn it in
   // seconds instead of hanging (the ingest's transactions carry their own, longer limit).
-  const adapter = new PrismaPg({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000, query_timeout: 30_000, idleTimeoutMillis: 30_000 });
+  const adapter = new PrismaPg({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: 5_000,
+    query_timeout: 30_000,
+    idleTimeoutMillis: 30_000,
+  });
   return new PrismaClient({ adapter });
 }
 
@@ -64,14 +70,18 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.databaseUrl) {
     url = options.databaseUrl;
   } else {
-    embedded = await openEmbedded(options.dataDir, { log, processes: (options.workers ?? 1) + (options.workers && options.workers > 1 ? 1 : 0) });
+    embedded = await openEmbedded(options.dataDir, {
+      log,
+      processes: (options.workers ?? 1) + (options.workers && options.workers > 1 ? 1 : 0),
+    });
     url = embedded.url;
   }
   try {
     if (options.migrate !== false && !(await isUpToDate(url))) {
       // Two processes migrating one database at once both fail, and leave it marked as failed for good.
       const migrate = async () => ((await isUpToDate(url)) ? [] : applyMigrations(url));
-      const applied = options.writeTurn === 'held' ? await migrate() : await withTurn(options, options.writeTurn, migrate);
+      const applied =
+        options.writeTurn === 'held' ? await migrate() : await withTurn(options, options.writeTurn, migrate);
       if (applied.length > 0) log(`applied migrations: ${applied.join(', ')}`);
     }
     const prisma = createPrisma(url, embedded ? EMBEDDED_POOL_SIZE : 10);

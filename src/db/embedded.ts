@@ -65,28 +65,49 @@ async function readLock(dataDir: string): Promise<LockInfo | null> {
 }
 
 // Under tsx or vitest this module is TypeScript, and so is its worker, which then needs tsx's loader.
-const workerFile = new URL(import.meta.url.endsWith('.ts') ? './pglite-worker.ts' : './pglite-worker.js', import.meta.url);
+const workerFile = new URL(
+  import.meta.url.endsWith('.ts') ? './pglite-worker.ts' : './pglite-worker.js',
+  import.meta.url,
+);
 
 let wasm: Promise<{ pgliteWasmModule: WebAssembly.Module; initdbWasmModule: WebAssembly.Module }> | undefined;
 const compile = (file: string) =>
-  readFile(path.join(path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), file)).then((bytes) => WebAssembly.compile(bytes));
-const compiledWasm = () => (wasm ??= Promise.all([compile('pglite.wasm'), compile('initdb.wasm')]).then(([pgliteWasmModule, initdbWasmModule]) => ({ pgliteWasmModule, initdbWasmModule })));
+  readFile(path.join(path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), file)).then(
+    (bytes) => WebAssembly.compile(bytes),
+  );
+const compiledWasm = () =>
+  (wasm ??= Promise.all([compile('pglite.wasm'), compile('initdb.wasm')]).then(
+    ([pgliteWasmModule, initdbWasmModule]) => ({ pgliteWasmModule, initdbWasmModule }),
+  ));
 
 /**
  * Starts PGlite (a data folder, or null for memory) on its own thread, served on a loopback port.
  * Should the thread fail later, `onFailure` hears of it; the service then sees a database that does not
  * answer (503 where it is needed), as with a PostgreSQL server that went away.
  */
-export async function startPglite(dataDir: string | null, onFailure: (msg: string) => void = () => {}, processes = 1): Promise<{ port: number; stop(): Promise<void> }> {
+export async function startPglite(
+  dataDir: string | null,
+  onFailure: (msg: string) => void = () => {},
+  processes = 1,
+): Promise<{ port: number; stop(): Promise<void> }> {
   // Each serving process's pool, and room for one more (an ingest) and a few single connections.
-  const input: WorkerInput = { dataDir, maxConnections: EMBEDDED_POOL_SIZE * (processes + 1) + 4, ...(await compiledWasm()) };
+  const input: WorkerInput = {
+    dataDir,
+    maxConnections: EMBEDDED_POOL_SIZE * (processes + 1) + 4,
+    ...(await compiledWasm()),
+  };
   const worker = workerFile.pathname.endsWith('.ts')
-    ? new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(workerFile.href)}); })`, { eval: true, workerData: input })
+    ? new Worker(
+        `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(workerFile.href)}); })`,
+        { eval: true, workerData: input },
+      )
     : new Worker(workerFile, { workerData: input });
   let closed: () => void = () => {};
   return new Promise((resolve, reject) => {
     let ready = false;
-    worker.on('error', (err) => (ready ? onFailure(`the embedded database thread failed: ${err.stack ?? err.message}`) : reject(err)));
+    worker.on('error', (err) =>
+      ready ? onFailure(`the embedded database thread failed: ${err.stack ?? err.message}`) : reject(err),
+    );
     worker.on('exit', (code) => {
       closed();
       if (!ready) reject(new Error(`the embedded database thread stopped (exit code ${code}) before it was ready`));
@@ -119,7 +140,10 @@ export async function openInMemory(): Promise<EmbeddedDatabase> {
  * `waitMs` bounds how long to wait for a lock whose owner is alive but not yet answering; `processes`
  * is how many will connect with a pool each (the workers of a cluster and its primary).
  */
-export async function openEmbedded(dataDir: string, options: { log?: (msg: string) => void; waitMs?: number; processes?: number } = {}): Promise<EmbeddedDatabase> {
+export async function openEmbedded(
+  dataDir: string,
+  options: { log?: (msg: string) => void; waitMs?: number; processes?: number } = {},
+): Promise<EmbeddedDatabase> {
   const log = options.log ?? (() => {});
   await mkdir(dataDir, { recursive: true }); // PGlite does not create parent folders
   const deadline = Date.now() + (options.waitMs ?? 30_000);
@@ -133,7 +157,9 @@ export async function openEmbedded(dataDir: string, options: { log?: (msg: strin
         return { url: socketUrl(lock.port), owner: false, close: async () => {} };
       }
       if (Date.now() > deadline) {
-        throw new Error(`the embedded database ${dataDir} is locked by process ${lock.pid}, which does not answer on port ${lock.port}`);
+        throw new Error(
+          `the embedded database ${dataDir} is locked by process ${lock.pid}, which does not answer on port ${lock.port}`,
+        );
       }
       await new Promise((r) => setTimeout(r, 200));
       continue;

@@ -15,7 +15,8 @@ function chain(err: unknown): Record<string, unknown>[] {
   return seen;
 }
 
-const text = (e: Record<string, unknown>) => [e.message, e.code, e.originalCode, e.originalMessage].filter((v) => typeof v === 'string').join(' ');
+const text = (e: Record<string, unknown>) =>
+  [e.message, e.code, e.originalCode, e.originalMessage].filter((v) => typeof v === 'string').join(' ');
 
 /** ENOSPC from the file system, SQLSTATE 53100 (disk_full) from PostgreSQL. */
 const DISK_FULL = /ENOSPC|\b53100\b|no space left on device|disk full/i;
@@ -24,7 +25,10 @@ export function isDiskFull(err: unknown): boolean {
   return chain(err).some((e) => DISK_FULL.test(text(e)));
 }
 
-export function describeDatabaseFailure(err: unknown, target: { databaseUrl: string | undefined; dataDir: string }): string {
+export function describeDatabaseFailure(
+  err: unknown,
+  target: { databaseUrl: string | undefined; dataDir: string },
+): string {
   if (isDiskFull(err)) {
     const where = target.databaseUrl ? 'the PostgreSQL server' : target.dataDir;
     return `no space left on the database's disk (${where}): free some space, then run the ingest again`;

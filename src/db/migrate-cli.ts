@@ -19,7 +19,9 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'deploy') {
     const config = loadConfig();
     const applied = await withTurn(config, configuredTurn(config, 'migration', console.error), async () => {
-      const embedded = config.databaseUrl ? undefined : await openEmbedded(config.dataDir, { log: (m) => console.error(m) });
+      const embedded = config.databaseUrl
+        ? undefined
+        : await openEmbedded(config.dataDir, { log: (m) => console.error(m) });
       try {
         return await applyMigrations(config.databaseUrl ?? embedded!.url);
       } finally {

@@ -30,7 +30,9 @@ function loadEngineModule(): Promise<EngineModule> {
     const bgUrl = import.meta.resolve('@prisma/schema-engine-wasm/schema_engine_bg');
     const bg = await import('@prisma/schema-engine-wasm/schema_engine_bg');
     const bytes = await readFile(new URL('./schema_engine_bg.wasm', bgUrl));
-    const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': bg as unknown as WebAssembly.ModuleImports });
+    const { instance } = await WebAssembly.instantiate(bytes, {
+      './schema_engine_bg.js': bg as unknown as WebAssembly.ModuleImports,
+    });
     bg.__wbg_set_wasm(instance.exports);
     (instance.exports.__wbindgen_start as () => void)();
     return bg;
@@ -81,7 +83,11 @@ function mapCharColumns<T>(adapter: T): T {
 
 // The engine never closes the connections it opens; left open, they keep holding its session-level
 // advisory lock, and the next migration on PostgreSQL waits ten seconds for it. We close them.
-function adapterFactory(url: string, opened: { dispose(): Promise<void> }[], shadowUrl?: () => Promise<{ url: string; close(): Promise<void> }>) {
+function adapterFactory(
+  url: string,
+  opened: { dispose(): Promise<void> }[],
+  shadowUrl?: () => Promise<{ url: string; close(): Promise<void> }>,
+) {
   const factory = new PrismaPg({ connectionString: url, max: 2 });
   const connect = factory.connect.bind(factory);
   factory.connect = async () => {
@@ -103,12 +109,20 @@ function adapterFactory(url: string, opened: { dispose(): Promise<void> }[], sha
   return bindMigrationAwareSqlAdapterFactory(factory);
 }
 
-async function withEngine<T>(url: string, fn: (engine: Engine) => Promise<T>, shadow?: () => Promise<{ url: string; close(): Promise<void> }>): Promise<T> {
+async function withEngine<T>(
+  url: string,
+  fn: (engine: Engine) => Promise<T>,
+  shadow?: () => Promise<{ url: string; close(): Promise<void> }>,
+): Promise<T> {
   const bg = await loadEngineModule();
   const schema = await readFile(SCHEMA_PATH, 'utf8');
   lastPanic = undefined;
   const opened: { dispose(): Promise<void> }[] = [];
-  const engine = await bg.SchemaEngine.new({ datamodels: [[SCHEMA_PATH, schema]] }, () => {}, adapterFactory(url, opened, shadow));
+  const engine = await bg.SchemaEngine.new(
+    { datamodels: [[SCHEMA_PATH, schema]] },
+    () => {},
+    adapterFactory(url, opened, shadow),
+  );
   try {
     return await fn(engine);
   } catch (err) {
@@ -122,7 +136,10 @@ async function withEngine<T>(url: string, fn: (engine: Engine) => Promise<T>, sh
 async function migrationsList() {
   await mkdir(MIGRATIONS_DIR, { recursive: true });
   const entries = await readdir(MIGRATIONS_DIR, { withFileTypes: true });
-  const dirs = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const dirs = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   const lockfile = await readFile(path.join(MIGRATIONS_DIR, 'migration_lock.toml'), 'utf8').catch(() => null);
   return {
     baseDir: MIGRATIONS_DIR,

@@ -38,7 +38,12 @@ const endsExchange = (message: Uint8Array) => {
 
 export function installSessionAffinity(server: PGLiteSocketServer): void {
   const q = (server as unknown as { queryQueue: QueryQueue }).queryQueue;
-  if (!q || !Array.isArray(q.queue) || typeof q.processQueue !== 'function' || typeof q.clearTransactionIfNeeded !== 'function') {
+  if (
+    !q ||
+    !Array.isArray(q.queue) ||
+    typeof q.processQueue !== 'function' ||
+    typeof q.clearTransactionIfNeeded !== 'function'
+  ) {
     throw new Error('pglite-socket changed its queue: review src/db/pglite-session.ts before upgrading');
   }
   let owner: number | null = null;

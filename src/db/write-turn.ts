@@ -43,7 +43,9 @@ export interface TurnTarget {
 }
 
 export const describeWriter = (w: Writer | null): string =>
-  w ? `the ${w.activity} that is running (pid ${w.pid ?? 'unknown'}${w.host ? ` on ${w.host}` : ''})` : 'the writers ahead of it';
+  w
+    ? `the ${w.activity} that is running (pid ${w.pid ?? 'unknown'}${w.host ? ` on ${w.host}` : ''})`
+    : 'the writers ahead of it';
 
 export class TurnTimeout extends Error {
   constructor(
@@ -61,8 +63,16 @@ export function waitingLine(holder: Writer | null, ahead: number, waitMs: number
 }
 
 /** A configured process's turn: its bound (INGEST_WAIT_SECONDS), and its waiting lines told by `say`. */
-export function configuredTurn(config: { ingestWaitMs: number }, activity: string, say: (line: string) => void): TurnOptions {
-  return { activity, waitMs: config.ingestWaitMs, onWait: (holder, ahead) => say(waitingLine(holder, ahead, config.ingestWaitMs)) };
+export function configuredTurn(
+  config: { ingestWaitMs: number },
+  activity: string,
+  say: (line: string) => void,
+): TurnOptions {
+  return {
+    activity,
+    waitMs: config.ingestWaitMs,
+    onWait: (holder, ahead) => say(waitingLine(holder, ahead, config.ingestWaitMs)),
+  };
 }
 
 /** Where writers queue: the mechanics differ by database, the order (takeTurn) does not. */
@@ -108,7 +118,10 @@ function fileQueue(dataDir: string, activity: string): Queue {
       const writer = JSON.parse(text) as Writer;
       return typeof writer.pid === 'number' && processAlive(writer.pid) ? writer : null;
     } catch {
-      const age = await stat(file).then((s) => Date.now() - s.mtimeMs, () => Infinity);
+      const age = await stat(file).then(
+        (s) => Date.now() - s.mtimeMs,
+        () => Infinity,
+      );
       return age < HALF_WRITTEN_MS ? { activity: 'writer', pid: null, host: null } : null;
     }
   }
@@ -168,19 +181,28 @@ const applicationName = (activity: string) => `savings-api ${activity} pid ${pro
 
 function parseApplicationName(name: string, backendPid: number): Writer {
   const m = /^savings-api (.+) pid (\d+)@(.*)$/.exec(name);
-  if (!m) return { activity: `session of ${name || 'another client'}`, pid: null, host: `database backend ${backendPid}` };
+  if (!m)
+    return { activity: `session of ${name || 'another client'}`, pid: null, host: `database backend ${backendPid}` };
   return { activity: m[1]!, pid: Number(m[2]), host: m[3] === hostname.slice(0, m[3]!.length) ? null : m[3]! };
 }
 
 async function pgQueue(url: string, activity: string): Promise<Queue> {
-  const client = new pg.Client({ connectionString: url, application_name: applicationName(activity), connectionTimeoutMillis: 10_000 });
+  const client = new pg.Client({
+    connectionString: url,
+    application_name: applicationName(activity),
+    connectionTimeoutMillis: 10_000,
+  });
   client.on('error', () => {}); // a dropped connection ends the turn; the ingest's own transaction reports it
   await client.connect();
   const thisDatabase = `l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
-  const flag = async (sql: string, ...values: number[]) => (await client.query<{ ok: boolean }>(sql, values)).rows[0]?.ok === true;
+  const flag = async (sql: string, ...values: number[]) =>
+    (await client.query<{ ok: boolean }>(sql, values)).rows[0]?.ok === true;
   return {
     async tickets() {
-      const { rows } = await client.query<{ ticket: string }>(`SELECT l.objid::bigint AS ticket FROM pg_locks l WHERE ${thisDatabase} AND l.classid = $1 ORDER BY 1`, [QUEUE_KEY]);
+      const { rows } = await client.query<{ ticket: string }>(
+        `SELECT l.objid::bigint AS ticket FROM pg_locks l WHERE ${thisDatabase} AND l.classid = $1 ORDER BY 1`,
+        [QUEUE_KEY],
+      );
       return rows.map((r) => Number(r.ticket));
     },
     claim: (ticket) => flag('SELECT pg_try_advisory_lock($1, $2) AS ok', QUEUE_KEY, ticket),
@@ -206,12 +228,15 @@ async function pgQueue(url: string, activity: string): Promise<Queue> {
  * (even by kill -9) leaves the queue by itself: its process is gone, or its connection closed.
  */
 export async function takeTurn(target: TurnTarget, options: TurnOptions): Promise<Turn> {
-  const queue = target.databaseUrl ? await pgQueue(target.databaseUrl, options.activity) : fileQueue(target.dataDir, options.activity);
+  const queue = target.databaseUrl
+    ? await pgQueue(target.databaseUrl, options.activity)
+    : fileQueue(target.dataDir, options.activity);
   const started = performance.now();
   const pollMs = options.pollMs ?? 200;
   let ticket: number | null = null;
   try {
-    for (let n = Math.max(0, ...(await queue.tickets())) + 1; ticket === null; n++) if (await queue.claim(n)) ticket = n;
+    for (let n = Math.max(0, ...(await queue.tickets())) + 1; ticket === null; n++)
+      if (await queue.claim(n)) ticket = n;
     let reported: string | null | undefined;
     for (;;) {
       const ahead = (await queue.tickets()).filter((t) => t < ticket!).length;

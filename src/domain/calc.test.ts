@@ -41,14 +41,22 @@ function shown(amount: string, months: number, t: CalcTerms, promotions: Promoti
 describe('calculate: the contract’s worked checks', () => {
   it('7 % paid only at maturity on a 24-month deposit gives comparableYield 6.77', () => {
     // gross = 10,000 × 7 % × 2 = 1,400 (simple interest); (11,400 / 10,000)^(12/24) − 1 = √1.14 − 1 = 6.7708 %
-    const r = shown('10000', 24, terms({ tiers: tiers(['0', null, '7.00']), payout: 'AT_MATURITY', interestCompounds: false }));
+    const r = shown(
+      '10000',
+      24,
+      terms({ tiers: tiers(['0', null, '7.00']), payout: 'AT_MATURITY', interestCompounds: false }),
+    );
     expect(r.grossInterest).toBe('1400.00');
     expect(r.comparableYield).toBe('6.77');
   });
 
   it('3 % credited yearly and paid out on a 60-month deposit: gross 15 % of A, comparableYield 3.00', () => {
     // paid out: B stays 10,000; 5 years × 300 = 1,500 = 15 %. Comparable run compounds: 1.03^5, so 3.00 %.
-    const r = shown('10000', 60, terms({ tiers: tiers(['0', null, '3.00']), payout: 'ANNUALLY', interestCompounds: false }));
+    const r = shown(
+      '10000',
+      60,
+      terms({ tiers: tiers(['0', null, '3.00']), payout: 'ANNUALLY', interestCompounds: false }),
+    );
     expect(r.grossInterest).toBe('1500.00');
     expect(r.comparableYield).toBe('3.00');
   });
@@ -64,18 +72,27 @@ describe('calculate: the contract’s worked checks', () => {
 describe('calculate: the worked examples of docs/calculation.md', () => {
   it('1. a savings account, interest added monthly', () => {
     // 20.00, 10,020 × 0.002 = 20.04, 10,040.04 × 0.002 = 20.08008; 1.006012008^4 − 1 = 2.4266 %
-    const r = presentCalc(calculate({ amount: new Decimal('10000'), months: 3, promotions: 'include', terms: terms() }, { steps: true }));
+    const r = presentCalc(
+      calculate({ amount: new Decimal('10000'), months: 3, promotions: 'include', terms: terms() }, { steps: true }),
+    );
     expect(r.steps.map((s) => [s.openingBalance, s.interest, s.closingBalance])).toEqual([
       ['10000.00', '20.00', '10020.00'],
       ['10020.00', '20.04', '10040.04'],
       ['10040.04', '20.08', '10060.12'],
     ]);
-    expect(r).toMatchObject({ grossInterest: '60.12', comparableYield: '2.43', effectiveRate: '2.43', returnPerYear: '242.66' });
+    expect(r).toMatchObject({
+      grossInterest: '60.12',
+      comparableYield: '2.43',
+      effectiveRate: '2.43',
+      returnPerYear: '242.66',
+    });
   });
 
   it('2. a balance that grows into a higher tier (whole)', () => {
     const t = terms({ tiers: tiers(['0', '25000', '2.00'], ['25000', null, '3.00']) });
-    const r = presentCalc(calculate({ amount: new Decimal('24990'), months: 3, promotions: 'include', terms: t }, { steps: true }));
+    const r = presentCalc(
+      calculate({ amount: new Decimal('24990'), months: 3, promotions: 'include', terms: t }, { steps: true }),
+    );
     // 41.65 at 2 %, then 62.579125 and 62.7355728125 at 3 %
     expect(r.steps.map((s) => [s.rate, s.interest, s.closingBalance])).toEqual([
       ['2.00', '41.65', '25031.65'],
@@ -147,15 +164,22 @@ describe('calculate: crediting per payout (10,000 at 2.40 %, compounding)', () =
     { payout: 'OTHER', months: 30, credits: [12, 24, 30] },
     { payout: 'AT_MATURITY', months: 30, credits: [30] },
   ] as const)('$payout over $months months credits in months $credits', ({ payout, months, credits }) => {
-    const credited = Array.from({ length: months }, (_, i) => i + 1).filter((m) => creditsInMonth(payout as Payout, m, months));
+    const credited = Array.from({ length: months }, (_, i) => i + 1).filter((m) =>
+      creditsInMonth(payout as Payout, m, months),
+    );
     expect(credited).toEqual(credits);
   });
 
   it('shows the steps of a horizon that ends between two quarterly creditings', () => {
     const r = presentCalc(
-      calculate({ amount: new Decimal('10000'), months: 7, promotions: 'include', terms: terms({ payout: 'QUARTERLY' }) }, { steps: true }),
+      calculate(
+        { amount: new Decimal('10000'), months: 7, promotions: 'include', terms: terms({ payout: 'QUARTERLY' }) },
+        { steps: true },
+      ),
     );
-    expect(r.steps.map((s) => [s.month, s.openingBalance, s.rate, s.interest, s.credited, s.withholding, s.closingBalance])).toEqual([
+    expect(
+      r.steps.map((s) => [s.month, s.openingBalance, s.rate, s.interest, s.credited, s.withholding, s.closingBalance]),
+    ).toEqual([
       [1, '10000.00', '2.40', '20.00', '0.00', '0.00', '10000.00'],
       [2, '10000.00', '2.40', '20.00', '0.00', '0.00', '10000.00'],
       [3, '10000.00', '2.40', '20.00', '60.00', '0.00', '10060.00'],
@@ -167,7 +191,9 @@ describe('calculate: crediting per payout (10,000 at 2.40 %, compounding)', () =
   });
 
   it('leaves steps empty unless asked for them', () => {
-    expect(calculate({ amount: new Decimal('10000'), months: 12, promotions: 'include', terms: terms() }).steps).toEqual([]);
+    expect(
+      calculate({ amount: new Decimal('10000'), months: 12, promotions: 'include', terms: terms() }).steps,
+    ).toEqual([]);
   });
 });
 
@@ -205,17 +231,59 @@ describe('calculate: promotions (60,000; 2.00 % base; credited at the end of 6 m
   // Without the promotion a month earns 60,000 × 2/1200 = 100.
   it.each([
     // 100 + 50,000 × 1/1200 = 141.666… a month for 3 months (425) + 3 × 100 = 725; month 1: 141.67 × 1200 / 60,000 = 2.83 %
-    { label: 'bonus with a cap', p: promotion('bonus', '1.00', 3, '50000'), mode: 'include', gross: '725.00', nominal: '2.83', applied: true },
+    {
+      label: 'bonus with a cap',
+      p: promotion('bonus', '1.00', 3, '50000'),
+      mode: 'include',
+      gross: '725.00',
+      nominal: '2.83',
+      applied: true,
+    },
     // 60,000 × 3/1200 = 150 × 3 + 300 = 750
-    { label: 'bonus without a cap', p: promotion('bonus', '1.00', 3, null), mode: 'include', gross: '750.00', nominal: '3.00', applied: true },
+    {
+      label: 'bonus without a cap',
+      p: promotion('bonus', '1.00', 3, null),
+      mode: 'include',
+      gross: '750.00',
+      nominal: '3.00',
+      applied: true,
+    },
     // 50,000 × 4/1200 = 166.666… + base(60,000) × 10,000/60,000 = 16.666… → 183.333… × 3 = 550 + 300 = 850
-    { label: 'replace with a cap', p: promotion('replace', '4.00', 3, '50000'), mode: 'include', gross: '850.00', nominal: '3.67', applied: true },
+    {
+      label: 'replace with a cap',
+      p: promotion('replace', '4.00', 3, '50000'),
+      mode: 'include',
+      gross: '850.00',
+      nominal: '3.67',
+      applied: true,
+    },
     // 60,000 × 4/1200 = 200 × 3 + 300 = 900
-    { label: 'replace without a cap', p: promotion('replace', '4.00', 3, null), mode: 'include', gross: '900.00', nominal: '4.00', applied: true },
+    {
+      label: 'replace without a cap',
+      p: promotion('replace', '4.00', 3, null),
+      mode: 'include',
+      gross: '900.00',
+      nominal: '4.00',
+      applied: true,
+    },
     // exclude ignores the promotion: 6 × 100
-    { label: 'exclude mode', p: promotion('bonus', '1.00', 3, '50000'), mode: 'exclude', gross: '600.00', nominal: '2.00', applied: false },
+    {
+      label: 'exclude mode',
+      p: promotion('bonus', '1.00', 3, '50000'),
+      mode: 'exclude',
+      gross: '600.00',
+      nominal: '2.00',
+      applied: false,
+    },
     // only calculates like include
-    { label: 'only mode', p: promotion('bonus', '1.00', 3, '50000'), mode: 'only', gross: '725.00', nominal: '2.83', applied: true },
+    {
+      label: 'only mode',
+      p: promotion('bonus', '1.00', 3, '50000'),
+      mode: 'only',
+      gross: '725.00',
+      nominal: '2.83',
+      applied: true,
+    },
   ] as const)('$label earns $gross', ({ p, mode, gross, nominal, applied }) => {
     const r = shown('60000', 6, { ...base, promotion: p }, mode);
     expect(r.grossInterest).toBe(gross);
@@ -227,7 +295,12 @@ describe('calculate: promotions (60,000; 2.00 % base; credited at the end of 6 m
     // 40,000 ≤ 50,000: P = B, R = 0; 40,000 × 4/1200 = 133.33 a month
     const r = presentCalc(
       calculate(
-        { amount: new Decimal('40000'), months: 1, promotions: 'include', terms: { ...base, promotion: promotion('replace', '4.00', 3, '50000') } },
+        {
+          amount: new Decimal('40000'),
+          months: 1,
+          promotions: 'include',
+          terms: { ...base, promotion: promotion('replace', '4.00', 3, '50000') },
+        },
         { steps: true },
       ),
     );
@@ -299,7 +372,11 @@ describe('calculate: fees', () => {
     // 100 at 0 % with a 100 fee: A + N* = 0 ≤ 0 → −100
     { amount: '100', rate: '0.00', fee: '100', net: '-100.00', end: '0.00', effective: '-100.00' },
   ])('fees of $fee on $amount give an effective rate of $effective', ({ amount, rate, fee, net, end, effective }) => {
-    const r = shown(amount, 12, terms({ tiers: tiers(['0', null, rate]), payout: 'ANNUALLY', annualFee: new Decimal(fee) }));
+    const r = shown(
+      amount,
+      12,
+      terms({ tiers: tiers(['0', null, rate]), payout: 'ANNUALLY', annualFee: new Decimal(fee) }),
+    );
     expect(r.fees).toBe(new Decimal(fee).toFixed(2));
     expect(r.netInterest).toBe(net);
     expect(r.endBalance).toBe(end);
@@ -309,7 +386,12 @@ describe('calculate: fees', () => {
 
   it('charges annualFee × n / 12', () => {
     // 25 × 7 / 12 = 14.5833…
-    const r = calculate({ amount: new Decimal('1000'), months: 7, promotions: 'include', terms: terms({ annualFee: new Decimal(25) }) });
+    const r = calculate({
+      amount: new Decimal('1000'),
+      months: 7,
+      promotions: 'include',
+      terms: terms({ annualFee: new Decimal(25) }),
+    });
     expect(r.fees.times(12).eq(175)).toBe(true);
     expect(presentCalc(r).fees).toBe('14.58');
   });
@@ -320,13 +402,45 @@ describe('calculate: periods and amounts', () => {
     // 1 month: 20.00; annualised (1.002)^12 − 1 = 2.4266 %
     { label: '1 month', amount: '10000', months: 1, rate: '2.40', payout: 'MONTHLY', gross: '20.00', yield: '2.43' },
     // 120 months yearly: 10,000 × (1.02^10 − 1) = 2,189.944…; (1.02^10)^(1/10) − 1 = 2 %
-    { label: '120 months', amount: '10000', months: 120, rate: '2.00', payout: 'ANNUALLY', gross: '2189.94', yield: '2.00' },
+    {
+      label: '120 months',
+      amount: '10000',
+      months: 120,
+      rate: '2.00',
+      payout: 'ANNUALLY',
+      gross: '2189.94',
+      yield: '2.00',
+    },
     // cents, yearly: 12,345.67 × 2.1 % = 259.25907
-    { label: 'an amount with cents, yearly', amount: '12345.67', months: 12, rate: '2.10', payout: 'ANNUALLY', gross: '259.26', yield: '2.10' },
+    {
+      label: 'an amount with cents, yearly',
+      amount: '12345.67',
+      months: 12,
+      rate: '2.10',
+      payout: 'ANNUALLY',
+      gross: '259.26',
+      yield: '2.10',
+    },
     // cents, monthly: 12,345.67 × ((1 + 2.1/1200)^12 − 1) = 12,345.67 × 0.021202… = 261.769
-    { label: 'an amount with cents, monthly', amount: '12345.67', months: 12, rate: '2.10', payout: 'MONTHLY', gross: '261.77', yield: '2.12' },
+    {
+      label: 'an amount with cents, monthly',
+      amount: '12345.67',
+      months: 12,
+      rate: '2.10',
+      payout: 'MONTHLY',
+      gross: '261.77',
+      yield: '2.12',
+    },
     // a negative rate: 10,000 × ((1 − 0.5/1200)^12 − 1) = −49.886
-    { label: 'a negative rate', amount: '10000', months: 12, rate: '-0.50', payout: 'MONTHLY', gross: '-49.89', yield: '-0.50' },
+    {
+      label: 'a negative rate',
+      amount: '10000',
+      months: 12,
+      rate: '-0.50',
+      payout: 'MONTHLY',
+      gross: '-49.89',
+      yield: '-0.50',
+    },
   ] as const)('$label', ({ amount, months, rate, payout, gross, yield: y }) => {
     const r = shown(amount, months, terms({ tiers: tiers(['0', null, rate]), payout }));
     expect(r.grossInterest).toBe(gross);
@@ -335,7 +449,12 @@ describe('calculate: periods and amounts', () => {
 
   it('keeps everything unrounded', () => {
     // 2.00 % a month on 10,000 is 16.666…: no value is cut to cents
-    const r = calculate({ amount: new Decimal('10000'), months: 1, promotions: 'include', terms: terms({ tiers: tiers(['0', null, '2.00']) }) });
+    const r = calculate({
+      amount: new Decimal('10000'),
+      months: 1,
+      promotions: 'include',
+      terms: terms({ tiers: tiers(['0', null, '2.00']) }),
+    });
     expect(r.grossInterest.toString()).toBe('16.66666666666666666666666666666667');
   });
 
@@ -358,7 +477,9 @@ describe('calculate: periods and amounts', () => {
     { amount: '100', months: 0 },
     { amount: '100', months: 1.5 },
   ])('rejects amount $amount over $months months', ({ amount, months }) => {
-    expect(() => calculate({ amount: new Decimal(amount), months, promotions: 'include', terms: terms() })).toThrow(RangeError);
+    expect(() => calculate({ amount: new Decimal(amount), months, promotions: 'include', terms: terms() })).toThrow(
+      RangeError,
+    );
   });
 });
 
@@ -401,7 +522,8 @@ describe('calculate: properties', () => {
     // 24,900 at 5 % whole below 25,000 and 0 % above, monthly: 24,900 × 5/1200 = 103.75 → 25,003.75, then nothing.
     // At 4.80 %: 99.60 → 24,999.60, still below 25,000, so month 2 earns 4.80 % again (99.9984): 199.60 > 103.75.
     const t = (r: string) => terms({ tiers: tiers(['0', '25000', r], ['25000', null, '0.00']) });
-    const at = (r: string) => calculate({ amount: new Decimal('24900'), months: 12, promotions: 'include', terms: t(r) }).grossInterest;
+    const at = (r: string) =>
+      calculate({ amount: new Decimal('24900'), months: 12, promotions: 'include', terms: t(r) }).grossInterest;
     expect(at('5.00').lt(at('4.80'))).toBe(true);
   });
 
@@ -410,7 +532,9 @@ describe('calculate: properties', () => {
       fc.property(arbitraryCase(), (input) => {
         const compounding = { ...input, terms: { ...input.terms, interestCompounds: true } };
         const r = calculate(compounding);
-        expect(r.comparableYield.eq(annualisedPercent(r.amount.plus(r.grossInterest).div(r.amount), r.months))).toBe(true);
+        expect(r.comparableYield.eq(annualisedPercent(r.amount.plus(r.grossInterest).div(r.amount), r.months))).toBe(
+          true,
+        );
         expect(r.returnPerYear.eq(r.amount.times(r.comparableYield).div(100))).toBe(true);
       }),
       { numRuns: 60 },

@@ -5,7 +5,16 @@
 // being fast; what both compute after the monthly loop is `settle`, below, used by both.
 import { Decimal, HUNDRED, ZERO } from './decimal.js';
 import { annualisedPercent } from './root.js';
-import type { CalcInput, CalcResult, CalcStep, CalcTerms, Payout, Promotion, PromotionsMode, WithholdingKind } from './types.js';
+import type {
+  CalcInput,
+  CalcResult,
+  CalcStep,
+  CalcTerms,
+  Payout,
+  Promotion,
+  PromotionsMode,
+  WithholdingKind,
+} from './types.js';
 
 const TWELVE_HUNDRED = new Decimal(1200);
 
@@ -84,8 +93,7 @@ export function baseInterest(terms: CalcTerms, balance: Decimal): Decimal {
 export function monthInterest(terms: CalcTerms, promotion: Promotion | null, balance: Decimal): Decimal {
   const base = baseInterest(terms, balance);
   if (promotion === null) return base;
-  const promoted =
-    promotion.maxBalance !== null && balance.gt(promotion.maxBalance) ? promotion.maxBalance : balance;
+  const promoted = promotion.maxBalance !== null && balance.gt(promotion.maxBalance) ? promotion.maxBalance : balance;
   const rest = balance.minus(promoted);
   const promotionInterest = promoted.times(promotion.rate).div(TWELVE_HUNDRED);
   if (promotion.kind === 'bonus') return base.plus(promotionInterest);
@@ -158,7 +166,10 @@ export interface LoopTotals {
  * What follows the monthly loop, the same for the reference and the fast evaluator: net interest
  * (gross − withholding − fees), the end balance and the return per year (amount × comparable yield).
  */
-export function settle(totals: LoopTotals, yields: { comparableYield: Decimal; effectiveRate: Decimal }): Omit<CalcResult, 'nominalRate' | 'steps'> {
+export function settle(
+  totals: LoopTotals,
+  yields: { comparableYield: Decimal; effectiveRate: Decimal },
+): Omit<CalcResult, 'nominalRate' | 'steps'> {
   const netInterest = totals.grossInterest.minus(totals.withholdingTax).minus(totals.fees);
   return {
     ...totals,
@@ -171,7 +182,8 @@ export function settle(totals: LoopTotals, yields: { comparableYield: Decimal; e
 }
 
 /** Euros per year at the comparable yield: amount × comparableYield / 100. */
-export const returnPerYearOf = (amount: Decimal, comparableYield: Decimal): Decimal => amount.times(comparableYield).div(HUNDRED);
+export const returnPerYearOf = (amount: Decimal, comparableYield: Decimal): Decimal =>
+  amount.times(comparableYield).div(HUNDRED);
 
 /**
  * Contract §2 for one offer and amount. All values unrounded; `steps` (one per month of the actual
@@ -190,7 +202,17 @@ export function calculate(input: CalcInput, options: { steps?: boolean } = {}): 
   const comparableYield = annualisedPercent(amount.plus(comparable.gross).div(amount), months);
   const effectiveRate = annualisedPercent(amount.plus(comparableNet).div(amount), months);
   return {
-    ...settle({ amount, months, promotionApplied: actual.promotionApplied, grossInterest: actual.gross, withholdingTax: actual.withholding, fees }, { comparableYield, effectiveRate }),
+    ...settle(
+      {
+        amount,
+        months,
+        promotionApplied: actual.promotionApplied,
+        grossInterest: actual.gross,
+        withholdingTax: actual.withholding,
+        fees,
+      },
+      { comparableYield, effectiveRate },
+    ),
     nominalRate: actual.firstInterest.times(TWELVE_HUNDRED).div(amount),
     steps: actual.steps,
   };

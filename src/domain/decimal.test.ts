@@ -4,8 +4,12 @@ import { compareDecimals, Decimal, toFixed2 } from './decimal.js';
 
 const decimalArb = fc.oneof(
   fc.integer({ min: -1_000_000_000, max: 1_000_000_000 }).map((c) => new Decimal(c).div(100)),
-  fc.tuple(fc.bigInt({ min: -(10n ** 40n), max: 10n ** 40n }), fc.integer({ min: 0, max: 60 })).map(([m, s]) => new Decimal(m.toString()).div(new Decimal(10).pow(s))),
-  fc.constantFrom('0', '-0', '1e-30', '-1e-30', '9999999.9999999', '10000000', '1e7', '1.00000000000000000001').map((s) => new Decimal(s)),
+  fc
+    .tuple(fc.bigInt({ min: -(10n ** 40n), max: 10n ** 40n }), fc.integer({ min: 0, max: 60 }))
+    .map(([m, s]) => new Decimal(m.toString()).div(new Decimal(10).pow(s))),
+  fc
+    .constantFrom('0', '-0', '1e-30', '-1e-30', '9999999.9999999', '10000000', '1e7', '1.00000000000000000001')
+    .map((s) => new Decimal(s)),
 );
 
 describe('compareDecimals', () => {

@@ -4,21 +4,66 @@ import { Decimal } from './decimal.js';
 import { compareBrandNames, dgsSplit } from './dgs.js';
 import type { DgsScheme } from './types.js';
 
-const scheme = (limit: string, verified: boolean): DgsScheme => ({ scheme: 'DNB DGS', country: 'NL', limit: new Decimal(limit), verified });
+const scheme = (limit: string, verified: boolean): DgsScheme => ({
+  scheme: 'DNB DGS',
+  country: 'NL',
+  limit: new Decimal(limit),
+  verified,
+});
 
 describe('dgsSplit', () => {
   it.each([
     // 50,000 under a 100,000 limit: all of it; 50,000 / 50,000 = 100 %
-    { label: 'covers all of an amount below the limit', amount: '50000', verified: true, covered: '50000', uncovered: '0', percent: '100', full: true },
+    {
+      label: 'covers all of an amount below the limit',
+      amount: '50000',
+      verified: true,
+      covered: '50000',
+      uncovered: '0',
+      percent: '100',
+      full: true,
+    },
     // exactly the limit: still all of it
-    { label: 'covers all of an amount equal to the limit', amount: '100000', verified: true, covered: '100000', uncovered: '0', percent: '100', full: true },
+    {
+      label: 'covers all of an amount equal to the limit',
+      amount: '100000',
+      verified: true,
+      covered: '100000',
+      uncovered: '0',
+      percent: '100',
+      full: true,
+    },
     // 150,000: 100,000 covered, 50,000 not; 100,000 / 150,000 = 66.666… % (unrounded)
-    { label: 'covers up to the limit', amount: '150000', verified: true, covered: '100000', uncovered: '50000', percent: '66.66666666666666666666666666666667', full: false },
+    {
+      label: 'covers up to the limit',
+      amount: '150000',
+      verified: true,
+      covered: '100000',
+      uncovered: '50000',
+      percent: '66.66666666666666666666666666666667',
+      full: false,
+    },
     // a cent over: 100,000 / 100,000.01 = 1 − 1e-7 + 1e-14 − 1e-21 + 1e-28 … = 0.99999990000000999999900000009999…,
     // which is 0.9999999000000099999990000001 to 34 digits; × 100
-    { label: 'leaves a cent over the limit uncovered', amount: '100000.01', verified: true, covered: '100000', uncovered: '0.01', percent: '99.99999000000099999990000001', full: false },
+    {
+      label: 'leaves a cent over the limit uncovered',
+      amount: '100000.01',
+      verified: true,
+      covered: '100000',
+      uncovered: '0.01',
+      percent: '99.99999000000099999990000001',
+      full: false,
+    },
     // unverified: nothing counts as covered
-    { label: 'covers nothing when the scheme is not verified', amount: '50000', verified: false, covered: '0', uncovered: '50000', percent: '0', full: false },
+    {
+      label: 'covers nothing when the scheme is not verified',
+      amount: '50000',
+      verified: false,
+      covered: '0',
+      uncovered: '50000',
+      percent: '0',
+      full: false,
+    },
   ])('$label', ({ amount, verified, covered, uncovered, percent, full }) => {
     const split = dgsSplit(new Decimal(amount), scheme('100000', verified), []);
     expect(split.covered.toString()).toBe(covered);
@@ -30,9 +75,17 @@ describe('dgsSplit', () => {
   });
 
   it.each([
-    { label: 'sorts by name', names: ['Zeeland Direct', 'Argenta', 'Moneyou'], sorted: ['Argenta', 'Moneyou', 'Zeeland Direct'] },
+    {
+      label: 'sorts by name',
+      names: ['Zeeland Direct', 'Argenta', 'Moneyou'],
+      sorted: ['Argenta', 'Moneyou', 'Zeeland Direct'],
+    },
     { label: 'ignores case', names: ['bunq', 'ASN', 'Bfirst'], sorted: ['ASN', 'Bfirst', 'bunq'] },
-    { label: 'ignores accents', names: ['Ölfusbanki', 'Ålandsbanken', 'Nordea'], sorted: ['Ålandsbanken', 'Nordea', 'Ölfusbanki'] },
+    {
+      label: 'ignores accents',
+      names: ['Ölfusbanki', 'Ålandsbanken', 'Nordea'],
+      sorted: ['Ålandsbanken', 'Nordea', 'Ölfusbanki'],
+    },
     { label: 'breaks ties by the exact name', names: ['bunq', 'Bunq'], sorted: ['Bunq', 'bunq'] },
     { label: 'keeps an empty list empty', names: [], sorted: [] },
   ])('sharedWith $label', ({ names, sorted }) => {

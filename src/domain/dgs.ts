@@ -19,7 +19,6 @@ export function compareBrandNames(a: string, b: string): number {
   return na === nb ? 0 : na < nb ? -1 : 1;
 }
 
-
 /** covered = verified ? min(A, limit) : 0 (contract §3): the list's filter and the split both use it. */
 export function coveredAmount(amount: Decimal, dgs: Pick<DgsScheme, 'verified' | 'limit'>): Decimal {
   return dgs.verified ? Decimal.min(amount, dgs.limit) : ZERO;

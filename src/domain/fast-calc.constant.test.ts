@@ -36,9 +36,20 @@ describe('constantYields', () => {
   });
 
   it.each([
-    ['two tiers', terms({ tiers: [{ from: new Decimal(0), to: new Decimal(25000), rate: new Decimal('2') }, { from: new Decimal(25000), to: null, rate: new Decimal('3') }] })],
+    [
+      'two tiers',
+      terms({
+        tiers: [
+          { from: new Decimal(0), to: new Decimal(25000), rate: new Decimal('2') },
+          { from: new Decimal(25000), to: null, rate: new Decimal('3') },
+        ],
+      }),
+    ],
     ['a fee', terms({ annualFee: new Decimal('10') })],
-    ['a capped promotion', terms({ promotion: { kind: 'bonus', rate: new Decimal('0.5'), months: 6, maxBalance: new Decimal(50000) } })],
+    [
+      'a capped promotion',
+      terms({ promotion: { kind: 'bonus', rate: new Decimal('0.5'), months: 6, maxBalance: new Decimal(50000) } }),
+    ],
   ])('is unknown with %s (the yield depends on the amount)', (_name, t) => {
     const calc = createCalculator();
     const input = { amount: new Decimal('60000'), months: 12, promotions: 'include' as const, terms: t };

@@ -7,8 +7,25 @@ import { presentCalc } from './present.js';
 import type { CalcInput, CalcResult, CalcTerms, Promotion, Tier } from './types.js';
 import { arbitraryCase, arbitraryOffer, arbitraryTerms, edgeAmounts } from './__tests__/arbitraries.js';
 
-const FIELDS = ['nominalRate', 'grossInterest', 'withholdingTax', 'fees', 'netInterest', 'endBalance', 'comparableYield', 'effectiveRate', 'returnPerYear'] as const;
-const MONEY = new Set<string>(['grossInterest', 'withholdingTax', 'fees', 'netInterest', 'endBalance', 'returnPerYear']);
+const FIELDS = [
+  'nominalRate',
+  'grossInterest',
+  'withholdingTax',
+  'fees',
+  'netInterest',
+  'endBalance',
+  'comparableYield',
+  'effectiveRate',
+  'returnPerYear',
+] as const;
+const MONEY = new Set<string>([
+  'grossInterest',
+  'withholdingTax',
+  'fees',
+  'netInterest',
+  'endBalance',
+  'returnPerYear',
+]);
 const TOLERANCE = new Decimal('1e-24');
 
 /**
@@ -41,13 +58,21 @@ function expectSameYields(fast: CalcYields, input: CalcInput, ref: CalcResult = 
   }
   const shown = presentCalc(ref);
   const cents = presentCalc({ ...ref, ...fast });
-  expect([cents.comparableYield, cents.effectiveRate, cents.returnPerYear]).toEqual([shown.comparableYield, shown.effectiveRate, shown.returnPerYear]);
+  expect([cents.comparableYield, cents.effectiveRate, cents.returnPerYear]).toEqual([
+    shown.comparableYield,
+    shown.effectiveRate,
+    shown.returnPerYear,
+  ]);
   expect(fast.months).toBe(ref.months);
 }
 
 type TierSpec = [from: string, to: string | null, rate: string];
 const tiers = (...specs: TierSpec[]): Tier[] =>
-  specs.map(([from, to, rate]) => ({ from: new Decimal(from), to: to === null ? null : new Decimal(to), rate: new Decimal(rate) }));
+  specs.map(([from, to, rate]) => ({
+    from: new Decimal(from),
+    to: to === null ? null : new Decimal(to),
+    rate: new Decimal(rate),
+  }));
 const promo = (kind: Promotion['kind'], rate: string, months: number, cap: string | null): Promotion => ({
   kind,
   rate: new Decimal(rate),
@@ -66,7 +91,12 @@ function terms(overrides: Partial<CalcTerms> = {}): CalcTerms {
     ...overrides,
   };
 }
-const input = (amount: string, months: number, t: CalcTerms, promotions: CalcInput['promotions'] = 'include'): CalcInput => ({
+const input = (
+  amount: string,
+  months: number,
+  t: CalcTerms,
+  promotions: CalcInput['promotions'] = 'include',
+): CalcInput => ({
   amount: new Decimal(amount),
   months,
   promotions,
@@ -80,17 +110,46 @@ describe('createCalculator: the same numbers as calculate', () => {
     { label: 'quarterly over 7 months', t: terms({ payout: 'QUARTERLY' }), months: 7 },
     { label: 'at maturity over 24 months (a square root)', t: terms({ payout: 'AT_MATURITY' }), months: 24 },
     { label: 'paid out yearly over 60 months', t: terms({ payout: 'ANNUALLY', interestCompounds: false }), months: 60 },
-    { label: 'withholding 25 % and a fee', t: terms({ withholdingRate: new Decimal(25), annualFee: new Decimal('12.50') }), months: 36 },
+    {
+      label: 'withholding 25 % and a fee',
+      t: terms({ withholdingRate: new Decimal(25), annualFee: new Decimal('12.50') }),
+      months: 36,
+    },
     { label: 'a capped bonus', t: terms({ promotion: promo('bonus', '0.75', 6, '50000') }), months: 12 },
-    { label: 'a capped replace, whole tiers', t: terms({ promotion: promo('replace', '4.00', 6, '30000') }), months: 12 },
-    { label: 'an uncapped replace, marginal tiers', t: terms({ tierMode: 'marginal', promotion: promo('replace', '4.00', 6, null) }), months: 12 },
-    { label: 'negative rates', t: terms({ tiers: tiers(['0', '25000', '-0.50'], ['25000', null, '-1.00']) }), months: 24 },
+    {
+      label: 'a capped replace, whole tiers',
+      t: terms({ promotion: promo('replace', '4.00', 6, '30000') }),
+      months: 12,
+    },
+    {
+      label: 'an uncapped replace, marginal tiers',
+      t: terms({ tierMode: 'marginal', promotion: promo('replace', '4.00', 6, null) }),
+      months: 12,
+    },
+    {
+      label: 'negative rates',
+      t: terms({ tiers: tiers(['0', '25000', '-0.50'], ['25000', null, '-1.00']) }),
+      months: 24,
+    },
     { label: '1 month', t: terms(), months: 1 },
     { label: '120 months', t: terms({ payout: 'ANNUALLY' }), months: 120 },
     { label: 'fees larger than the interest', t: terms({ annualFee: new Decimal(2000) }), months: 7 },
   ])('$label', ({ t, months }) => {
     const calc = createCalculator();
-    const amounts = ['0.01', '12345.67', '24509.80', '24990', '24999.99', '25000', '25000.01', '29999.99', '30000', '50000', '50000.01', '1000000'];
+    const amounts = [
+      '0.01',
+      '12345.67',
+      '24509.80',
+      '24990',
+      '24999.99',
+      '25000',
+      '25000.01',
+      '29999.99',
+      '30000',
+      '50000',
+      '50000.01',
+      '1000000',
+    ];
     // twice: the second pass is answered from the pieces the first one built
     for (const pass of [1, 2]) {
       for (const a of amounts) expectSame(calc.evaluate('offer', input(a, months, t)), input(a, months, t));
@@ -166,16 +225,21 @@ describe('createCalculator: the same numbers as calculate', () => {
 
   it('property: every amount at and around the tier bounds and caps, on a warm calculator', () => {
     fc.assert(
-      fc.property(arbitraryTerms(), fc.integer({ min: 1, max: 60 }), fc.constantFrom('include' as const, 'exclude' as const), (t, months, mode) => {
-        const calc = createCalculator();
-        const amounts = [...edgeAmounts(t), new Decimal('1000'), new Decimal('99999.99')];
-        for (const a of [...amounts, ...amounts.reverse()]) {
-          const c = { amount: a, months, promotions: mode, terms: t };
-          const ref = calculate(c);
-          expectSameYields(calc.evaluateYields('offer', c), c, ref);
-          expectSame(calc.evaluate('offer', c), c, ref);
-        }
-      }),
+      fc.property(
+        arbitraryTerms(),
+        fc.integer({ min: 1, max: 60 }),
+        fc.constantFrom('include' as const, 'exclude' as const),
+        (t, months, mode) => {
+          const calc = createCalculator();
+          const amounts = [...edgeAmounts(t), new Decimal('1000'), new Decimal('99999.99')];
+          for (const a of [...amounts, ...amounts.reverse()]) {
+            const c = { amount: a, months, promotions: mode, terms: t };
+            const ref = calculate(c);
+            expectSameYields(calc.evaluateYields('offer', c), c, ref);
+            expectSame(calc.evaluate('offer', c), c, ref);
+          }
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -207,7 +271,11 @@ describe('createCalculator: pieces', () => {
   });
 
   it('gives the same digits whichever amounts built the pieces', () => {
-    const t = terms({ tierMode: 'marginal', withholdingRate: new Decimal(15), promotion: promo('bonus', '0.50', 6, '40000') });
+    const t = terms({
+      tierMode: 'marginal',
+      withholdingRate: new Decimal(15),
+      promotion: promo('bonus', '0.50', 6, '40000'),
+    });
     const amounts = ['20000', '24800.55', '30000', '45000.10', '80000'];
     const run = (order: string[]) => {
       const calc = createCalculator();

@@ -470,7 +470,13 @@ function summaryOf(piece: Piece, amount: Decimal, inverseOf: InverseOf): CalcSum
   }
   const yields = yieldsOf(piece, amount, inverseOf);
   if (yields === null) return null;
-  return { ...settle({ amount, months: c.months, promotionApplied: c.promotionApplied, grossInterest, withholdingTax, fees: c.fees }, yields), nominalRate };
+  return {
+    ...settle(
+      { amount, months: c.months, promotionApplied: c.promotionApplied, grossInterest, withholdingTax, fees: c.fees },
+      yields,
+    ),
+    nominalRate,
+  };
 }
 
 /** Modes that calculate alike share pieces (see withPromotions). */
@@ -628,7 +634,11 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
   function cachedExact(id: string, input: CalcInput): CalcSummary | undefined {
     const cached = exact.get(id);
     if (cached === undefined) return undefined;
-    if (cached.months !== input.months || !sameMode(cached.mode, input.promotions) || !sameTerms(cached.terms, input.terms)) {
+    if (
+      cached.months !== input.months ||
+      !sameMode(cached.mode, input.promotions) ||
+      !sameTerms(cached.terms, input.terms)
+    ) {
       exact.delete(id);
       return undefined;
     }
@@ -653,7 +663,8 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
   /** The piece that holds the amount (built when missing), or the reference's answer. */
   function resolve(key: string, input: CalcInput): Piece | CalcSummary {
     const { amount, months } = input;
-    if (!Number.isInteger(months) || months < 1) throw new RangeError(`months must be a positive integer, got ${months}`);
+    if (!Number.isInteger(months) || months < 1)
+      throw new RangeError(`months must be a positive integer, got ${months}`);
     if (!amount.isPositive() || amount.isZero()) throw new RangeError('amount must be > 0');
     let entry = entryFor(key, input);
     const found = entry === undefined ? undefined : findPiece(entry.pieces, amount);
@@ -703,7 +714,15 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
     // Every amount a client can ask for (≥ 0.01) falls in it: no upper bound, and a lower one (the first
     // tier's 0, widened by the rounding margin) below the smallest amount.
     const fromZero = (bound: Decimal | null) => bound === null || bound.lt(SMALLEST_AMOUNT);
-    if (!piece || piece.unsafe || piece.hi !== null || piece.safeHi !== null || !fromZero(piece.lo) || !fromZero(piece.safeLo)) return null;
+    if (
+      !piece ||
+      piece.unsafe ||
+      piece.hi !== null ||
+      piece.safeHi !== null ||
+      !fromZero(piece.lo) ||
+      !fromZero(piece.safeLo)
+    )
+      return null;
     const comparableYield = piece.comparableYield;
     const effectiveRate = piece.effectiveRate ?? (piece.sameRatio ? comparableYield : null);
     return comparableYield && effectiveRate ? { comparableYield, effectiveRate } : null;

@@ -129,7 +129,8 @@ export function presentCalc(result: PresentableCalc): PresentedCalc {
   // One quantity, one value (contract §11.2): at the end the account holds what the saver ends with
   // before fees (end balance + fees) when interest compounds, and the amount when it was paid out.
   // Rounded on its own, the last balance could be a cent off the sum of the figures shown above it.
-  if (last && !last.closingBalance.eq(a)) steps[steps.length - 1]!.closingBalance = toFixed2(new Decimal(amount).plus(grossInterest).minus(withholdingTax));
+  if (last && !last.closingBalance.eq(a))
+    steps[steps.length - 1]!.closingBalance = toFixed2(new Decimal(amount).plus(grossInterest).minus(withholdingTax));
   return {
     amount,
     months: result.months,

@@ -28,7 +28,7 @@ function seedInverseRoot(y: Decimal, q: number): Decimal | null {
 function intPow(u: Decimal, k: number): Decimal {
   let result: Decimal | null = null;
   let square = u;
-  for (let rest = k; ; ) {
+  for (let rest = k; ;) {
     if (rest & 1) result = result === null ? square : result.times(square);
     rest >>>= 1;
     if (rest === 0) return result ?? ONE;

@@ -2,7 +2,16 @@
 // nothing here knows about Prisma, HTTP or the clock.
 import type { Decimal } from './decimal.js';
 
-export type { Channel, OfferType, Payout, PromotionKind, PromotionsMode, RateType, TierMode, WithholdingKind } from './vocabulary.js';
+export type {
+  Channel,
+  OfferType,
+  Payout,
+  PromotionKind,
+  PromotionsMode,
+  RateType,
+  TierMode,
+  WithholdingKind,
+} from './vocabulary.js';
 import type { Payout, PromotionKind, PromotionsMode, TierMode } from './vocabulary.js';
 
 export interface Tier {

@@ -34,11 +34,24 @@ export type SourceKind = (typeof SOURCE_KINDS)[number];
 export const SOURCE_STATUSES = ['ok', 'failing'] as const;
 export type SourceStatus = (typeof SOURCE_STATUSES)[number];
 
-export const EVENT_KINDS = ['rate_up', 'rate_down', 'promotion_start', 'promotion_end', 'new_offer', 'removed_offer', 'dgs_change'] as const;
+export const EVENT_KINDS = [
+  'rate_up',
+  'rate_down',
+  'promotion_start',
+  'promotion_end',
+  'new_offer',
+  'removed_offer',
+  'dgs_change',
+] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 
 /** The events that change what an offer earns: they carry an impact for an amount. */
-export const RATE_EVENT_KINDS = ['rate_up', 'rate_down', 'promotion_start', 'promotion_end'] as const satisfies readonly EventKind[];
+export const RATE_EVENT_KINDS = [
+  'rate_up',
+  'rate_down',
+  'promotion_start',
+  'promotion_end',
+] as const satisfies readonly EventKind[];
 
 export const FRESHNESS_FILTERS = ['all', '24h', 'official', 'confirmed'] as const;
 export type FreshnessFilter = (typeof FRESHNESS_FILTERS)[number];

@@ -28,15 +28,19 @@ const amount = z.string().check((ctx) => {
   }
   const v = new Decimal(text);
   if (v.lte(0)) ctx.issues.push({ code: 'custom', input: text, message: 'must be greater than 0' });
-  else if (v.gt(AMOUNT_MAX)) ctx.issues.push({ code: 'custom', input: text, message: `must not exceed ${PARAM_LIMITS.amountMax}` });
-  else if (v.decimalPlaces() > 2) ctx.issues.push({ code: 'custom', input: text, message: 'must have at most two decimals' });
+  else if (v.gt(AMOUNT_MAX))
+    ctx.issues.push({ code: 'custom', input: text, message: `must not exceed ${PARAM_LIMITS.amountMax}` });
+  else if (v.decimalPlaces() > 2)
+    ctx.issues.push({ code: 'custom', input: text, message: 'must have at most two decimals' });
 });
 
-const range = (min: number, max: number) => z.int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);
+const range = (min: number, max: number) =>
+  z.int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);
 const months = range(PARAM_LIMITS.months.min, PARAM_LIMITS.months.max);
 const text = z.string().max(PARAM_LIMITS.textMax, `must be at most ${PARAM_LIMITS.textMax} characters`);
 const country = z.string().regex(/^[A-Za-z]{2}$/, 'must be a two-letter ISO 3166 country code');
-const list = <T extends z.ZodType>(item: T) => z.array(item).max(PARAM_LIMITS.listMax, `must list at most ${PARAM_LIMITS.listMax} values`);
+const list = <T extends z.ZodType>(item: T) =>
+  z.array(item).max(PARAM_LIMITS.listMax, `must list at most ${PARAM_LIMITS.listMax} values`);
 
 /** Per parameter name (the same in REST and GraphQL). */
 export const PARAMS = {
@@ -56,13 +60,20 @@ export const PARAMS = {
   limit: range(1, PARAM_LIMITS.limitMax),
   days: range(PARAM_LIMITS.days.min, PARAM_LIMITS.days.max),
   id: z.string().min(1).max(200, 'must be at most 200 characters'),
-  ids: z.array(z.string().min(1).max(200)).min(1, 'must list at least one id').max(PARAM_LIMITS.idsMax, `must list at most ${PARAM_LIMITS.idsMax} ids`),
+  ids: z
+    .array(z.string().min(1).max(200))
+    .min(1, 'must list at least one id')
+    .max(PARAM_LIMITS.idsMax, `must list at most ${PARAM_LIMITS.idsMax} ids`),
   offerId: z.string().min(1).max(200, 'must be at most 200 characters'),
   kind: list(z.enum(EVENT_KINDS)),
   /** An event id a client got from us (Last-Event-ID, since): resume after it. */
   since: z.string().check((ctx) => {
     if (!/^\d{1,10}$/.test(ctx.value) || Number(ctx.value) > PARAM_LIMITS.eventIdMax) {
-      ctx.issues.push({ code: 'custom', input: ctx.value, message: `must be an event id (a whole number from 0 to ${PARAM_LIMITS.eventIdMax})` });
+      ctx.issues.push({
+        code: 'custom',
+        input: ctx.value,
+        message: `must be an event id (a whole number from 0 to ${PARAM_LIMITS.eventIdMax})`,
+      });
     }
   }),
 } satisfies Record<string, z.ZodType>;
@@ -70,8 +81,16 @@ export const PARAMS = {
 export type ParamName = keyof typeof PARAMS;
 
 /** Rules across parameters: [parameter blamed, message, holds]. */
-export const CROSS_RULES: readonly [ParamName, string, (args: { termMin?: number | null; termMax?: number | null }) => boolean][] = [
-  ['termMin', 'must not be greater than termMax', (a) => a.termMin == null || a.termMax == null || a.termMin <= a.termMax],
+export const CROSS_RULES: readonly [
+  ParamName,
+  string,
+  (args: { termMin?: number | null; termMax?: number | null }) => boolean,
+][] = [
+  [
+    'termMin',
+    'must not be greater than termMax',
+    (a) => a.termMin == null || a.termMax == null || a.termMin <= a.termMax,
+  ],
 ];
 
 /** Defaults of the spec (§4, §8) and the contract (detail: 50000 and 12). */

@@ -23,7 +23,9 @@ export const builder = new SchemaBuilder<{
   zod: {
     // Every bad argument at once, named as the client named it (arguments carry the REST parameter names).
     validationError: (error: ZodError) =>
-      badInput(error.issues.map((issue) => ({ parameter: String(issue.path[0] ?? 'arguments'), message: issue.message }))),
+      badInput(
+        error.issues.map((issue) => ({ parameter: String(issue.path[0] ?? 'arguments'), message: issue.message })),
+      ),
   },
 });
 

@@ -9,14 +9,23 @@ import { clip } from '../http/errors.js';
 export function clipped(error: GraphQLError): GraphQLError {
   const message = clip(error.message);
   if (message === error.message) return error;
-  return new GraphQLError(message, { nodes: error.nodes, path: error.path, originalError: error.originalError, extensions: error.extensions });
+  return new GraphQLError(message, {
+    nodes: error.nodes,
+    path: error.path,
+    originalError: error.originalError,
+    extensions: error.extensions,
+  });
 }
 
 export function clipErrors(): Plugin {
   return {
     onExecutionResult({ result, setResult }) {
-      const cut = (r: ExecutionResult): ExecutionResult => (r.errors?.some((e) => clip(e.message) !== e.message) ? { ...r, errors: r.errors.map((e) => clipped(e as GraphQLError)) } : r);
-      if (result && typeof result === 'object' && 'errors' in result) setResult(cut(result as ExecutionResult) as never);
+      const cut = (r: ExecutionResult): ExecutionResult =>
+        r.errors?.some((e) => clip(e.message) !== e.message)
+          ? { ...r, errors: r.errors.map((e) => clipped(e as GraphQLError)) }
+          : r;
+      if (result && typeof result === 'object' && 'errors' in result)
+        setResult(cut(result as ExecutionResult) as never);
     },
   };
 }

@@ -41,5 +41,10 @@ export interface Context {
 
 export function createContext(services: Services): Context {
   const catalog = services.store.current();
-  return { services, catalog, now: services.clock(), loaders: createLoaders(services.prisma, services.history.at(catalog.version), services.database) };
+  return {
+    services,
+    catalog,
+    now: services.clock(),
+    loaders: createLoaders(services.prisma, services.history.at(catalog.version), services.database),
+  };
 }

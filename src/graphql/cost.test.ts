@@ -5,8 +5,12 @@ import { schema } from './schema/index.js';
 
 function cost(query: string, variables: Record<string, unknown> = {}): number {
   const document = parse(query);
-  const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
-  const fragments = document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION);
+  const operation = document.definitions.find(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  )!;
+  const fragments = document.definitions.filter(
+    (d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION,
+  );
   return estimateCost(schema, operation, fragments, variables);
 }
 
@@ -25,7 +29,10 @@ describe('estimateCost', () => {
   });
 
   it('counts the detail batch by the number of ids, and steps only in the detail', () => {
-    const detail = (n: number) => cost('query($ids: [ID!]!) { offers(ids: $ids) { offer { calc { steps { month } } } } }', { ids: Array.from({ length: n }, (_, i) => `o${i}`) });
+    const detail = (n: number) =>
+      cost('query($ids: [ID!]!) { offers(ids: $ids) { offer { calc { steps { month } } } } }', {
+        ids: Array.from({ length: n }, (_, i) => `o${i}`),
+      });
     expect(detail(20)).toBe(20 * detail(1));
     const inList = cost('{ products(pageSize: 10) { items { calc { steps { month } } } } }');
     expect(inList).toBe(1 + 10 * (1 + (1 + 0)));

@@ -36,7 +36,15 @@ export interface ListBounds {
 }
 
 /** Bounds for when nothing is known of the data: the largest values the rules allow. */
-export const WORST_CASE: ListBounds = { longestTerm: 600, sameLicence: 1_000, tiers: 20, brands: 20, institutions: 1_000, history: 100, events: 100 };
+export const WORST_CASE: ListBounds = {
+  longestTerm: 600,
+  sameLicence: 1_000,
+  tiers: 20,
+  brands: 20,
+  institutions: 1_000,
+  history: 100,
+  events: 100,
+};
 
 /** What a list holds when neither an argument nor the data bounds it. */
 const DEFAULT_LIST_SIZE = 25;
@@ -67,12 +75,19 @@ function sizeFrom(args: Record<string, unknown>): number | undefined {
 }
 
 /** The longest a list-valued field can be, from the data, where no argument says. */
-function knownSize(walk: Walk, field: string, path: readonly string[], rootArgs: Record<string, unknown>): number | undefined {
+function knownSize(
+  walk: Walk,
+  field: string,
+  path: readonly string[],
+  rootArgs: Record<string, unknown>,
+): number | undefined {
   const b = walk.bounds;
   switch (field) {
     // Monthly steps are filled in the detail's offer only (one per month); lists leave them empty.
     case 'steps':
-      return path.includes('offer') ? Math.max(typeof rootArgs.horizon === 'number' ? rootArgs.horizon : 12, b.longestTerm) : 0;
+      return path.includes('offer')
+        ? Math.max(typeof rootArgs.horizon === 'number' ? rootArgs.horizon : 12, b.longestTerm)
+        : 0;
     case 'sameLicence':
       return b.sameLicence;
     case 'tiers':
@@ -108,7 +123,15 @@ function selectionCost(
     if (selection.kind === Kind.FRAGMENT_SPREAD) {
       const fragment = walk.fragments.get(selection.name.value);
       if (fragment && !seen.has(fragment.name.value)) {
-        cost += selectionCost(walk, type, fragment.selectionSet, inheritedSize, new Set([...seen, fragment.name.value]), path, rootArgs);
+        cost += selectionCost(
+          walk,
+          type,
+          fragment.selectionSet,
+          inheritedSize,
+          new Set([...seen, fragment.name.value]),
+          path,
+          rootArgs,
+        );
       }
       continue;
     }
@@ -117,11 +140,21 @@ function selectionCost(
     const args = argumentsOf(walk, type, selection);
     const own = sizeFrom(args);
     const fieldType = getNullableType(field.type);
-    const multiplier = isListType(fieldType) ? (own ?? inheritedSize ?? knownSize(walk, field.name, path, rootArgs) ?? DEFAULT_LIST_SIZE) : 1;
+    const multiplier = isListType(fieldType)
+      ? (own ?? inheritedSize ?? knownSize(walk, field.name, path, rootArgs) ?? DEFAULT_LIST_SIZE)
+      : 1;
     const named = getNamedType(field.type);
     const children =
       selection.selectionSet && isObjectType(named)
-        ? selectionCost(walk, named, selection.selectionSet, isListType(fieldType) ? undefined : own, seen, [...path, field.name], path.length === 0 ? args : rootArgs)
+        ? selectionCost(
+            walk,
+            named,
+            selection.selectionSet,
+            isListType(fieldType) ? undefined : own,
+            seen,
+            [...path, field.name],
+            path.length === 0 ? args : rootArgs,
+          )
         : 0;
     cost += multiplier * (1 + children);
   }

@@ -6,7 +6,17 @@
 // its 100 ids and the full detail selection (what GET /api/products/{id} answers) passes them all.
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
-import { GraphQLError, Kind, Lexer, Source, TokenKind, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode, type ValidationContext } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  Lexer,
+  Source,
+  TokenKind,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type OperationDefinitionNode,
+  type ValidationContext,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Catalog } from '../catalog/types.js';
 import { estimateCost, type ListBounds } from './cost.js';
@@ -28,7 +38,13 @@ export type LimitName = keyof typeof OPERATION_LIMITS;
 export function limitError(limit: LimitName, message: string, asked?: number): GraphQLError {
   return new GraphQLError(message, {
     // spec: false — not a rule of the GraphQL spec, so yoga gives application/json clients the 400 too.
-    extensions: { code: 'QUERY_TOO_COMPLEX', limit, max: OPERATION_LIMITS[limit], ...(asked === undefined ? {} : { asked }), http: { status: 400, spec: false } },
+    extensions: {
+      code: 'QUERY_TOO_COMPLEX',
+      limit,
+      max: OPERATION_LIMITS[limit],
+      ...(asked === undefined ? {} : { asked }),
+      http: { status: 400, spec: false },
+    },
   });
 }
 
@@ -43,7 +59,15 @@ export function listBounds(catalog: Catalog): ListBounds {
   let sameLicence = 0;
   for (const offers of catalog.offersByInstitution.values()) sameLicence = Math.max(sameLicence, offers.length - 1);
   const brands = Math.max(1, ...catalog.institutions.map((i) => i.brands.length));
-  return { longestTerm, sameLicence, tiers, brands, institutions: catalog.institutions.length, history: DETAIL_LIMIT, events: DETAIL_LIMIT };
+  return {
+    longestTerm,
+    sameLicence,
+    tiers,
+    brands,
+    institutions: catalog.institutions.length,
+    history: DETAIL_LIMIT,
+    events: DETAIL_LIMIT,
+  };
 }
 
 // graphql-armor throws from inside validation; reporting the rejection as a validation error of ours
@@ -52,7 +76,10 @@ const armor = (limit: 'depth' | 'aliases') => ({
   n: OPERATION_LIMITS[limit],
   exposeLimits: true,
   propagateOnRejection: false,
-  onReject: [(context: ValidationContext | null, error: GraphQLError) => context?.reportError(limitError(limit, error.message.replace(/^Syntax Error: /, '')))],
+  onReject: [
+    (context: ValidationContext | null, error: GraphQLError) =>
+      context?.reportError(limitError(limit, error.message.replace(/^Syntax Error: /, ''))),
+  ],
 });
 
 /** Rejects, before execution, operations estimated to cost more than the budget (shared by a batch). */
@@ -65,17 +92,31 @@ function costLimit(bounds: () => ListBounds): Plugin {
       if ((args.contextValue as { rest?: boolean }).rest) return;
       const definitions = (args.document as DocumentNode).definitions;
       const operations = definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-      const operation = args.operationName ? operations.find((o) => o.name?.value === args.operationName) : operations[0];
+      const operation = args.operationName
+        ? operations.find((o) => o.name?.value === args.operationName)
+        : operations[0];
       if (!operation) return;
       const fragments = definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION);
-      const own = estimateCost(args.schema, operation, fragments, (args.variableValues ?? {}) as Record<string, unknown>, bounds());
+      const own = estimateCost(
+        args.schema,
+        operation,
+        fragments,
+        (args.variableValues ?? {}) as Record<string, unknown>,
+        bounds(),
+      );
       const request = (args.contextValue as { request?: object }).request;
       const cost = own + (request ? (spent.get(request) ?? 0) : 0);
       if (request) spent.set(request, cost);
       if (cost > OPERATION_LIMITS.cost) {
         const batch = cost > own ? ' (with the operations before it in this batch)' : '';
         setResultAndStopExecution({
-          errors: [limitError('cost', `Query too complex: its estimated cost ${cost}${batch} exceeds ${OPERATION_LIMITS.cost}. Ask for fewer or smaller lists, or split the query.`, cost)],
+          errors: [
+            limitError(
+              'cost',
+              `Query too complex: its estimated cost ${cost}${batch} exceeds ${OPERATION_LIMITS.cost}. Ask for fewer or smaller lists, or split the query.`,
+              cost,
+            ),
+          ],
         });
       }
     },
@@ -87,7 +128,7 @@ function overTokens(query: string, max: number): boolean {
   if (query.length <= max) return false; // every token is at least a character long
   try {
     const lexer = new Lexer(new Source(query));
-    for (let n = 0; lexer.advance().kind !== TokenKind.EOF; ) if (++n > max) return true;
+    for (let n = 0; lexer.advance().kind !== TokenKind.EOF;) if (++n > max) return true;
   } catch {
     // A syntax error: the parser reports it.
   }
@@ -103,7 +144,14 @@ function tokenLimit(): Plugin {
   return {
     onParams({ params, setResult }) {
       if (typeof params.query === 'string' && overTokens(params.query, OPERATION_LIMITS.tokens)) {
-        setResult({ errors: [limitError('tokens', `The document is longer than ${OPERATION_LIMITS.tokens} tokens; send a shorter query (or persist it).`)] });
+        setResult({
+          errors: [
+            limitError(
+              'tokens',
+              `The document is longer than ${OPERATION_LIMITS.tokens} tokens; send a shorter query (or persist it).`,
+            ),
+          ],
+        });
       }
     },
   };
@@ -116,10 +164,16 @@ function batchLimit(): Plugin {
       return {
         onRequestParseDone({ requestParserResult }) {
           if (Array.isArray(requestParserResult) && requestParserResult.length === 0) {
-            throw new GraphQLError('A batch must hold at least one operation.', { extensions: { code: 'BAD_REQUEST', http: { status: 400, spec: false } } });
+            throw new GraphQLError('A batch must hold at least one operation.', {
+              extensions: { code: 'BAD_REQUEST', http: { status: 400, spec: false } },
+            });
           }
           if (Array.isArray(requestParserResult) && requestParserResult.length > OPERATION_LIMITS.batch) {
-            throw limitError('batch', `A batch may hold at most ${OPERATION_LIMITS.batch} operations; this one holds ${requestParserResult.length}.`, requestParserResult.length);
+            throw limitError(
+              'batch',
+              `A batch may hold at most ${OPERATION_LIMITS.batch} operations; this one holds ${requestParserResult.length}.`,
+              requestParserResult.length,
+            );
           }
         },
       };
@@ -128,5 +182,11 @@ function batchLimit(): Plugin {
 }
 
 export function operationLimits(bounds: () => ListBounds): Plugin[] {
-  return [batchLimit(), tokenLimit(), maxDepthPlugin(armor('depth')), maxAliasesPlugin(armor('aliases')), costLimit(bounds)];
+  return [
+    batchLimit(),
+    tokenLimit(),
+    maxDepthPlugin(armor('depth')),
+    maxAliasesPlugin(armor('aliases')),
+    costLimit(bounds),
+  ];
 }

@@ -6,7 +6,15 @@
 // not kept.
 import DataLoader from 'dataloader';
 import { filterKey, newestChanges, type ChangeFilter } from '../catalog/changes.js';
-import { eventsOfOffers, listPlans, plansOfOffers, recentChanges, sourcesByIds, type EventItem, type PlanItem } from '../catalog/history.js';
+import {
+  eventsOfOffers,
+  listPlans,
+  plansOfOffers,
+  recentChanges,
+  sourcesByIds,
+  type EventItem,
+  type PlanItem,
+} from '../catalog/history.js';
 import { LoadMemo, MemoPool } from '../catalog/load-memo.js';
 import { loadImpactBases, type ImpactBasis } from '../catalog/impact-basis.js';
 import type { CatalogSource } from '../catalog/types.js';
@@ -83,19 +91,61 @@ export class HistoryCache {
 
 export function createLoaders(prisma: PrismaClient, cache: HistoryCache, database: DatabaseStatus): Loaders {
   return {
-    plans: new DataLoader((ids) => cache.plans.many(ids, (id) => id, (missing) => database.track(() => plansOfOffers(prisma, missing, Infinity)), [])),
-    events: new DataLoader((offers) => cache.events.many(offers, (o) => o.id, (missing) => database.track(() => eventsOfOffers(prisma, missing, DETAIL_LIMIT)), []), {
-      cacheKeyFn: (offer) => offer.id,
-    }),
-    sources: new DataLoader((ids) => cache.sources.many(ids, (id) => id, (missing) => database.track(() => sourcesByIds(prisma, missing)), null)),
-    changes: async (limit) => (await cache.changes.get('newest', () => database.track(() => recentChanges(prisma, CHANGES_MAX)))).slice(0, limit),
+    plans: new DataLoader((ids) =>
+      cache.plans.many(
+        ids,
+        (id) => id,
+        (missing) => database.track(() => plansOfOffers(prisma, missing, Infinity)),
+        [],
+      ),
+    ),
+    events: new DataLoader(
+      (offers) =>
+        cache.events.many(
+          offers,
+          (o) => o.id,
+          (missing) => database.track(() => eventsOfOffers(prisma, missing, DETAIL_LIMIT)),
+          [],
+        ),
+      {
+        cacheKeyFn: (offer) => offer.id,
+      },
+    ),
+    sources: new DataLoader((ids) =>
+      cache.sources.many(
+        ids,
+        (id) => id,
+        (missing) => database.track(() => sourcesByIds(prisma, missing)),
+        null,
+      ),
+    ),
+    changes: async (limit) =>
+      (await cache.changes.get('newest', () => database.track(() => recentChanges(prisma, CHANGES_MAX)))).slice(
+        0,
+        limit,
+      ),
     // Kept per filter at the largest limit, like the unfiltered list: another limit is a slice of it.
     filteredChanges: async (filter, limit) =>
-      (await cache.filteredChanges.get(filterKey(filter), () => database.track(() => newestChanges(prisma, filter, CHANGES_MAX)))).slice(0, limit),
-    impactBases: new DataLoader((events) => cache.impactBases.many(events, (e) => String(e.id), (missing) => database.track(() => loadImpactBases(prisma, missing)), null), {
-      cacheKeyFn: (event) => String(event.id),
-    }),
+      (
+        await cache.filteredChanges.get(filterKey(filter), () =>
+          database.track(() => newestChanges(prisma, filter, CHANGES_MAX)),
+        )
+      ).slice(0, limit),
+    impactBases: new DataLoader(
+      (events) =>
+        cache.impactBases.many(
+          events,
+          (e) => String(e.id),
+          (missing) => database.track(() => loadImpactBases(prisma, missing)),
+          null,
+        ),
+      {
+        cacheKeyFn: (event) => String(event.id),
+      },
+    ),
     planPage: (filter) =>
-      cache.planPages.get(`${filter.brand ?? ''}|${filter.type}|${filter.page}|${filter.pageSize}`, () => database.track(() => listPlans(prisma, filter))),
+      cache.planPages.get(`${filter.brand ?? ''}|${filter.type}|${filter.page}|${filter.pageSize}`, () =>
+        database.track(() => listPlans(prisma, filter)),
+      ),
   };
 }

@@ -8,7 +8,12 @@ import type { Plugin } from 'graphql-yoga';
 export const knownOperationTypes: ValidationRule = (context) => ({
   OperationDefinition(node) {
     if (context.getSchema().getRootType(node.operation)) return;
-    context.reportError(new GraphQLError(`This API has no ${node.operation} operations (it is read-only): send a query or a subscription.`, { nodes: node }));
+    context.reportError(
+      new GraphQLError(
+        `This API has no ${node.operation} operations (it is read-only): send a query or a subscription.`,
+        { nodes: node },
+      ),
+    );
   },
 });
 

@@ -12,7 +12,8 @@ function normalise(pathAndQuery: string): string | null {
   const q = pathAndQuery.indexOf('?');
   const params: [string, string][] = [];
   if (q >= 0) {
-    for (const [name, value] of new URLSearchParams(pathAndQuery.slice(q + 1))) if (value !== '') params.push([name, value]);
+    for (const [name, value] of new URLSearchParams(pathAndQuery.slice(q + 1)))
+      if (value !== '') params.push([name, value]);
     params.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
   }
   const query = new URLSearchParams(params).toString();

@@ -34,11 +34,13 @@ export const euros = (what: string) => `${what}; ${UNIT.euros}`;
 export const perYear = (what: string) => `${what}; ${UNIT.perYear}`;
 
 export const DecimalScalar = builder.scalarType('Decimal', {
-  description: 'An exact decimal as a string: money in euros and rates in percent per year, with two decimals ("1234.56", "2.35").',
+  description:
+    'An exact decimal as a string: money in euros and rates in percent per year, with two decimals ("1234.56", "2.35").',
   serialize: (value) => (typeof value === 'string' ? value : toFixed2(value)),
   parseValue: parseDecimal,
   parseLiteral: (node) => {
-    if (node.kind === Kind.STRING || node.kind === Kind.INT || node.kind === Kind.FLOAT) return parseDecimal(node.value);
+    if (node.kind === Kind.STRING || node.kind === Kind.INT || node.kind === Kind.FLOAT)
+      return parseDecimal(node.value);
     throw invalid('Decimal must be a string or a number literal');
   },
 });

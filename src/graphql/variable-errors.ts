@@ -14,7 +14,12 @@ export function variableErrors(): Plugin {
       if ((args.contextValue as { rest?: boolean }).rest) return;
       const operation = getOperationAST(args.document as DocumentNode, args.operationName ?? undefined);
       if (!operation?.variableDefinitions?.length) return;
-      const coerced = getVariableValues(args.schema, operation.variableDefinitions, (args.variableValues ?? {}) as Record<string, unknown>, { maxErrors: 50 });
+      const coerced = getVariableValues(
+        args.schema,
+        operation.variableDefinitions,
+        (args.variableValues ?? {}) as Record<string, unknown>,
+        { maxErrors: 50 },
+      );
       if (!coerced.errors) return;
       // graphql-js says 'Variable "$amount" got invalid value "abc"; <why>': the variable, and why.
       const errors = coerced.errors.map((e) => {
@@ -23,7 +28,11 @@ export function variableErrors(): Plugin {
       });
       setResultAndStopExecution({
         errors: coerced.errors.map(
-          (e, i) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'BAD_USER_INPUT', errors: [errors[i]], http: { status: 400, spec: true } } }),
+          (e, i) =>
+            new GraphQLError(e.message, {
+              nodes: e.nodes,
+              extensions: { code: 'BAD_USER_INPUT', errors: [errors[i]], http: { status: 400, spec: true } },
+            }),
         ),
       });
     },

@@ -13,7 +13,8 @@ export interface BodyCacheStats {
   evictions: number;
 }
 
-const sizeOf = (body: FinishedBody) => body.body.byteLength + (body.encoded.br?.byteLength ?? 0) + (body.encoded.gzip?.byteLength ?? 0) + 512;
+const sizeOf = (body: FinishedBody) =>
+  body.body.byteLength + (body.encoded.br?.byteLength ?? 0) + (body.encoded.gzip?.byteLength ?? 0) + 512;
 
 export class BodyCache {
   private readonly entries: LRUCache<string, FinishedBody>;
@@ -63,6 +64,13 @@ export class BodyCache {
   }
 
   stats(): BodyCacheStats {
-    return { entries: this.entries.size, bytes: this.entries.calculatedSize, maxBytes: this.maxBytes, hits: this.hits, misses: this.misses, evictions: this.evictions };
+    return {
+      entries: this.entries.size,
+      bytes: this.entries.calculatedSize,
+      maxBytes: this.maxBytes,
+      hits: this.hits,
+      misses: this.misses,
+      evictions: this.evictions,
+    };
   }
 }

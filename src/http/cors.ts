@@ -3,11 +3,13 @@
 // to cache, page, retry, download and keep to the rate limit are readable from scripts.
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
   'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'ETag, Link, X-Request-Id, Retry-After, Content-Disposition, RateLimit, RateLimit-Policy',
+  'access-control-expose-headers':
+    'ETag, Link, X-Request-Id, Retry-After, Content-Disposition, RateLimit, RateLimit-Policy',
 };
 
 /** Whether a request is a CORS preflight (not just any OPTIONS). */
-export const isPreflight = (request: Request) => request.method === 'OPTIONS' && request.headers.has('access-control-request-method');
+export const isPreflight = (request: Request) =>
+  request.method === 'OPTIONS' && request.headers.has('access-control-request-method');
 
 /**
  * The answer to a preflight: the methods the path takes, whatever headers the page wants to send

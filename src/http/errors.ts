@@ -11,7 +11,11 @@ export const ERRORS = {
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed', slug: 'method-not-allowed' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large', slug: 'payload-too-large' },
   URI_TOO_LONG: { status: 414, title: 'URI too long', slug: 'uri-too-long' },
-  REQUEST_HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large', slug: 'request-headers-too-large' },
+  REQUEST_HEADERS_TOO_LARGE: {
+    status: 431,
+    title: 'Request header fields too large',
+    slug: 'request-headers-too-large',
+  },
   TOO_MANY_REQUESTS: { status: 429, title: 'Too many requests', slug: 'too-many-requests' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable', slug: 'service-unavailable' },
   INTERNAL_SERVER_ERROR: { status: 500, title: 'Unexpected error', slug: 'unexpected-error' },
@@ -40,11 +44,18 @@ export const problemType = (code: ErrorCode) => `/api/docs#problem-${ERRORS[code
  * in full (to that client, or into the log).
  */
 export const MAX_ECHO = 300;
-export const clip = (text: string, max = MAX_ECHO): string => (text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`);
+export const clip = (text: string, max = MAX_ECHO): string =>
+  text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 
 export function problem(code: ErrorCode, detail: string, errors?: ParameterProblem[]): Problem {
   const { status, title } = ERRORS[code];
-  return { type: problemType(code), title, status, detail: clip(detail, 3 * MAX_ECHO), ...(errors ? { errors: errors.map((e) => ({ parameter: clip(e.parameter, 100), message: clip(e.message) })) } : {}) };
+  return {
+    type: problemType(code),
+    title,
+    status,
+    detail: clip(detail, 3 * MAX_ECHO),
+    ...(errors ? { errors: errors.map((e) => ({ parameter: clip(e.parameter, 100), message: clip(e.message) })) } : {}),
+  };
 }
 
 /**
@@ -55,7 +66,8 @@ export function clientError(code: ErrorCode, message: string, extra: Record<stri
   return new GraphQLError(message, { extensions: { code, ...extra } });
 }
 
-export const statusOf = (code: unknown): number => (typeof code === 'string' && code in ERRORS ? ERRORS[code as ErrorCode].status : 500);
+export const statusOf = (code: unknown): number =>
+  typeof code === 'string' && code in ERRORS ? ERRORS[code as ErrorCode].status : 500;
 
 /** Seconds a client should wait before asking again when the database is away. */
 export const RETRY_AFTER_SECONDS = 5;
@@ -69,7 +81,9 @@ export async function fromDatabase<T>(status: DatabaseStatus, read: () => Promis
     return await status.track(read);
   } catch {
     // What the driver said (hosts, ports) is not the client's business; the reload watcher logs it.
-    throw clientError('SERVICE_UNAVAILABLE', 'The database is not reachable right now; please retry shortly.', { retryAfter: RETRY_AFTER_SECONDS });
+    throw clientError('SERVICE_UNAVAILABLE', 'The database is not reachable right now; please retry shortly.', {
+      retryAfter: RETRY_AFTER_SECONDS,
+    });
   }
 }
 

@@ -91,17 +91,23 @@ const OWN: Record<string, { type: string; body: string }> = {
  * GraphiQL's page keeps a looser policy than PAGE_CSP: its editor (Monaco) applies inline styles and
  * embeds its icon fonts as data: URLs. Scripts, connections and everything else stay this origin's.
  */
-export const GRAPHIQL_CSP = PAGE_CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'").replace("font-src 'self'", "font-src 'self' data:");
+export const GRAPHIQL_CSP = PAGE_CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'").replace(
+  "font-src 'self'",
+  "font-src 'self' data:",
+);
 
 /** The bundle's files and ours under /graphiql/, read on first use (a browser asks for them once a day). */
 export function graphiqlFiles(): StaticFiles {
   const files = new Map<string, FinishedBody | Promise<FinishedBody>>();
-  for (const [name, own] of Object.entries(OWN)) files.set(ASSET_PREFIX + name, staticFile(new TextEncoder().encode(own.body), own.type, CACHE_CONTROL.assets));
+  for (const [name, own] of Object.entries(OWN))
+    files.set(ASSET_PREFIX + name, staticFile(new TextEncoder().encode(own.body), own.type, CACHE_CONTROL.assets));
   return (pathname) => {
     let file = files.get(pathname);
     const name = pathname.slice(ASSET_PREFIX.length);
     if (!file && pathname.startsWith(ASSET_PREFIX) && FILES[name]) {
-      file = readFile(path.join(DIST, name)).then((bytes) => staticFile(new Uint8Array(bytes), FILES[name]!, CACHE_CONTROL.assets));
+      file = readFile(path.join(DIST, name)).then((bytes) =>
+        staticFile(new Uint8Array(bytes), FILES[name]!, CACHE_CONTROL.assets),
+      );
       files.set(pathname, file);
       file.then((done) => files.set(pathname, done)).catch(() => files.delete(pathname));
     }
@@ -109,14 +115,20 @@ export function graphiqlFiles(): StaticFiles {
   };
 }
 
-const wantsPage = (request: Request) => (request.method === 'GET' || request.method === 'HEAD') && (request.headers.get('accept') ?? '').includes('text/html');
+const wantsPage = (request: Request) =>
+  (request.method === 'GET' || request.method === 'HEAD') &&
+  (request.headers.get('accept') ?? '').includes('text/html');
 
 /** GraphiQL's page at /graphql for browsers; GraphQL requests go on to yoga. */
 export function graphiql(): Plugin {
   return {
     onRequest({ request, url, endResponse, fetchAPI }) {
       if (url.pathname === '/graphql' && wantsPage(request)) {
-        endResponse(new fetchAPI.Response(PAGE_HTML, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': GRAPHIQL_CSP } }));
+        endResponse(
+          new fetchAPI.Response(PAGE_HTML, {
+            headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': GRAPHIQL_CSP },
+          }),
+        );
       }
     },
   };

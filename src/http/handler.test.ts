@@ -12,7 +12,8 @@ function capturedLog() {
   const lines: Record<string, unknown>[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString().split('\n'))
+        if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
@@ -38,7 +39,9 @@ const ok = () => Promise.resolve(new Response('{"ok":true}', { headers: { 'conte
 
 describe('an upstream that fails', () => {
   it('is answered with a masked 500 problem, logged with the request id', async () => {
-    const { handler, log } = handlerWith(() => Promise.reject(new Error('connection string postgres://admin:hunter2@10.1.2.3')));
+    const { handler, log } = handlerWith(() =>
+      Promise.reject(new Error('connection string postgres://admin:hunter2@10.1.2.3')),
+    );
     const res = await handler.fetch(new Request('http://x/api/products', { headers: { 'x-request-id': 'req-42' } }));
     expect(res.status).toBe(500);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -100,36 +103,47 @@ describe('on a node server', () => {
   it('tells clients apart by X-Forwarded-For behind a trusted proxy', async () => {
     const { handler } = handlerWith(ok, { rateLimitPerMinute: 1, trustProxy: true });
     const base = await serve(handler);
-    const as = (ip: string) => fetch(`${base}/api/meta`, { headers: { 'x-forwarded-for': `${ip}, 10.0.0.1` } }).then((r) => r.status);
+    const as = (ip: string) =>
+      fetch(`${base}/api/meta`, { headers: { 'x-forwarded-for': `${ip}, 10.0.0.1` } }).then((r) => r.status);
     expect([await as('203.0.113.1'), await as('203.0.113.2'), await as('203.0.113.1')]).toEqual([200, 200, 429]);
   });
 
   it('has no limit by default', async () => {
     const { handler } = handlerWith(ok);
     const base = await serve(handler);
-    const statuses = await Promise.all(Array.from({ length: 50 }, (_, i) => fetch(`${base}/api/meta?i=${i}`).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => fetch(`${base}/api/meta?i=${i}`).then((r) => r.status)),
+    );
     expect(new Set(statuses)).toEqual(new Set([200]));
   });
 
   it.each([
-    ['headers over 16 KB', `GET /api/meta HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(17 * 1024)}\r\n\r\n`, 431, 'REQUEST_HEADERS_TOO_LARGE'],
+    [
+      'headers over 16 KB',
+      `GET /api/meta HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(17 * 1024)}\r\n\r\n`,
+      431,
+      'REQUEST_HEADERS_TOO_LARGE',
+    ],
     ['a request line that is not HTTP', 'GET /api/meta SPDY/9\r\n\r\n', 400, 'BAD_REQUEST'],
-  ] as const)('answers %s Node cannot parse with a problem, not a bare status line', async (_what, raw, status, code) => {
-    const base = await serve(handlerWith(ok).handler);
-    const { port } = new URL(base);
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = net.connect(Number(port), '127.0.0.1', () => socket.end(raw));
-      let text = '';
-      socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      socket.on('end', () => resolve(text));
-      socket.on('error', reject);
-    });
-    const [head, body] = answer.split('\r\n\r\n');
-    expect(head!.split('\r\n')[0]).toBe(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}`);
-    expect(head).toMatch(/content-type: application\/problem\+json/i);
-    expect(head).toMatch(/access-control-allow-origin: \*/i);
-    expect(JSON.parse(body!)).toMatchObject({ status, type: problemType(code) });
-  });
+  ] as const)(
+    'answers %s Node cannot parse with a problem, not a bare status line',
+    async (_what, raw, status, code) => {
+      const base = await serve(handlerWith(ok).handler);
+      const { port } = new URL(base);
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(port), '127.0.0.1', () => socket.end(raw));
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+      const [head, body] = answer.split('\r\n\r\n');
+      expect(head!.split('\r\n')[0]).toBe(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}`);
+      expect(head).toMatch(/content-type: application\/problem\+json/i);
+      expect(head).toMatch(/access-control-allow-origin: \*/i);
+      expect(JSON.parse(body!)).toMatchObject({ status, type: problemType(code) });
+    },
+  );
 
   it('refuses an over-long URL with 414 before the application sees it', async () => {
     let reached = 0;
@@ -152,7 +166,12 @@ describe('reuse of finished answers', () => {
         calls++;
         return ok();
       },
-      { version: () => version, clock: () => clock.now, reuseKey: (path) => (path.includes('never') ? null : { key: path, reuse: path.includes('clock') ? 'minute' : 'version' }) },
+      {
+        version: () => version,
+        clock: () => clock.now,
+        reuseKey: (path) =>
+          path.includes('never') ? null : { key: path, reuse: path.includes('clock') ? 'minute' : 'version' },
+      },
     );
     const get = async (path: string) => (await handler.fetch(new Request(`http://test.local${path}`))).status;
     for (const path of ['/data', '/clock', '/never']) await get(path);

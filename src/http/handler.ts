@@ -89,8 +89,12 @@ export const MAX_URL_LENGTH = 8 * 1024;
 export const MAX_BODY_BYTES = 100 * 1024;
 
 // The body is not read, so the connection cannot carry another request: it is closed after the answer.
-const tooLarge = () => problemResponse('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES} bytes.`, undefined, { connection: 'close' });
-const declaredTooLarge = (contentLength: string | null | undefined) => contentLength != null && Number(contentLength) > MAX_BODY_BYTES;
+const tooLarge = () =>
+  problemResponse('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES} bytes.`, undefined, {
+    connection: 'close',
+  });
+const declaredTooLarge = (contentLength: string | null | undefined) =>
+  contentLength != null && Number(contentLength) > MAX_BODY_BYTES;
 
 export interface HttpHandler {
   fetch(request: Request): Promise<Response>;
@@ -99,17 +103,48 @@ export interface HttpHandler {
   clientError(err: Error & { code?: string }, socket: Duplex): void;
 }
 
-export function createHttpHandler({ upstream, cache, reuseKey, cacheable, version, clock, logger, rateLimitPerMinute = 0, takeToken, counted = () => true, trustProxy = false, requestTimeoutMs = 30_000, observe, statics = () => undefined }: HttpDeps): HttpHandler {
+export function createHttpHandler({
+  upstream,
+  cache,
+  reuseKey,
+  cacheable,
+  version,
+  clock,
+  logger,
+  rateLimitPerMinute = 0,
+  takeToken,
+  counted = () => true,
+  trustProxy = false,
+  requestTimeoutMs = 30_000,
+  observe,
+  statics = () => undefined,
+}: HttpDeps): HttpHandler {
   const local = rateLimitPerMinute > 0 && !takeToken ? new RateLimiter(rateLimitPerMinute) : null;
-  const limiter = rateLimitPerMinute > 0 ? { policy: RateLimiter.policyOf(rateLimitPerMinute), take: takeToken ?? ((client: string) => local!.take(client)) } : null;
+  const limiter =
+    rateLimitPerMinute > 0
+      ? {
+          policy: RateLimiter.policyOf(rateLimitPerMinute),
+          take: takeToken ?? ((client: string) => local!.take(client)),
+        }
+      : null;
 
   /** The upstream's answer, or a 503 when it does not start in time (the work goes on; the client is told). */
   function withTimeout(request: Request): Promise<Response> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<Response>((resolve) => {
       timer = setTimeout(() => {
-        logger.warn({ requestId: currentRequestId(), path: new URL(request.url).pathname, timeoutMs: requestTimeoutMs }, 'answer took too long');
-        resolve(problemResponse('SERVICE_UNAVAILABLE', `The answer took longer than ${requestTimeoutMs} ms; please retry.`, undefined, { 'retry-after': '5' }));
+        logger.warn(
+          { requestId: currentRequestId(), path: new URL(request.url).pathname, timeoutMs: requestTimeoutMs },
+          'answer took too long',
+        );
+        resolve(
+          problemResponse(
+            'SERVICE_UNAVAILABLE',
+            `The answer took longer than ${requestTimeoutMs} ms; please retry.`,
+            undefined,
+            { 'retry-after': '5' },
+          ),
+        );
       }, requestTimeoutMs);
     });
     return Promise.race([upstream(request), late]).finally(() => clearTimeout(timer));
@@ -119,7 +154,9 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
     if (accept && EVENT_STREAM.test(accept)) return null;
     const found = reuseKey(pathAndQuery, accept ?? '');
     if (!found) return null;
-    return found.reuse === 'minute' ? `${version()}|${found.key}|${Math.floor(clock().getTime() / 60_000)}` : `${version()}|${found.key}`;
+    return found.reuse === 'minute'
+      ? `${version()}|${found.key}|${Math.floor(clock().getTime() / 60_000)}`
+      : `${version()}|${found.key}`;
   };
   const grew = (key: string) => () => cache.grew(key);
 
@@ -133,7 +170,12 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
     // a method it does not allow.
     if (isPreflight(request)) return preflight(request, pathname);
     if (request.method === 'OPTIONS' && pathname.startsWith('/api')) {
-      return problemResponse('METHOD_NOT_ALLOWED', 'OPTIONS is not allowed here; the API is read-only (GET, HEAD).', undefined, { allow: 'GET, HEAD' });
+      return problemResponse(
+        'METHOD_NOT_ALLOWED',
+        'OPTIONS is not allowed here; the API is read-only (GET, HEAD).',
+        undefined,
+        { allow: 'GET, HEAD' },
+      );
     }
     if (declaredTooLarge(request.headers.get('content-length'))) return tooLarge();
     const get = request.method === 'GET' || request.method === 'HEAD';
@@ -175,23 +217,46 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
   }
 
   const fetch = (request: Request, server?: { req?: IncomingMessage }): Promise<Response> => {
-    const scope: RequestScope = { id: requestIdFrom(request.headers.get('x-request-id')), startedAt: process.hrtime.bigint() };
+    const scope: RequestScope = {
+      id: requestIdFrom(request.headers.get('x-request-id')),
+      startedAt: process.hrtime.bigint(),
+    };
     const req = server?.req;
     if (req) {
       scope.client = clientOf(req);
       scope.abort = () => req.socket.destroy();
     }
-    return requestScope.run(scope, async () => logged(logger, scope, request.method, request.url, await handle(request), { 'x-request-id': scope.id, ...EVERY_ANSWER }, observe));
+    return requestScope.run(scope, async () =>
+      logged(
+        logger,
+        scope,
+        request.method,
+        request.url,
+        await handle(request),
+        { 'x-request-id': scope.id, ...EVERY_ANSWER },
+        observe,
+      ),
+    );
   };
 
   const adapter = createServerAdapter((request, server) => fetch(request, server as { req?: IncomingMessage }));
 
   /** A cache hit written straight to the socket: no Request, no Headers, no yoga (and a 304 no promise). */
-  function serveCached(req: IncomingMessage, res: ServerResponse, entry: FinishedBody, onGrow: (() => void) | undefined, startedAt: bigint): void | Promise<void> {
+  function serveCached(
+    req: IncomingMessage,
+    res: ServerResponse,
+    entry: FinishedBody,
+    onGrow: (() => void) | undefined,
+    startedAt: bigint,
+  ): void | Promise<void> {
     const header = req.headers['x-request-id'];
     const id = requestIdFrom(typeof header === 'string' ? header : null);
     const pathAndQuery = req.url ?? '/';
-    const headers: Record<string, string> = { ...cacheHeaders(entry.etag, entry.cacheControl, entry.vary), ...EVERY_ANSWER, 'x-request-id': id };
+    const headers: Record<string, string> = {
+      ...cacheHeaders(entry.etag, entry.cacheControl, entry.vary),
+      ...EVERY_ANSWER,
+      'x-request-id': id,
+    };
     if (matchesIfNoneMatch(req.headers['if-none-match'] ?? null, entry.etag)) {
       res.writeHead(304, headers);
       res.end();
@@ -247,7 +312,17 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
     res.setHeader('ratelimit', RateLimiter.header(taken));
     if (taken.retryAfter > 0) {
       const wait = taken.retryAfter;
-      refuse(req, res, startedAt, problemResponse('TOO_MANY_REQUESTS', `Too many requests; please wait ${wait} s (the limit is ${rateLimitPerMinute} a minute).`, undefined, { 'retry-after': String(wait) }));
+      refuse(
+        req,
+        res,
+        startedAt,
+        problemResponse(
+          'TOO_MANY_REQUESTS',
+          `Too many requests; please wait ${wait} s (the limit is ${rateLimitPerMinute} a minute).`,
+          undefined,
+          { 'retry-after': String(wait) },
+        ),
+      );
       return;
     }
     admit(req, res, startedAt);
@@ -259,7 +334,12 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
       return;
     }
     if ((req.url?.length ?? 0) > MAX_URL_LENGTH) {
-      refuse(req, res, startedAt, problemResponse('URI_TOO_LONG', `The URL is longer than ${MAX_URL_LENGTH} characters.`));
+      refuse(
+        req,
+        res,
+        startedAt,
+        problemResponse('URI_TOO_LONG', `The URL is longer than ${MAX_URL_LENGTH} characters.`),
+      );
       return;
     }
     if (req.method === 'GET' || req.method === 'HEAD') {
@@ -272,7 +352,10 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
           res.destroy(err);
         };
         try {
-          const sent = entry instanceof Promise ? entry.then((e) => serveCached(req, res, e, undefined, startedAt)) : serveCached(req, res, entry, key ? grew(key) : undefined, startedAt);
+          const sent =
+            entry instanceof Promise
+              ? entry.then((e) => serveCached(req, res, e, undefined, startedAt))
+              : serveCached(req, res, entry, key ? grew(key) : undefined, startedAt);
           sent?.catch(fail);
         } catch (err) {
           fail(err as Error);
@@ -298,8 +381,15 @@ export function createHttpHandler({ upstream, cache, reuseKey, cacheable, versio
       ? problemResponse('REQUEST_HEADERS_TOO_LARGE', 'The request line and headers are larger than 16384 bytes.')
       : problemResponse('BAD_REQUEST', 'The request is not valid HTTP.');
     void problem.text().then((body) => {
-      const headers = { ...Object.fromEntries(problem.headers), ...EVERY_ANSWER, 'content-length': String(Buffer.byteLength(body)), connection: 'close' };
-      const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+      const headers = {
+        ...Object.fromEntries(problem.headers),
+        ...EVERY_ANSWER,
+        'content-length': String(Buffer.byteLength(body)),
+        connection: 'close',
+      };
+      const head = Object.entries(headers)
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('');
       socket.end(`HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n${head}\r\n${body}`);
       logger.info({ status: problem.status, error: err.code }, 'request refused before parsing');
     });

@@ -50,7 +50,8 @@ const pagingOf = (response: Response): FinishedBody['paging'] => {
 /** Marks a streamed response, with the ETag computed from what determines its body. */
 export const STREAM_ETAG = 'x-stream-etag';
 
-export const etagOf = (body: Uint8Array | string): string => `W/"${createHash('sha1').update(body).digest('base64url')}"`;
+export const etagOf = (body: Uint8Array | string): string =>
+  `W/"${createHash('sha1').update(body).digest('base64url')}"`;
 
 /** Weak comparison (RFC 9110 §13.1.2): opaque tags equal, W/ ignored; a list, or *. */
 export function matchesIfNoneMatch(header: string | null, etag: string): boolean {
@@ -104,13 +105,28 @@ const cacheControlOf = (response: Response) => response.headers.get('cache-contr
 export async function finish(response: Response): Promise<FinishedBody> {
   const body = new Uint8Array(await response.arrayBuffer());
   // Names as they come: a ponyfill's Headers (yoga's) keeps their case ('Content-Type').
-  const headers = [...response.headers].map(([name, value]): [string, string] => [name.toLowerCase(), value]).filter(([name]) => CONTENT_HEADERS.has(name));
+  const headers = [...response.headers]
+    .map(([name, value]): [string, string] => [name.toLowerCase(), value])
+    .filter(([name]) => CONTENT_HEADERS.has(name));
   const paging = pagingOf(response);
-  return { status: response.status, headers, cacheControl: cacheControlOf(response), vary: varyOf(response), ...(paging ? { paging } : {}), body, etag: etagOf(body), encoded: {} };
+  return {
+    status: response.status,
+    headers,
+    cacheControl: cacheControlOf(response),
+    vary: varyOf(response),
+    ...(paging ? { paging } : {}),
+    body,
+    etag: etagOf(body),
+    encoded: {},
+  };
 }
 
 /** The body in the encoding asked for (made once, then kept with it), or the plain body. */
-export async function encodedBody(finished: FinishedBody, encoding: 'br' | 'gzip' | null, onGrow?: () => void): Promise<Uint8Array> {
+export async function encodedBody(
+  finished: FinishedBody,
+  encoding: 'br' | 'gzip' | null,
+  onGrow?: () => void,
+): Promise<Uint8Array> {
   if (!encoding || finished.body.byteLength < MIN_COMPRESS_BYTES) return finished.body;
   let encoded = finished.encoded[encoding];
   if (!encoded) {
@@ -150,7 +166,10 @@ export async function answer(request: Request, finished: FinishedBody, onGrow?: 
   const body = await encodedBody(finished, encoding, onGrow);
   if (body !== finished.body) headers.set('content-encoding', encoding!);
   headers.set('content-length', String(body.byteLength));
-  return new Response(request.method === 'HEAD' ? null : (body as Uint8Array<ArrayBuffer>), { status: finished.status, headers });
+  return new Response(request.method === 'HEAD' ? null : (body as Uint8Array<ArrayBuffer>), {
+    status: finished.status,
+    headers,
+  });
 }
 
 /**
@@ -172,7 +191,10 @@ export function answerStream(request: Request, response: Response, etag: string)
   if (!encoding) return new Response(response.body, { status: response.status, headers });
   headers.set('content-encoding', encoding);
   headers.delete('content-length');
-  const compressor = encoding === 'br' ? zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } }) : zlib.createGzip();
+  const compressor =
+    encoding === 'br'
+      ? zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } })
+      : zlib.createGzip();
   const compressed = Readable.fromWeb(response.body as never).pipe(compressor);
   return new Response(Readable.toWeb(compressed) as unknown as ReadableStream, { status: response.status, headers });
 }
@@ -180,7 +202,8 @@ export function answerStream(request: Request, response: Response, etag: string)
 /** An Accept or Content-Type naming Server-Sent Events. */
 export const EVENT_STREAM = /text\/event-stream/i;
 
-export const isEventStream = (response: Response): boolean => EVENT_STREAM.test(response.headers.get('content-type') ?? '');
+export const isEventStream = (response: Response): boolean =>
+  EVENT_STREAM.test(response.headers.get('content-type') ?? '');
 
 /**
  * Server-Sent Events, as they are produced: no body cache (it would wait for an end that never comes),

@@ -8,7 +8,15 @@ import type { RequestScope } from './request-context.js';
 /** Told of every answer: its method, path (without the query), status and duration. */
 export type RequestObserver = (method: string, path: string, status: number, seconds: number) => void;
 
-export function logLine(logger: Logger, requestId: string, startedAt: bigint, method: string, pathAndQuery: string, status: number, observe?: RequestObserver): void {
+export function logLine(
+  logger: Logger,
+  requestId: string,
+  startedAt: bigint,
+  method: string,
+  pathAndQuery: string,
+  status: number,
+  observe?: RequestObserver,
+): void {
   const q = pathAndQuery.indexOf('?');
   const durationMs = Number(process.hrtime.bigint() - startedAt) / 1e6;
   observe?.(method, q < 0 ? pathAndQuery : pathAndQuery.slice(0, q), status, durationMs / 1000);
@@ -26,10 +34,22 @@ export function logLine(logger: Logger, requestId: string, startedAt: bigint, me
 }
 
 /** The response with headers every answer carries (the request id, CORS), logged. */
-export function logged(logger: Logger, scope: RequestScope, method: string, url: string, response: Response, headers: Record<string, string>, observe?: RequestObserver): Response {
+export function logged(
+  logger: Logger,
+  scope: RequestScope,
+  method: string,
+  url: string,
+  response: Response,
+  headers: Record<string, string>,
+  observe?: RequestObserver,
+): Response {
   // A reason phrase on the status line ("200 OK"), and the headers, need a response we may change.
   if (!response.statusText || !trySet(response, headers)) {
-    response = new Response(response.body, { status: response.status, statusText: STATUS_CODES[response.status] ?? '', headers: response.headers });
+    response = new Response(response.body, {
+      status: response.status,
+      statusText: STATUS_CODES[response.status] ?? '',
+      headers: response.headers,
+    });
     for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
   }
   const { pathname, search } = new URL(url);

@@ -27,7 +27,12 @@ export function createMetrics(sources: MetricsSources): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
-  const requests = new Counter({ name: 'http_requests_total', help: 'Answers given, by route template, method and status.', labelNames: ['route', 'method', 'status'], registers: [registry] });
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'Answers given, by route template, method and status.',
+    labelNames: ['route', 'method', 'status'],
+    registers: [registry],
+  });
   const durations = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'Time from receiving a request to its answer, by route template and method.',
@@ -37,7 +42,11 @@ export function createMetrics(sources: MetricsSources): Metrics {
   });
 
   const numbers = (stats: unknown): Record<string, number> =>
-    Object.fromEntries(Object.entries((stats ?? {}) as Record<string, unknown>).filter((e): e is [string, number] => typeof e[1] === 'number'));
+    Object.fromEntries(
+      Object.entries((stats ?? {}) as Record<string, unknown>).filter(
+        (e): e is [string, number] => typeof e[1] === 'number',
+      ),
+    );
 
   new Gauge({
     name: 'savings_cache_size',

@@ -28,4 +28,5 @@ export function pagePolicy(contentType: string | null | undefined, own: string |
 }
 
 /** PAGE_CSP with inline styles allowed by their hashes (server-rendered pages with a <style> of their own). */
-export const policyWithStyles = (...sha256: string[]) => PAGE_CSP.replace("style-src 'self'", `style-src 'self' ${sha256.map((h) => `'sha256-${h}'`).join(' ')}`);
+export const policyWithStyles = (...sha256: string[]) =>
+  PAGE_CSP.replace("style-src 'self'", `style-src 'self' ${sha256.map((h) => `'sha256-${h}'`).join(' ')}`);

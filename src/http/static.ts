@@ -5,7 +5,12 @@
 import { etagOf, type FinishedBody } from './layer.js';
 
 /** A file as a finished answer of its own. */
-export function staticFile(body: Uint8Array, contentType: string, cacheControl: string, headers: Record<string, string> = {}): FinishedBody {
+export function staticFile(
+  body: Uint8Array,
+  contentType: string,
+  cacheControl: string,
+  headers: Record<string, string> = {},
+): FinishedBody {
   return {
     status: 200,
     headers: [['content-type', contentType], ...Object.entries(headers)],

@@ -33,6 +33,14 @@ export function registerStreamMetrics(registry: Registry, stats: () => FeedStats
       },
     });
   };
-  following('savings_stream_events_sent_total', 'Change events sent to streams since start (transport=sse|graphql).', (s) => s.sent);
-  following('savings_streams_cut_total', 'Change streams cut because their client read too slowly, since start (transport=sse|graphql).', (s) => s.cut);
+  following(
+    'savings_stream_events_sent_total',
+    'Change events sent to streams since start (transport=sse|graphql).',
+    (s) => s.sent,
+  );
+  following(
+    'savings_streams_cut_total',
+    'Change streams cut because their client read too slowly, since start (transport=sse|graphql).',
+    (s) => s.cut,
+  );
 }

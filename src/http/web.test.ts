@@ -18,7 +18,8 @@ const SCRIPT = `console.log(${JSON.stringify('x'.repeat(4000))});`;
 /** The HTTP front with the page's files, in front of an application that says what it was asked. */
 const front = (page: WebPage) =>
   createHttpHandler({
-    upstream: async (request) => new Response(`api ${request.method} ${new URL(request.url).pathname}`, { status: 404 }),
+    upstream: async (request) =>
+      new Response(`api ${request.method} ${new URL(request.url).pathname}`, { status: 404 }),
     cache: new BodyCache(1_000_000),
     reuseKey: () => null,
     cacheable: () => true,
@@ -31,7 +32,10 @@ const front = (page: WebPage) =>
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'web-'));
   await mkdir(path.join(dir, 'assets'));
-  await writeFile(path.join(dir, 'index.html'), '<!doctype html><html lang="en"><script type="module" src="/assets/index-AbCd1234.js"></script></html>');
+  await writeFile(
+    path.join(dir, 'index.html'),
+    '<!doctype html><html lang="en"><script type="module" src="/assets/index-AbCd1234.js"></script></html>',
+  );
   await writeFile(path.join(dir, 'assets', 'index-AbCd1234.js'), SCRIPT);
   await writeFile(path.join(dir, 'assets', 'icon-Zz_9-xYw.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   await writeFile(path.join(dir, 'stray.txt'), 'not part of the page');
@@ -72,16 +76,19 @@ describe('the web page', () => {
   it.each([
     ['br', brotliDecompressSync],
     ['gzip', gunzipSync],
-  ] as const)('compresses with %s, with Vary (one weak ETag for every encoding of the same bytes)', async (encoding, decode) => {
-    const plain = await get('/assets/index-AbCd1234.js');
-    const res = await get('/assets/index-AbCd1234.js', { headers: { 'accept-encoding': encoding } });
-    expect(res.headers.get('content-encoding')).toBe(encoding);
-    expect(res.headers.get('vary')).toBe('Accept-Encoding');
-    expect(res.headers.get('etag')).toBe(plain.headers.get('etag'));
-    const body = new Uint8Array(await res.arrayBuffer());
-    expect(Number(res.headers.get('content-length'))).toBe(body.byteLength);
-    expect(decode(body).toString()).toBe(SCRIPT);
-  });
+  ] as const)(
+    'compresses with %s, with Vary (one weak ETag for every encoding of the same bytes)',
+    async (encoding, decode) => {
+      const plain = await get('/assets/index-AbCd1234.js');
+      const res = await get('/assets/index-AbCd1234.js', { headers: { 'accept-encoding': encoding } });
+      expect(res.headers.get('content-encoding')).toBe(encoding);
+      expect(res.headers.get('vary')).toBe('Accept-Encoding');
+      expect(res.headers.get('etag')).toBe(plain.headers.get('etag'));
+      const body = new Uint8Array(await res.arrayBuffer());
+      expect(Number(res.headers.get('content-length'))).toBe(body.byteLength);
+      expect(decode(body).toString()).toBe(SCRIPT);
+    },
+  );
 
   it('answers 304 to a matching If-None-Match (weak comparison, lists, *) without a body', async () => {
     const first = await get('/', { headers: { 'accept-encoding': 'gzip' } });

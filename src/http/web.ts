@@ -61,7 +61,10 @@ export async function loadWebPage({ dir = WEB_DIR, logger }: { dir?: string; log
     if (name !== 'index.html' && !name.startsWith('assets/')) continue;
     const type = TYPES[path.extname(name)] ?? 'application/octet-stream';
     const cacheControl = name !== 'index.html' && HASHED.test(name) ? WEB_CACHE_CONTROL.hashed : WEB_CACHE_CONTROL.page;
-    files.set(name === 'index.html' ? '/' : `/${name}`, staticFile(new Uint8Array(await readFile(path.join(dir, name))), type, cacheControl));
+    files.set(
+      name === 'index.html' ? '/' : `/${name}`,
+      staticFile(new Uint8Array(await readFile(path.join(dir, name))), type, cacheControl),
+    );
   }
   const built = files.has('/');
   if (!built) logger?.warn({ dir }, 'the web page is not built (run npm run build): / leads to the API docs');

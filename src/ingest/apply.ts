@@ -2,11 +2,25 @@
 // write, bump the data version — or write nothing at all.
 import { createHash } from 'node:crypto';
 import type { Prisma, PrismaClient } from '../db/client.js';
-import { diffSnapshot, EVENT_KINDS, isEmpty, nextState, type ChangeSet, type CurrentState, type EventKind } from './diff.js';
+import {
+  diffSnapshot,
+  EVENT_KINDS,
+  isEmpty,
+  nextState,
+  type ChangeSet,
+  type CurrentState,
+  type EventKind,
+} from './diff.js';
 import { iso } from './rows.js';
 import type { Snapshot } from './snapshot.js';
 import { loadState } from './state.js';
-import { aheadOfClock, DEFAULT_MAX_FUTURE_SKEW_MINUTES, unresolvedReferences, validateSnapshot, type SnapshotProblem } from './validate.js';
+import {
+  aheadOfClock,
+  DEFAULT_MAX_FUTURE_SKEW_MINUTES,
+  unresolvedReferences,
+  validateSnapshot,
+  type SnapshotProblem,
+} from './validate.js';
 
 /** Serialises ingests across processes (and across service replicas on PostgreSQL). */
 export const INGEST_LOCK = 7_270_701;
@@ -14,7 +28,9 @@ export const DATA_VERSION_CHANNEL = 'savings_data_version';
 
 export class IngestError extends Error {
   constructor(readonly problems: SnapshotProblem[]) {
-    super(`${problems.length} problem${problems.length === 1 ? '' : 's'} in the snapshot:\n${problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`);
+    super(
+      `${problems.length} problem${problems.length === 1 ? '' : 's'} in the snapshot:\n${problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`,
+    );
   }
 }
 
@@ -29,7 +45,8 @@ export interface IngestResult {
   dataVersion: number;
 }
 
-const noEvents = (): Record<EventKind, number> => Object.fromEntries(EVENT_KINDS.map((k) => [k, 0])) as Record<EventKind, number>;
+const noEvents = (): Record<EventKind, number> =>
+  Object.fromEntries(EVENT_KINDS.map((k) => [k, 0])) as Record<EventKind, number>;
 
 export function snapshotHash(snapshot: Snapshot): string {
   return createHash('sha256').update(JSON.stringify(snapshot)).digest('hex');
@@ -39,14 +56,56 @@ type Tx = Prisma.TransactionClient;
 
 // Column types for the batched upserts below (jsonb_to_recordset needs them spelled out).
 const COLUMNS = {
-  Source: { id: 'text', name: 'text', kind: '"SourceKind"', url: 'text', status: '"SourceStatus"', lastCheckedAt: 'timestamptz', lastSuccessAt: 'timestamptz', lastError: 'text' },
-  Institution: { id: 'text', name: 'text', country: 'char(2)', lei: 'text', dgsScheme: 'text', dgsCountry: 'char(2)', dgsLimit: 'numeric', dgsVerified: 'boolean', dgsSource: 'text', dgsVerifiedAt: 'timestamptz' },
+  Source: {
+    id: 'text',
+    name: 'text',
+    kind: '"SourceKind"',
+    url: 'text',
+    status: '"SourceStatus"',
+    lastCheckedAt: 'timestamptz',
+    lastSuccessAt: 'timestamptz',
+    lastError: 'text',
+  },
+  Institution: {
+    id: 'text',
+    name: 'text',
+    country: 'char(2)',
+    lei: 'text',
+    dgsScheme: 'text',
+    dgsCountry: 'char(2)',
+    dgsLimit: 'numeric',
+    dgsVerified: 'boolean',
+    dgsSource: 'text',
+    dgsVerifiedAt: 'timestamptz',
+  },
   Brand: { id: 'text', name: 'text', country: 'char(2)', website: 'text', institutionId: 'text' },
   Offer: {
-    id: 'text', brandId: 'text', name: 'text', type: '"OfferType"', termMonths: 'integer', noticeDays: 'integer', channel: '"Channel"', platform: 'text',
-    payout: '"Payout"', minAmount: 'numeric', maxAmount: 'numeric', openToNewCustomers: 'boolean', currentAccountRequired: 'boolean', annualFee: 'numeric',
-    earlyWithdrawal: 'boolean', interestCompounds: 'boolean', withholdingKind: '"WithholdingKind"', withholdingRate: 'numeric', withholdingReducedRate: 'numeric',
-    sourceId: 'text', sourceUrl: 'text', checkedAt: 'timestamptz', official: 'boolean', confirmed: 'boolean', status: '"OfferStatus"', firstSeenAt: 'timestamptz',
+    id: 'text',
+    brandId: 'text',
+    name: 'text',
+    type: '"OfferType"',
+    termMonths: 'integer',
+    noticeDays: 'integer',
+    channel: '"Channel"',
+    platform: 'text',
+    payout: '"Payout"',
+    minAmount: 'numeric',
+    maxAmount: 'numeric',
+    openToNewCustomers: 'boolean',
+    currentAccountRequired: 'boolean',
+    annualFee: 'numeric',
+    earlyWithdrawal: 'boolean',
+    interestCompounds: 'boolean',
+    withholdingKind: '"WithholdingKind"',
+    withholdingRate: 'numeric',
+    withholdingReducedRate: 'numeric',
+    sourceId: 'text',
+    sourceUrl: 'text',
+    checkedAt: 'timestamptz',
+    official: 'boolean',
+    confirmed: 'boolean',
+    status: '"OfferStatus"',
+    firstSeenAt: 'timestamptz',
     removedAt: 'timestamptz',
   },
 } as const;
@@ -61,7 +120,10 @@ async function upsertRows(tx: Tx, table: keyof typeof COLUMNS, rows: readonly ob
   const columns = Object.entries(COLUMNS[table]);
   const names = columns.map(([name]) => `"${name}"`).join(', ');
   const record = columns.map(([name, type]) => `"${name}" ${type}`).join(', ');
-  const updates = columns.filter(([name]) => name !== 'id').map(([name]) => `"${name}" = EXCLUDED."${name}"`).join(', ');
+  const updates = columns
+    .filter(([name]) => name !== 'id')
+    .map(([name]) => `"${name}" = EXCLUDED."${name}"`)
+    .join(', ');
   await tx.$executeRawUnsafe(
     `INSERT INTO "${table}" (${names}) SELECT ${names} FROM jsonb_to_recordset($1::jsonb) AS x(${record}) ON CONFLICT ("id") DO UPDATE SET ${updates}`,
     JSON.stringify(rows),
@@ -74,9 +136,16 @@ async function upsertRows(tx: Tx, table: keyof typeof COLUMNS, rows: readonly ob
  * pg deprecates and pg 9 will refuse ("Calling client.query() when the client is already executing a
  * query", issue 19). Here the whole batch is one JSON parameter, whatever its size.
  */
-async function appendRows<R = never>(tx: Tx, table: 'RatePlan' | 'ChangeEvent', rows: readonly object[], returning?: string): Promise<R[]> {
+async function appendRows<R = never>(
+  tx: Tx,
+  table: 'RatePlan' | 'ChangeEvent',
+  rows: readonly object[],
+  returning?: string,
+): Promise<R[]> {
   if (rows.length === 0) return [];
-  const names = Object.keys(rows[0]!).map((name) => `"${name}"`).join(', ');
+  const names = Object.keys(rows[0]!)
+    .map((name) => `"${name}"`)
+    .join(', ');
   const sql = `INSERT INTO "${table}" (${names}) SELECT ${names} FROM jsonb_populate_recordset(NULL::"${table}", $1::jsonb) WITH ORDINALITY AS x ORDER BY x.ordinality`;
   const json = JSON.stringify(rows);
   if (!returning) {
@@ -126,7 +195,16 @@ async function write(tx: Tx, changes: ChangeSet, observedAt: string): Promise<Ma
   await appendRows(
     tx,
     'ChangeEvent',
-    changes.events.map((e) => ({ kind: e.kind, at: e.at, offerId: e.offerId, brandId: e.brandId, institutionId: e.institutionId, summary: e.summary, from: e.from, to: e.to })),
+    changes.events.map((e) => ({
+      kind: e.kind,
+      at: e.at,
+      offerId: e.offerId,
+      brandId: e.brandId,
+      institutionId: e.institutionId,
+      summary: e.summary,
+      from: e.from,
+      to: e.to,
+    })),
   );
   return new Map(created.map((plan) => [plan.offerId, plan.id]));
 }
@@ -166,7 +244,15 @@ export class Ingester {
         async (tx) => {
           await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${INGEST_LOCK})`);
           const version = (await tx.dataVersion.findUnique({ where: { id: 1 } }))?.version ?? 0;
-          const result: IngestResult = { status: 'skipped', observedAt, plansAdded: 0, plansClosed: 0, offersWritten: 0, events: noEvents(), dataVersion: version };
+          const result: IngestResult = {
+            status: 'skipped',
+            observedAt,
+            plansAdded: 0,
+            plansClosed: 0,
+            offersWritten: 0,
+            events: noEvents(),
+            dataVersion: version,
+          };
           if (await tx.ingestRun.findUnique({ where: { sha256 } })) {
             committed = this.cache?.version === version ? this.cache : null;
             return result;
@@ -175,7 +261,10 @@ export class Ingester {
           const last = await tx.ingestRun.findFirst({ orderBy: { observedAt: 'desc' }, select: { observedAt: true } });
           const problems: SnapshotProblem[] = [];
           if (last && last.observedAt.getTime() > new Date(observedAt).getTime()) {
-            problems.push({ path: '$.observedAt', message: `is before the last applied snapshot (${last.observedAt.toISOString()}): history is append-only` });
+            problems.push({
+              path: '$.observedAt',
+              message: `is before the last applied snapshot (${last.observedAt.toISOString()}): history is append-only`,
+            });
           }
           const state = this.cache?.version === version ? this.cache.state : await loadState(tx);
           problems.push(
@@ -203,7 +292,15 @@ export class Ingester {
             committed = { version: result.dataVersion, state: nextState(state, changes, planIds) };
           }
           await tx.ingestRun.create({
-            data: { sha256, observedAt: new Date(observedAt), appliedAt: now(), file: options.file ?? null, changed, plansAdded: changes.newPlans.length, eventsAdded: changes.events.length },
+            data: {
+              sha256,
+              observedAt: new Date(observedAt),
+              appliedAt: now(),
+              file: options.file ?? null,
+              changed,
+              plansAdded: changes.newPlans.length,
+              eventsAdded: changes.events.length,
+            },
           });
           for (const e of changes.events) result.events[e.kind] += 1;
           return {

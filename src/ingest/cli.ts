@@ -71,18 +71,27 @@ export async function main(args: string[], env: NodeJS.ProcessEnv = process.env)
   try {
     const db = await openDatabase({ ...config, log: (m) => console.error(m), writeTurn: 'held' });
     try {
-      const summary = await ingestAll(db.prisma, snapshots, { progress: true, maxFutureSkewMs: config.ingestMaxFutureSkewMs });
+      const summary = await ingestAll(db.prisma, snapshots, {
+        progress: true,
+        maxFutureSkewMs: config.ingestMaxFutureSkewMs,
+      });
       console.log(formatSummary(summary));
       return EXIT.done;
     } finally {
       // Whatever was committed stays so: a failure to close is worth a line, not another exit code.
-      await db.close().catch((err: Error) => console.error(`warning: the database did not close cleanly: ${err.message}`));
+      await db
+        .close()
+        .catch((err: Error) => console.error(`warning: the database did not close cleanly: ${err.message}`));
     }
   } catch (err) {
     if (err instanceof SnapshotFailed) {
       if (err.completed.snapshots > 0) console.error(`${err.completed.snapshots} snapshot(s) before it were applied.`);
-      console.error(`${err.cause instanceof IngestError ? 'rejected' : 'could not apply'} ${err.snapshot}; nothing of it was written.`);
-      console.error(err.cause instanceof IngestError ? err.cause.message : `error: ${describeDatabaseFailure(err.cause, config)}`);
+      console.error(
+        `${err.cause instanceof IngestError ? 'rejected' : 'could not apply'} ${err.snapshot}; nothing of it was written.`,
+      );
+      console.error(
+        err.cause instanceof IngestError ? err.cause.message : `error: ${describeDatabaseFailure(err.cause, config)}`,
+      );
       return err.cause instanceof IngestError ? EXIT.rejected : EXIT.failed;
     }
     console.error(`error: ${describeDatabaseFailure(err, config)}; nothing was written.`);

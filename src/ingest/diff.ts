@@ -65,7 +65,15 @@ export interface ChangeSet {
 }
 
 export const isEmpty = (c: ChangeSet): boolean =>
-  c.sources.length + c.institutions.length + c.brands.length + c.offers.length + c.freshness.length + c.closePlans.length + c.newPlans.length + c.events.length === 0;
+  c.sources.length +
+    c.institutions.length +
+    c.brands.length +
+    c.offers.length +
+    c.freshness.length +
+    c.closePlans.length +
+    c.newPlans.length +
+    c.events.length ===
+  0;
 
 /** What a depositor's cover depends on: a change to any of these is news to the change stream. */
 const DGS_TERMS = ['dgsScheme', 'dgsCountry', 'dgsLimit', 'dgsVerified'] as const;
@@ -86,14 +94,28 @@ function dgsChange(prev: InstitutionRow, next: InstitutionRow, at: string): NewE
     prev.dgsVerified !== next.dgsVerified
       ? `deposit guarantee ${next.dgsVerified ? 'now verified' : 'no longer verified'}`
       : `deposit guarantee details changed (${changed.map(dgsKey).join(', ')})`;
-  return { kind: 'dgs_change', at, offerId: null, brandId: null, institutionId: next.id, summary: `${next.name}: ${what}`, from, to };
+  return {
+    kind: 'dgs_change',
+    at,
+    offerId: null,
+    brandId: null,
+    institutionId: next.id,
+    summary: `${next.name}: ${what}`,
+    from,
+    to,
+  };
 }
 
 const pct = (rate: string) => `${rate} %`;
 const describePromotion = (p: NonNullable<PlanTerms['promotion']>) =>
   `${p.kind === 'bonus' ? `+${p.rate} points` : `${p.rate} % instead of the base rate`} for ${p.months} months${p.maxBalance ? ` up to ${p.maxBalance}` : ''}`;
 
-function planEvents(prev: PlanTerms, next: PlanTerms, base: Omit<NewEvent, 'kind' | 'summary' | 'from' | 'to'>, label: string): NewEvent[] {
+function planEvents(
+  prev: PlanTerms,
+  next: PlanTerms,
+  base: Omit<NewEvent, 'kind' | 'summary' | 'from' | 'to'>,
+  label: string,
+): NewEvent[] {
   const events: NewEvent[] = [];
   if (prev.headlineRate !== next.headlineRate) {
     const up = new Decimal(next.headlineRate).gt(prev.headlineRate);
@@ -106,17 +128,38 @@ function planEvents(prev: PlanTerms, next: PlanTerms, base: Omit<NewEvent, 'kind
     });
   }
   if (!prev.promotion && next.promotion) {
-    events.push({ ...base, kind: 'promotion_start', summary: `${label}: promotion started, ${describePromotion(next.promotion)}`, from: { promotion: null }, to: { promotion: next.promotion } });
+    events.push({
+      ...base,
+      kind: 'promotion_start',
+      summary: `${label}: promotion started, ${describePromotion(next.promotion)}`,
+      from: { promotion: null },
+      to: { promotion: next.promotion },
+    });
   }
   if (prev.promotion && !next.promotion) {
-    events.push({ ...base, kind: 'promotion_end', summary: `${label}: promotion ended`, from: { promotion: prev.promotion }, to: { promotion: null } });
+    events.push({
+      ...base,
+      kind: 'promotion_end',
+      summary: `${label}: promotion ended`,
+      from: { promotion: prev.promotion },
+      to: { promotion: null },
+    });
   }
   return events;
 }
 
 export function diffSnapshot(state: CurrentState, snapshot: Snapshot): ChangeSet {
   const at = iso(snapshot.observedAt);
-  const changes: ChangeSet = { sources: [], institutions: [], brands: [], offers: [], freshness: [], closePlans: [], newPlans: [], events: [] };
+  const changes: ChangeSet = {
+    sources: [],
+    institutions: [],
+    brands: [],
+    offers: [],
+    freshness: [],
+    closePlans: [],
+    newPlans: [],
+    events: [],
+  };
 
   for (const s of snapshot.sources) {
     const prev = state.sources.get(s.id);
@@ -141,9 +184,15 @@ export function diffSnapshot(state: CurrentState, snapshot: Snapshot): ChangeSet
     if (!prev || !sameRow(prev, next)) changes.brands.push(next);
   }
 
-  const eventBase = (offer: OfferRow) => ({ at, offerId: offer.id, brandId: offer.brandId, institutionId: brands.get(offer.brandId)?.institutionId ?? null });
+  const eventBase = (offer: OfferRow) => ({
+    at,
+    offerId: offer.id,
+    brandId: offer.brandId,
+    institutionId: brands.get(offer.brandId)?.institutionId ?? null,
+  });
   const label = (offer: OfferRow) => `${brands.get(offer.brandId)?.name ?? offer.brandId} ${offer.name}`;
-  const appendPlan = (offer: OfferRow, terms: PlanTerms) => changes.newPlans.push({ ...terms, offerId: offer.id, validFrom: at, observedAt: at, sourceId: offer.sourceId });
+  const appendPlan = (offer: OfferRow, terms: PlanTerms) =>
+    changes.newPlans.push({ ...terms, offerId: offer.id, validFrom: at, observedAt: at, sourceId: offer.sourceId });
 
   const seen = new Set<string>();
   for (const o of snapshot.offers) {
@@ -152,7 +201,13 @@ export function diffSnapshot(state: CurrentState, snapshot: Snapshot): ChangeSet
     const next = offerRow(o, at, prev);
     const terms = planTerms(o.plan);
     if (!prev || !sameRow(prev, next, OFFER_FIELDS_BUT_FRESHNESS)) changes.offers.push(next);
-    else if (!sameRow(prev, next, FRESHNESS_FIELDS)) changes.freshness.push({ id: next.id, checkedAt: next.checkedAt, official: next.official, confirmed: next.confirmed });
+    else if (!sameRow(prev, next, FRESHNESS_FIELDS))
+      changes.freshness.push({
+        id: next.id,
+        checkedAt: next.checkedAt,
+        official: next.official,
+        confirmed: next.confirmed,
+      });
 
     const current = state.currentPlans.get(o.id);
     if (!prev || prev.status === 'removed' || !current) {
@@ -175,7 +230,9 @@ export function diffSnapshot(state: CurrentState, snapshot: Snapshot): ChangeSet
   }
 
   if (snapshot.complete) {
-    const missing = [...state.offers.values()].filter((o) => o.status === 'active' && !seen.has(o.id)).sort((a, b) => (a.id < b.id ? -1 : 1));
+    const missing = [...state.offers.values()]
+      .filter((o) => o.status === 'active' && !seen.has(o.id))
+      .sort((a, b) => (a.id < b.id ? -1 : 1));
     for (const prev of missing) {
       const current = state.currentPlans.get(prev.id);
       changes.offers.push({ ...prev, status: 'removed', removedAt: at });

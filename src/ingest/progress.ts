@@ -4,9 +4,14 @@ export interface Progress {
   done(): void;
 }
 
-const duration = (seconds: number) => (seconds >= 90 ? `${Math.floor(seconds / 60)}m${Math.round(seconds % 60)}s` : `${Math.round(seconds)}s`);
+const duration = (seconds: number) =>
+  seconds >= 90 ? `${Math.floor(seconds / 60)}m${Math.round(seconds % 60)}s` : `${Math.round(seconds)}s`;
 
-export function createProgress(total: number, stream: NodeJS.WriteStream = process.stderr, label = 'snapshots'): Progress {
+export function createProgress(
+  total: number,
+  stream: NodeJS.WriteStream = process.stderr,
+  label = 'snapshots',
+): Progress {
   const started = Date.now();
   let count = 0;
   let lastDecile = 0;
@@ -25,7 +30,9 @@ export function createProgress(total: number, stream: NodeJS.WriteStream = proce
       if (tty) {
         const width = 30;
         const filled = Math.round((pct / 100) * width);
-        stream.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${count}/${total} ${label} ${pct}% ${rate.toFixed(1)}/s ETA ${duration(eta)}  `);
+        stream.write(
+          `\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${count}/${total} ${label} ${pct}% ${rate.toFixed(1)}/s ETA ${duration(eta)}  `,
+        );
       } else if (Math.floor(pct / 10) > lastDecile || count === total) {
         lastDecile = Math.floor(pct / 10);
         stream.write(`${count}/${total} ${label} (${pct}%), ${rate.toFixed(1)}/s, ETA ${duration(eta)}\n`);

@@ -4,7 +4,14 @@
 import { Decimal, toFixed2 } from '../domain/decimal.js';
 import type { Promotion, Tier } from '../domain/types.js';
 import type { PromotionKind } from '../domain/vocabulary.js';
-import type { Snapshot, SnapshotBrand, SnapshotInstitution, SnapshotOffer, SnapshotPlan, SnapshotSource } from './snapshot.js';
+import type {
+  Snapshot,
+  SnapshotBrand,
+  SnapshotInstitution,
+  SnapshotOffer,
+  SnapshotPlan,
+  SnapshotSource,
+} from './snapshot.js';
 
 const CANONICAL_2DP = /^-?(0|[1-9]\d*)\.\d\d$/;
 /** Most values already arrive as "2.10": only the others go through Decimal. */
@@ -12,7 +19,8 @@ export const dec2 = (value: string | { toString(): string }): string => {
   const text = value.toString();
   return CANONICAL_2DP.test(text) && text !== '-0.00' ? text : toFixed2(new Decimal(text));
 };
-export const dec2OrNull = (value: string | { toString(): string } | null): string | null => (value === null ? null : dec2(value));
+export const dec2OrNull = (value: string | { toString(): string } | null): string | null =>
+  value === null ? null : dec2(value);
 export const iso = (value: string | Date): string => new Date(value).toISOString();
 export const isoOrNull = (value: string | Date | null): string | null => (value === null ? null : iso(value));
 
@@ -90,7 +98,11 @@ export interface PromotionJson {
 const decimalOrNull = (v: string | null) => (v === null ? null : new Decimal(v));
 
 export function tiersFromJson(json: unknown): Tier[] {
-  return (json as TierJson[]).map((t) => ({ from: new Decimal(t.from), to: decimalOrNull(t.to), rate: new Decimal(t.rate) }));
+  return (json as TierJson[]).map((t) => ({
+    from: new Decimal(t.from),
+    to: decimalOrNull(t.to),
+    rate: new Decimal(t.rate),
+  }));
 }
 
 export function promotionFromJson(json: unknown): Promotion | null {
@@ -196,7 +208,11 @@ export function planTerms(p: SnapshotPlan | PlanTerms): PlanTerms {
 }
 
 /** Field-by-field equality of two rows of the same shape (values are JSON-like). */
-export function sameRow<T extends object>(a: T, b: T, keys: readonly (keyof T)[] = Object.keys(a) as (keyof T)[]): boolean {
+export function sameRow<T extends object>(
+  a: T,
+  b: T,
+  keys: readonly (keyof T)[] = Object.keys(a) as (keyof T)[],
+): boolean {
   return keys.every((k) => {
     const x = a[k];
     const y = b[k];
@@ -207,12 +223,37 @@ export function sameRow<T extends object>(a: T, b: T, keys: readonly (keyof T)[]
 /** What a daily re-check changes: written with a narrow update, not a whole-row upsert. */
 export const FRESHNESS_FIELDS = ['checkedAt', 'official', 'confirmed'] as const;
 export const OFFER_FIELDS = Object.keys({
-  id: 0, brandId: 0, name: 0, type: 0, termMonths: 0, noticeDays: 0, channel: 0, platform: 0, payout: 0, minAmount: 0, maxAmount: 0,
-  openToNewCustomers: 0, currentAccountRequired: 0, annualFee: 0, earlyWithdrawal: 0, interestCompounds: 0, withholdingKind: 0,
-  withholdingRate: 0, withholdingReducedRate: 0, sourceId: 0, sourceUrl: 0, checkedAt: 0, official: 0, confirmed: 0, status: 0,
-  firstSeenAt: 0, removedAt: 0,
+  id: 0,
+  brandId: 0,
+  name: 0,
+  type: 0,
+  termMonths: 0,
+  noticeDays: 0,
+  channel: 0,
+  platform: 0,
+  payout: 0,
+  minAmount: 0,
+  maxAmount: 0,
+  openToNewCustomers: 0,
+  currentAccountRequired: 0,
+  annualFee: 0,
+  earlyWithdrawal: 0,
+  interestCompounds: 0,
+  withholdingKind: 0,
+  withholdingRate: 0,
+  withholdingReducedRate: 0,
+  sourceId: 0,
+  sourceUrl: 0,
+  checkedAt: 0,
+  official: 0,
+  confirmed: 0,
+  status: 0,
+  firstSeenAt: 0,
+  removedAt: 0,
 } satisfies Record<keyof OfferRow, 0>) as (keyof OfferRow)[];
-export const OFFER_FIELDS_BUT_FRESHNESS = OFFER_FIELDS.filter((f) => !(FRESHNESS_FIELDS as readonly string[]).includes(f));
+export const OFFER_FIELDS_BUT_FRESHNESS = OFFER_FIELDS.filter(
+  (f) => !(FRESHNESS_FIELDS as readonly string[]).includes(f),
+);
 
 export function sameTerms(a: PlanTerms, b: PlanTerms): boolean {
   return sameRow(planTerms(a), planTerms(b));

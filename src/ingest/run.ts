@@ -42,7 +42,11 @@ const TIDY_EVERY = 25;
  * user not allowed to vacuum still ingests.
  */
 export async function tidy(prisma: PrismaClient): Promise<void> {
-  await prisma.$executeRawUnsafe('VACUUM (ANALYZE) "Offer", "RatePlan", "ChangeEvent", "Source", "Institution", "Brand", "IngestRun", "DataVersion"').catch(() => {});
+  await prisma
+    .$executeRawUnsafe(
+      'VACUUM (ANALYZE) "Offer", "RatePlan", "ChangeEvent", "Source", "Institution", "Brand", "IngestRun", "DataVersion"',
+    )
+    .catch(() => {});
 }
 
 export async function ingestAll(
@@ -75,7 +79,11 @@ export async function ingestAll(
       } catch (err) {
         throw new IngestError([{ path: '$', message: `not valid JSON: ${(err as Error).message}` }]);
       }
-      result = await ingester.apply(json, { file: source.name, now: options.now, maxFutureSkewMs: options.maxFutureSkewMs });
+      result = await ingester.apply(json, {
+        file: source.name,
+        now: options.now,
+        maxFutureSkewMs: options.maxFutureSkewMs,
+      });
     } catch (err) {
       progress?.done();
       throw new SnapshotFailed(source.name, err, { ...summary, seconds: elapsed() });

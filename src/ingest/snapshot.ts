@@ -2,7 +2,17 @@
 // single definition; the generator types against it and the ingest validates with it.
 import { Decimal } from '../domain/decimal.js';
 import { z } from 'zod';
-import { CHANNELS, OFFER_TYPES, PAYOUTS, PROMOTION_KINDS, RATE_TYPES, SOURCE_KINDS, SOURCE_STATUSES, TIER_MODES, WITHHOLDING_KINDS } from '../domain/vocabulary.js';
+import {
+  CHANNELS,
+  OFFER_TYPES,
+  PAYOUTS,
+  PROMOTION_KINDS,
+  RATE_TYPES,
+  SOURCE_KINDS,
+  SOURCE_STATUSES,
+  TIER_MODES,
+  WITHHOLDING_KINDS,
+} from '../domain/vocabulary.js';
 
 const SLUG = /^[a-z0-9-]+$/;
 const MONEY = /^\d{1,13}(\.\d{1,2})?$/;
@@ -35,15 +45,20 @@ export const dgsSchema = z
   })
   .superRefine((dgs, ctx) => {
     // A verified guarantee is one we can point savers to: where and when it was verified.
-    if (dgs.verified && dgs.source === null) ctx.addIssue({ code: 'custom', path: ['source'], message: 'required when verified is true' });
-    if (dgs.verified && dgs.verifiedAt === null) ctx.addIssue({ code: 'custom', path: ['verifiedAt'], message: 'required when verified is true' });
+    if (dgs.verified && dgs.source === null)
+      ctx.addIssue({ code: 'custom', path: ['source'], message: 'required when verified is true' });
+    if (dgs.verified && dgs.verifiedAt === null)
+      ctx.addIssue({ code: 'custom', path: ['verifiedAt'], message: 'required when verified is true' });
   });
 
 export const institutionSchema = z.strictObject({
   id: slug,
   name: z.string().min(1).max(200),
   country,
-  lei: z.string().regex(/^[A-Z0-9]{20}$/, 'must be a 20-character LEI').nullable(),
+  lei: z
+    .string()
+    .regex(/^[A-Z0-9]{20}$/, 'must be a 20-character LEI')
+    .nullable(),
   dgs: dgsSchema,
 });
 
@@ -83,7 +98,11 @@ export const planSchema = z
     tiers.forEach((tier, i) => {
       const last = i === tiers.length - 1;
       if (last && tier.to !== null) {
-        ctx.addIssue({ code: 'custom', path: ['tiers', i, 'to'], message: 'the last tier must be open-ended (to: null)' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tiers', i, 'to'],
+          message: 'the last tier must be open-ended (to: null)',
+        });
       }
       if (!last && tier.to === null) {
         ctx.addIssue({ code: 'custom', path: ['tiers', i, 'to'], message: 'only the last tier may be open-ended' });
@@ -93,7 +112,11 @@ export const planSchema = z
       }
       const next = tiers[i + 1];
       if (next && tier.to !== null && !dec(next.from).eq(tier.to)) {
-        ctx.addIssue({ code: 'custom', path: ['tiers', i + 1, 'from'], message: `must equal the previous tier's to (${tier.to}): tiers are contiguous` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tiers', i + 1, 'from'],
+          message: `must equal the previous tier's to (${tier.to}): tiers are contiguous`,
+        });
       }
     });
   });
@@ -134,16 +157,32 @@ export const offerSchema = z
     const isDeposit = offer.type === 'deposit';
     const isNotice = offer.type === 'notice';
     if (isDeposit !== (offer.termMonths !== null)) {
-      ctx.addIssue({ code: 'custom', path: ['termMonths'], message: isDeposit ? 'required for deposits' : 'only deposits have a term (must be null)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['termMonths'],
+        message: isDeposit ? 'required for deposits' : 'only deposits have a term (must be null)',
+      });
     }
     if (isNotice !== (offer.noticeDays !== null)) {
-      ctx.addIssue({ code: 'custom', path: ['noticeDays'], message: isNotice ? 'required for notice accounts' : 'only notice accounts have a notice period (must be null)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['noticeDays'],
+        message: isNotice ? 'required for notice accounts' : 'only notice accounts have a notice period (must be null)',
+      });
     }
     if (offer.withholding.kind === 'applicable' && offer.withholding.rate === null) {
-      ctx.addIssue({ code: 'custom', path: ['withholding', 'rate'], message: 'required when withholding is applicable' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['withholding', 'rate'],
+        message: 'required when withholding is applicable',
+      });
     }
     if (offer.withholding.kind === 'reducible' && offer.withholding.reducedRate === null) {
-      ctx.addIssue({ code: 'custom', path: ['withholding', 'reducedRate'], message: 'required when withholding is reducible' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['withholding', 'reducedRate'],
+        message: 'required when withholding is reducible',
+      });
     }
     if (offer.maxAmount !== null && dec(offer.maxAmount).lt(offer.minAmount)) {
       ctx.addIssue({ code: 'custom', path: ['maxAmount'], message: 'must not be below minAmount' });
@@ -163,7 +202,11 @@ export const snapshotSchema = z
     const observed = Date.parse(snapshot.observedAt);
     snapshot.offers.forEach((offer, i) => {
       if (Date.parse(offer.checkedAt) > observed) {
-        ctx.addIssue({ code: 'custom', path: ['offers', i, 'checkedAt'], message: 'must not be after the snapshot\'s observedAt' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['offers', i, 'checkedAt'],
+          message: "must not be after the snapshot's observedAt",
+        });
       }
     });
   });

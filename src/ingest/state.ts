@@ -14,7 +14,10 @@ export async function loadState(tx: Tx): Promise<CurrentState> {
   const plans = await tx.ratePlan.findMany({ where: { validTo: null } });
   return {
     sources: new Map(
-      sources.map((s) => [s.id, { ...s, lastCheckedAt: isoOrNull(s.lastCheckedAt), lastSuccessAt: isoOrNull(s.lastSuccessAt) }]),
+      sources.map((s) => [
+        s.id,
+        { ...s, lastCheckedAt: isoOrNull(s.lastCheckedAt), lastSuccessAt: isoOrNull(s.lastSuccessAt) },
+      ]),
     ),
     institutions: new Map(
       institutions.map((i) => [i.id, { ...i, dgsLimit: dec2(i.dgsLimit), dgsVerifiedAt: isoOrNull(i.dgsVerifiedAt) }]),

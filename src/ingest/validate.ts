@@ -16,12 +16,16 @@ export interface OpenReference {
 }
 
 export type Validation =
-  | { ok: true; snapshot: Snapshot; openReferences: OpenReference[] }
-  | { ok: false; problems: SnapshotProblem[] };
+  { ok: true; snapshot: Snapshot; openReferences: OpenReference[] } | { ok: false; problems: SnapshotProblem[] };
 
 export function jsonPath(segments: readonly PropertyKey[]): string {
   return segments.reduce<string>(
-    (acc, seg) => (typeof seg === 'number' ? `${acc}[${seg}]` : /^[A-Za-z_$][\w$]*$/.test(String(seg)) ? `${acc}.${String(seg)}` : `${acc}[${JSON.stringify(String(seg))}]`),
+    (acc, seg) =>
+      typeof seg === 'number'
+        ? `${acc}[${seg}]`
+        : /^[A-Za-z_$][\w$]*$/.test(String(seg))
+          ? `${acc}.${String(seg)}`
+          : `${acc}[${JSON.stringify(String(seg))}]`,
     '$',
   );
 }
@@ -41,7 +45,11 @@ function duplicates(input: unknown, field: 'sources' | 'institutions' | 'brands'
     if (typeof id !== 'string') return;
     const first = seen.get(id);
     if (first === undefined) seen.set(id, i);
-    else problems.push({ path: jsonPath([field, i, 'id']), message: `duplicate id "${id}" (first at ${jsonPath([field, first])})` });
+    else
+      problems.push({
+        path: jsonPath([field, i, 'id']),
+        message: `duplicate id "${id}" (first at ${jsonPath([field, first])})`,
+      });
   });
   return problems;
 }
@@ -60,11 +68,14 @@ export function validateSnapshot(input: unknown): Validation {
   const brandIds = new Set(snapshot.brands.map((b) => b.id));
   const openReferences: OpenReference[] = [];
   snapshot.brands.forEach((b, i) => {
-    if (!institutionIds.has(b.institutionId)) openReferences.push({ kind: 'institution', id: b.institutionId, path: jsonPath(['brands', i, 'institutionId']) });
+    if (!institutionIds.has(b.institutionId))
+      openReferences.push({ kind: 'institution', id: b.institutionId, path: jsonPath(['brands', i, 'institutionId']) });
   });
   snapshot.offers.forEach((o, i) => {
-    if (!brandIds.has(o.brandId)) openReferences.push({ kind: 'brand', id: o.brandId, path: jsonPath(['offers', i, 'brandId']) });
-    if (!sourceIds.has(o.sourceId)) openReferences.push({ kind: 'source', id: o.sourceId, path: jsonPath(['offers', i, 'sourceId']) });
+    if (!brandIds.has(o.brandId))
+      openReferences.push({ kind: 'brand', id: o.brandId, path: jsonPath(['offers', i, 'brandId']) });
+    if (!sourceIds.has(o.sourceId))
+      openReferences.push({ kind: 'source', id: o.sourceId, path: jsonPath(['offers', i, 'sourceId']) });
   });
 
   return problems.length > 0 ? { ok: false, problems } : { ok: true, snapshot, openReferences };
@@ -77,7 +88,10 @@ export function unresolvedReferences(
 ): SnapshotProblem[] {
   return refs
     .filter((ref) => !known[ref.kind].has(ref.id))
-    .map((ref) => ({ path: ref.path, message: `unknown ${ref.kind} "${ref.id}": neither in this snapshot nor in the database` }));
+    .map((ref) => ({
+      path: ref.path,
+      message: `unknown ${ref.kind} "${ref.id}": neither in this snapshot nor in the database`,
+    }));
 }
 
 /** How far ahead of the clock an observedAt may be unless configured (INGEST_MAX_FUTURE_SKEW_MINUTES). */

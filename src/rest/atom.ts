@@ -44,7 +44,8 @@ const KIND_LABELS: Record<string, string> = {
 };
 
 // Characters XML 1.0 cannot carry at all (controls, lone surrogates, U+FFFE/F) are dropped; the rest escaped.
-const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const NOT_XML =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
 export const xml = (text: string): string => text.replace(NOT_XML, '').replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
@@ -54,7 +55,9 @@ function contentOf(item: AtomChange): string {
   const lines = [`${KIND_LABELS[item.kind] ?? item.kind}: ${item.summary}.`];
   if (item.impact) {
     const i = item.impact;
-    lines.push(`For ${i.amount} EUR: return per year ${i.returnPerYearBefore} → ${i.returnPerYearAfter} EUR (${signed(i.delta)}).`);
+    lines.push(
+      `For ${i.amount} EUR: return per year ${i.returnPerYearBefore} → ${i.returnPerYearAfter} EUR (${signed(i.delta)}).`,
+    );
   }
   return lines.join('\n');
 }

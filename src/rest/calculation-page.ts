@@ -15,5 +15,9 @@ export function calculationPage(): HtmlPage {
   const markdown = readFileSync(SOURCE, 'utf8');
   const title = /^# (.+)$/m.exec(markdown)?.[1] ?? 'How an offer is calculated';
   const body = marked.parse(markdown, { async: false, gfm: true });
-  return htmlPage({ title, style: 'body{max-width:900px;font-size:16px;line-height:1.55}', body: `<p><a href="/api/docs">API reference</a> · <a href="/graphql">GraphQL</a></p>\n${body}` });
+  return htmlPage({
+    title,
+    style: 'body{max-width:900px;font-size:16px;line-height:1.55}',
+    body: `<p><a href="/api/docs">API reference</a> · <a href="/graphql">GraphQL</a></p>\n${body}`,
+  });
 }

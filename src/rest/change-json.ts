@@ -15,6 +15,11 @@ export function changeItemJson(e: EventItem, impact: ChangeImpact | null): strin
     summary: e.summary,
     from: e.from,
     to: e.to,
-    impact: impact && { amount: impact.amount, returnPerYearBefore: impact.returnPerYearBefore, returnPerYearAfter: impact.returnPerYearAfter, delta: impact.delta },
+    impact: impact && {
+      amount: impact.amount,
+      returnPerYearBefore: impact.returnPerYearBefore,
+      returnPerYearAfter: impact.returnPerYearAfter,
+      delta: impact.delta,
+    },
   });
 }

@@ -20,7 +20,14 @@ export interface ExportItem {
   payout: string;
   withholding: { kind: string };
   freshness: { checkedAt: string };
-  calc: { comparableYield: string; effectiveRate: string; returnPerYear: string; grossInterest: string; netInterest: string; endBalance: string };
+  calc: {
+    comparableYield: string;
+    effectiveRate: string;
+    returnPerYear: string;
+    grossInterest: string;
+    netInterest: string;
+    endBalance: string;
+  };
   dgs: { country: string; covered: string; uncovered: string };
 }
 
@@ -29,9 +36,29 @@ export const EXPORT_SELECTION = `id name type brand { name country } termMonths 
   calc { comparableYield effectiveRate returnPerYear grossInterest netInterest endBalance } dgs { country covered uncovered }`;
 
 export const CSV_COLUMNS = [
-  'id', 'bank', 'product', 'type', 'termMonths', 'noticeDays', 'channel', 'country', 'dgsCountry', 'headlineRate', 'comparableYield',
-  'effectiveRate', 'returnPerYear', 'grossInterest', 'netInterest', 'endBalance', 'dgsCovered', 'dgsUncovered', 'minAmount', 'maxAmount',
-  'payout', 'withholding', 'checkedAt',
+  'id',
+  'bank',
+  'product',
+  'type',
+  'termMonths',
+  'noticeDays',
+  'channel',
+  'country',
+  'dgsCountry',
+  'headlineRate',
+  'comparableYield',
+  'effectiveRate',
+  'returnPerYear',
+  'grossInterest',
+  'netInterest',
+  'endBalance',
+  'dgsCovered',
+  'dgsUncovered',
+  'minAmount',
+  'maxAmount',
+  'payout',
+  'withholding',
+  'checkedAt',
 ] as const;
 
 /** A spreadsheet would run a text cell starting with one of these as a formula. */
@@ -70,7 +97,13 @@ export function csvRow(item: ExportItem): string[] {
 
 /** The CSV of every item the pages yield, as a byte stream that waits for its reader. */
 export function csvStream(pages: AsyncIterable<ExportItem[]>): ReadableStream<Uint8Array> {
-  const stringifier = stringify({ delimiter: ';', record_delimiter: 'windows', bom: true, header: true, columns: [...CSV_COLUMNS] });
+  const stringifier = stringify({
+    delimiter: ';',
+    record_delimiter: 'windows',
+    bom: true,
+    header: true,
+    columns: [...CSV_COLUMNS],
+  });
   void (async () => {
     try {
       for await (const page of pages) {

@@ -30,20 +30,27 @@ function constraints(schema: Json): string {
 }
 
 /** A response or a reference to a shared one. */
-const resolve = (document: Json, r: Json): Json => (r.$ref ? document.components.responses[String(r.$ref).split('/').pop()!] : r);
+const resolve = (document: Json, r: Json): Json =>
+  r.$ref ? document.components.responses[String(r.$ref).split('/').pop()!] : r;
 
 function operation(document: Json, path: string, op: Json): string {
   const params = (op.parameters as Json[]) ?? [];
   const rows = params
     .map(
-      (p) => `<tr><td><code>${escape(p.name)}</code>${p.in === 'path' ? ' (path)' : ''}</td><td>${escape(typeOf(p.schema))}</td>
+      (
+        p,
+      ) => `<tr><td><code>${escape(p.name)}</code>${p.in === 'path' ? ' (path)' : ''}</td><td>${escape(typeOf(p.schema))}</td>
         <td>${p.schema.default === undefined ? '' : `<code>${escape(p.schema.default)}</code>`}</td><td>${constraints(p.schema)}</td><td>${escape(p.description)}</td></tr>`,
     )
     .join('\n');
   const responses = Object.entries(op.responses as Json)
     .map(([status, shared]) => {
       const r = resolve(document, shared as Json);
-      const content = r.content ? Object.entries(r.content as Json).map(([type, c]) => `${escape(type)} ${escape(typeOf((c as Json).schema))}`).join(', ') : '';
+      const content = r.content
+        ? Object.entries(r.content as Json)
+            .map(([type, c]) => `${escape(type)} ${escape(typeOf((c as Json).schema))}`)
+            .join(', ')
+        : '';
       return `<li><b>${status}</b> ${escape(r.description)}${content ? ` — ${content}` : ''}</li>`;
     })
     .join('\n');
@@ -57,7 +64,10 @@ function operation(document: Json, path: string, op: Json): string {
 
 function schemaSection(name: string, schema: Json): string {
   const properties = Object.entries((schema.properties as Json) ?? {})
-    .map(([field, s]) => `<tr><td><code>${escape(field)}</code></td><td>${escape(typeOf(s as Json))}${(s as Json).enum ? ` (${constraints(s as Json)})` : ''}</td><td>${escape((s as Json).description)}</td></tr>`)
+    .map(
+      ([field, s]) =>
+        `<tr><td><code>${escape(field)}</code></td><td>${escape(typeOf(s as Json))}${(s as Json).enum ? ` (${constraints(s as Json)})` : ''}</td><td>${escape((s as Json).description)}</td></tr>`,
+    )
     .join('\n');
   return `<section id="schema-${escape(name)}"><h3>${escape(name)}</h3>${schema.description ? `<p>${escape(schema.description)}</p>` : ''}
   <table><thead><tr><th>Field</th><th>Type</th><th>Meaning</th></tr></thead><tbody>${properties}</tbody></table></section>`;
@@ -65,9 +75,17 @@ function schemaSection(name: string, schema: Json): string {
 
 export function renderDocs(document: Json): HtmlPage {
   const paths = Object.entries(document.paths as Json);
-  const toc = paths.map(([path, item]) => `<li><a href="#${escape(item.get.operationId)}">GET ${escape(path)}</a> — ${escape(item.get.summary)}</li>`).join('\n');
+  const toc = paths
+    .map(
+      ([path, item]) =>
+        `<li><a href="#${escape(item.get.operationId)}">GET ${escape(path)}</a> — ${escape(item.get.summary)}</li>`,
+    )
+    .join('\n');
   const problems = Object.values(ERRORS)
-    .map((e) => `<li id="problem-${e.slug}"><b>${e.status} ${escape(e.title)}</b> <code>/api/docs#problem-${e.slug}</code></li>`)
+    .map(
+      (e) =>
+        `<li id="problem-${e.slug}"><b>${e.status} ${escape(e.title)}</b> <code>/api/docs#problem-${e.slug}</code></li>`,
+    )
     .join('\n');
   const schemas = Object.entries(document.components.schemas as Json)
     .filter(([, s]) => (s as Json).properties)
@@ -75,7 +93,8 @@ export function renderDocs(document: Json): HtmlPage {
     .join('\n');
   return htmlPage({
     title: `${document.info.title} ${document.info.version}`,
-    style: 'body{max-width:1100px}h1{margin-bottom:0}h2{border-top:1px solid #d8dde3;padding-top:1rem}.method{background:#1f6f43;color:#fff;border-radius:4px;padding:0 .4rem;font-size:.8em}table{width:100%}.responses{margin-top:.25rem}',
+    style:
+      'body{max-width:1100px}h1{margin-bottom:0}h2{border-top:1px solid #d8dde3;padding-top:1rem}.method{background:#1f6f43;color:#fff;border-radius:4px;padding:0 .4rem;font-size:.8em}table{width:100%}.responses{margin-top:.25rem}',
     body: `<h1>${escape(document.info.title)}</h1><p>Version ${escape(document.info.version)} · <a href="/api/openapi.json">OpenAPI 3.1 document</a> · <a href="/graphql">GraphQL (GraphiQL)</a></p>
 <p>${escape(document.info.description)}</p>
 <h2>Endpoints</h2><ul>${toc}</ul>

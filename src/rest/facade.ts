@@ -52,7 +52,17 @@ export interface RestFacade {
 /** A parsed URL kept for reuse: its text twice (the URL and the key) and its variables. */
 const classifiedBytes = (found: Classified, url: string) => url.length * 4 + (found.kind === 'valid' ? 600 : 200);
 
-export function createRestFacade({ logger, metrics, rateLimited = false, maxUrlBytes = 4 * 1024 * 1024 }: { logger: Logger; metrics: () => Promise<unknown>; rateLimited?: boolean; maxUrlBytes?: number }): RestFacade {
+export function createRestFacade({
+  logger,
+  metrics,
+  rateLimited = false,
+  maxUrlBytes = 4 * 1024 * 1024,
+}: {
+  logger: Logger;
+  metrics: () => Promise<unknown>;
+  rateLimited?: boolean;
+  maxUrlBytes?: number;
+}): RestFacade {
   const routes = restRoutes({ metrics, openApi: () => openApi, docs: () => docs, calculation: () => calculation });
   const document = openApiDocument(schema, routes, { rateLimited });
   const openApi = JSON.stringify(document);
@@ -61,7 +71,10 @@ export function createRestFacade({ logger, metrics, rateLimited = false, maxUrlB
   let getEnveloped: ((context: Record<string, unknown>) => Enveloped) | undefined;
 
   // One entry per distinct URL (every new amount is one): bounded by bytes.
-  const classified = new LRUCache<string, Classified>({ maxSize: Math.max(4096, maxUrlBytes), sizeCalculation: classifiedBytes });
+  const classified = new LRUCache<string, Classified>({
+    maxSize: Math.max(4096, maxUrlBytes),
+    sizeCalculation: classifiedBytes,
+  });
 
   function classify(pathname: string, search: string): Classified {
     const cacheKey = pathname + search;
@@ -79,13 +92,25 @@ export function createRestFacade({ logger, metrics, rateLimited = false, maxUrlB
     const { route } = match;
     if (match.malformed) {
       const parameter = match.malformed;
-      return { kind: 'invalid', route, problem: () => problemResponse('BAD_USER_INPUT', `Invalid parameter: ${parameter}.`, [{ parameter, message: 'is not valid percent-encoding' }]) };
+      return {
+        kind: 'invalid',
+        route,
+        problem: () =>
+          problemResponse('BAD_USER_INPUT', `Invalid parameter: ${parameter}.`, [
+            { parameter, message: 'is not valid percent-encoding' },
+          ]),
+      };
     }
     const parsed = parseParams(route.params, new URLSearchParams(search), match.path);
     if (!parsed.ok) {
       const { errors } = parsed;
       const list = errors.map((e) => e.parameter).join(', ');
-      return { kind: 'invalid', route, problem: () => problemResponse('BAD_USER_INPUT', `Invalid parameter${errors.length > 1 ? 's' : ''}: ${list}.`, errors) };
+      return {
+        kind: 'invalid',
+        route,
+        problem: () =>
+          problemResponse('BAD_USER_INPUT', `Invalid parameter${errors.length > 1 ? 's' : ''}: ${list}.`, errors),
+      };
     }
     // graphql-jit reads an omitted nullable variable as null, not as "use the default": fill them in,
     // which also makes a request that spells out a default the same request as one that leaves it out.
@@ -100,20 +125,41 @@ export function createRestFacade({ logger, metrics, rateLimited = false, maxUrlB
     const status = statusOf(code);
     if (code === 'SERVICE_UNAVAILABLE') {
       const retryAfter = String(error?.extensions?.retryAfter ?? RETRY_AFTER_SECONDS);
-      return problemResponse('SERVICE_UNAVAILABLE', error?.message ?? 'Service unavailable', undefined, { 'retry-after': retryAfter });
+      return problemResponse('SERVICE_UNAVAILABLE', error?.message ?? 'Service unavailable', undefined, {
+        'retry-after': retryAfter,
+      });
     }
     if (status >= 500) {
-      logger.error({ requestId: currentRequestId(), errors: errors.map((e) => ({ message: e.message, code: e.extensions?.code })) }, 'unexpected error in a REST operation');
+      logger.error(
+        {
+          requestId: currentRequestId(),
+          errors: errors.map((e) => ({ message: e.message, code: e.extensions?.code })),
+        },
+        'unexpected error in a REST operation',
+      );
       return problemResponse('INTERNAL_SERVER_ERROR', 'Unexpected error.');
     }
-    return problemResponse(code, error?.message ?? 'Bad request', error?.extensions?.errors as ParameterProblem[] | undefined);
+    return problemResponse(
+      code,
+      error?.message ?? 'Bad request',
+      error?.extensions?.errors as ParameterProblem[] | undefined,
+    );
   }
 
   async function respond(request: Request, url: URL, serverContext: Record<string, unknown>): Promise<Response> {
     const found = classify(url.pathname, url.search);
-    if (found.kind === 'unknown') return problemResponse('NOT_FOUND', `There is nothing at ${url.pathname}. The API is described at /api/openapi.json and /api/docs.`);
+    if (found.kind === 'unknown')
+      return problemResponse(
+        'NOT_FOUND',
+        `There is nothing at ${url.pathname}. The API is described at /api/openapi.json and /api/docs.`,
+      );
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      return problemResponse('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${found.route.path}; the API is read-only.`, undefined, { allow: ALLOW });
+      return problemResponse(
+        'METHOD_NOT_ALLOWED',
+        `${request.method} is not allowed on ${found.route.path}; the API is read-only.`,
+        undefined,
+        { allow: ALLOW },
+      );
     }
     if (found.kind === 'invalid') return found.problem();
 
@@ -125,9 +171,14 @@ export function createRestFacade({ logger, metrics, rateLimited = false, maxUrlB
         const enveloped = getEnveloped({ ...serverContext, rest: true });
         return { enveloped, contextValue: (await enveloped.contextFactory()) as Context };
       })());
-    const run = async <T,>(operation: DocumentNode, variableValues: Variables): Promise<T> => {
+    const run = async <T>(operation: DocumentNode, variableValues: Variables): Promise<T> => {
       const { enveloped, contextValue } = await contextOnce();
-      const result = (await enveloped.execute({ schema: enveloped.schema, document: operation, contextValue, variableValues })) as ExecutionResult;
+      const result = (await enveloped.execute({
+        schema: enveloped.schema,
+        document: operation,
+        contextValue,
+        variableValues,
+      })) as ExecutionResult;
       if (result.errors?.length) throw new OperationFailed(result.errors as GraphQLError[]);
       return result.data as T;
     };
@@ -148,7 +199,11 @@ export function createRestFacade({ logger, metrics, rateLimited = false, maxUrlB
 
   return {
     routes,
-    stats: () => ({ entries: classified.size, bytes: classified.calculatedSize, maxBytes: Math.max(4096, maxUrlBytes) }),
+    stats: () => ({
+      entries: classified.size,
+      bytes: classified.calculatedSize,
+      maxBytes: Math.max(4096, maxUrlBytes),
+    }),
     reuseKey(pathAndQuery) {
       const q = pathAndQuery.indexOf('?');
       const pathname = q < 0 ? pathAndQuery : pathAndQuery.slice(0, q);

@@ -11,7 +11,10 @@ export interface HtmlPage {
 }
 
 export const escapeHtml = (text: unknown) =>
-  String(text ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  String(text ?? '').replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 
 const BASE_STYLE = `body{font:15px/1.5 system-ui,sans-serif;margin:0 auto;padding:1rem 2rem;color:#1d232a}
 table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid #d8dde3;padding:.25rem .5rem;text-align:left;vertical-align:top}
@@ -33,4 +36,6 @@ ${body}
 
 /** A page as an answer. */
 export const pageResponse = (page: HtmlPage) =>
-  new Response(page.html, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': page.csp } });
+  new Response(page.html, {
+    headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': page.csp },
+  });

@@ -13,7 +13,18 @@ import { serviceRoutes, type ServiceInfo } from './routes/service.js';
 import { streamRoute } from './routes/stream.js';
 import type { RestRoute } from './route.js';
 
-export const SPEC_ROUTES: readonly RestRoute[] = [productsRoute, exportRoute, productRoute, institutionsRoute, historyRoute, changesRoute, streamRoute, feedRoute, metaRoute, healthRoute];
+export const SPEC_ROUTES: readonly RestRoute[] = [
+  productsRoute,
+  exportRoute,
+  productRoute,
+  institutionsRoute,
+  historyRoute,
+  changesRoute,
+  streamRoute,
+  feedRoute,
+  metaRoute,
+  healthRoute,
+];
 
 export const restRoutes = (info: ServiceInfo): RestRoute[] => [...SPEC_ROUTES, ...serviceRoutes(info)];
 
@@ -31,7 +42,9 @@ function patternOf(route: RestRoute) {
   let compiled = patterns.get(route);
   if (!compiled) {
     const names: string[] = [];
-    const pattern = new RegExp(`^${route.path.replace(/\{(\w+)\}/g, (_m, name: string) => (names.push(name), '([^/]+)'))}$`);
+    const pattern = new RegExp(
+      `^${route.path.replace(/\{(\w+)\}/g, (_m, name: string) => (names.push(name), '([^/]+)'))}$`,
+    );
     patterns.set(route, (compiled = { pattern, names }));
   }
   return compiled;

@@ -47,7 +47,11 @@ const SCALARS: Record<string, JsonSchema> = {
   JSON: { type: 'object', description: 'what changed, e.g. {"headlineRate": "2.10"}', additionalProperties: true },
 };
 
-const enumSchema = (type: GraphQLEnumType): JsonSchema => ({ type: 'string', enum: restValues(type), ...(type.description ? { description: type.description } : {}) });
+const enumSchema = (type: GraphQLEnumType): JsonSchema => ({
+  type: 'string',
+  enum: restValues(type),
+  ...(type.description ? { description: type.description } : {}),
+});
 
 /** JSON Schema of a GraphQL output type (its own nullability aside); object types become $refs into `components`. */
 function typeSchema(type: GraphQLOutputType, components: Map<string, JsonSchema>): JsonSchema {
@@ -82,12 +86,18 @@ function fieldSchema(type: GraphQLOutputType, components: Map<string, JsonSchema
   const schema = typeSchema(type, components);
   if (isNonNullType(type)) return schema;
   if ('$ref' in schema) return { oneOf: [schema, { type: 'null' }] };
-  if (typeof schema.type === 'string') return { ...schema, type: [schema.type, 'null'], ...(schema.enum ? { enum: [...(schema.enum as unknown[]), null] } : {}) };
+  if (typeof schema.type === 'string')
+    return {
+      ...schema,
+      type: [schema.type, 'null'],
+      ...(schema.enum ? { enum: [...(schema.enum as unknown[]), null] } : {}),
+    };
   return schema;
 }
 
 /** A $ref cannot carry a description of its own in every tool: wrap it. */
-const withDescription = (schema: JsonSchema, description: string): JsonSchema => ('$ref' in schema ? { allOf: [schema], description } : { ...schema, description });
+const withDescription = (schema: JsonSchema, description: string): JsonSchema =>
+  '$ref' in schema ? { allOf: [schema], description } : { ...schema, description };
 
 function rangeOf(name: string): JsonSchema {
   const rule = PARAMS[name as keyof typeof PARAMS];
@@ -100,7 +110,13 @@ function itemSchema(spec: ParamSpec): JsonSchema {
   const type = spec.base;
   if (isEnumType(type)) return { type: 'string', enum: restValues(type) };
   const name = getNamedType(type).name;
-  if (name === 'Decimal') return { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000_000, description: 'in euros, at most two decimals' };
+  if (name === 'Decimal')
+    return {
+      type: 'number',
+      exclusiveMinimum: 0,
+      maximum: 1_000_000_000,
+      description: 'in euros, at most two decimals',
+    };
   return SCALARS[name] ?? { type: 'string' };
 }
 
@@ -112,16 +128,23 @@ function parameterSchema(spec: ParamSpec): JsonSchema {
     if ((items.maximum as number) > 1e15) delete items.maximum;
     schema = { type: 'array', items, ...(range.maxItems ? { maxItems: range.maxItems } : {}) };
   } else {
-    schema = { ...itemSchema(spec), ...(range.type === 'integer' ? range : {}), ...(typeof range.maxLength === 'number' ? { maxLength: range.maxLength } : {}) };
+    schema = {
+      ...itemSchema(spec),
+      ...(range.type === 'integer' ? range : {}),
+      ...(typeof range.maxLength === 'number' ? { maxLength: range.maxLength } : {}),
+    };
     if ((schema.maximum as number) > 1e15) delete schema.maximum;
   }
   const fallback = spec.arg.defaultValue;
-  if (fallback !== undefined && fallback !== null) schema.default = getNamedType(spec.base).name === 'Decimal' ? Number(fallback) : fallback;
+  if (fallback !== undefined && fallback !== null)
+    schema.default = getNamedType(spec.base).name === 'Decimal' ? Number(fallback) : fallback;
   return schema;
 }
 
 function parameter(spec: ParamSpec): JsonSchema {
-  const list = spec.list ? ' Also accepted: repeated (terms=12&terms=24) and bracketed (terms[]=12&terms[]=24) forms.' : '';
+  const list = spec.list
+    ? ' Also accepted: repeated (terms=12&terms=24) and bracketed (terms[]=12&terms[]=24) forms.'
+    : '';
   return {
     name: spec.name,
     in: spec.in,
@@ -136,18 +159,55 @@ function parameter(spec: ParamSpec): JsonSchema {
 const ref = (kind: 'schemas' | 'headers' | 'responses', name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
 const HEADERS: Record<string, JsonSchema> = {
-  ETag: { description: 'A weak validator of the body: send it back in If-None-Match for a 304.', schema: { type: 'string' }, example: 'W/"3mytFHuOvXYViOPNHxOo99DosLg"' },
-  CacheControl: { description: 'How long the answer may be reused (data: 300 s, then 60 s stale while revalidating).', schema: { type: 'string' }, example: 'public, max-age=300, stale-while-revalidate=60' },
-  RequestId: { description: 'The request id: echoed from the request when sane, else made up; errors are logged with it.', schema: { type: 'string' } },
-  Link: { description: 'RFC 8288 links to the first, prev, next and last page (those that exist), made from the request\'s own query.', schema: { type: 'string' }, example: '</api/products?page=1>; rel="first", </api/products?page=2>; rel="next", </api/products?page=14>; rel="last"' },
-  ContentDisposition: { description: 'A download, named savings-offers.csv.', schema: { type: 'string' }, example: 'attachment; filename="savings-offers.csv"' },
-  RetryAfter: { description: 'Seconds to wait before asking again.', schema: { type: 'integer', minimum: 1 }, example: 5 },
-  RateLimitPolicy: { description: 'The quota per window (IETF httpapi draft): q requests per w seconds.', schema: { type: 'string' }, example: '"default";q=600;w=60' },
-  RateLimit: { description: 'What is left of the quota (r) and the seconds until it is whole again (t).', schema: { type: 'string' }, example: '"default";r=599;t=1' },
+  ETag: {
+    description: 'A weak validator of the body: send it back in If-None-Match for a 304.',
+    schema: { type: 'string' },
+    example: 'W/"3mytFHuOvXYViOPNHxOo99DosLg"',
+  },
+  CacheControl: {
+    description: 'How long the answer may be reused (data: 300 s, then 60 s stale while revalidating).',
+    schema: { type: 'string' },
+    example: 'public, max-age=300, stale-while-revalidate=60',
+  },
+  RequestId: {
+    description: 'The request id: echoed from the request when sane, else made up; errors are logged with it.',
+    schema: { type: 'string' },
+  },
+  Link: {
+    description:
+      "RFC 8288 links to the first, prev, next and last page (those that exist), made from the request's own query.",
+    schema: { type: 'string' },
+    example:
+      '</api/products?page=1>; rel="first", </api/products?page=2>; rel="next", </api/products?page=14>; rel="last"',
+  },
+  ContentDisposition: {
+    description: 'A download, named savings-offers.csv.',
+    schema: { type: 'string' },
+    example: 'attachment; filename="savings-offers.csv"',
+  },
+  RetryAfter: {
+    description: 'Seconds to wait before asking again.',
+    schema: { type: 'integer', minimum: 1 },
+    example: 5,
+  },
+  RateLimitPolicy: {
+    description: 'The quota per window (IETF httpapi draft): q requests per w seconds.',
+    schema: { type: 'string' },
+    example: '"default";q=600;w=60',
+  },
+  RateLimit: {
+    description: 'What is left of the quota (r) and the seconds until it is whole again (t).',
+    schema: { type: 'string' },
+    example: '"default";r=599;t=1',
+  },
 };
 
 /** What a problem of this kind looks like. */
-const problemExample = (code: keyof typeof ERRORS, detail: string, errors?: { parameter: string; message: string }[]) => ({
+const problemExample = (
+  code: keyof typeof ERRORS,
+  detail: string,
+  errors?: { parameter: string; message: string }[],
+) => ({
   type: `/api/docs#problem-${ERRORS[code].slug}`,
   title: ERRORS[code].title,
   status: ERRORS[code].status,
@@ -164,16 +224,53 @@ function problemResponse(description: string, example: unknown, headers: Record<
 }
 
 function sharedResponses(options: OpenApiOptions): Record<string, JsonSchema> {
-  const limited = options.rateLimited ? { RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimitPolicy') } : {};
+  const limited = options.rateLimited
+    ? { RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimitPolicy') }
+    : {};
   return {
-    NotModified: { description: 'Not modified: If-None-Match matches the current ETag (weak comparison, a list, or *). No body.', headers: { ETag: ref('headers', 'ETag'), 'Cache-Control': ref('headers', 'CacheControl'), 'X-Request-Id': ref('headers', 'RequestId') } },
-    BadRequest: problemResponse('Invalid parameters: every bad one is listed in `errors`.', problemExample('BAD_USER_INPUT', 'Invalid parameters: amount, pageSize.', [{ parameter: 'amount', message: 'must be greater than 0' }, { parameter: 'pageSize', message: 'must be at most 500' }]), limited),
-    MethodNotAllowed: problemResponse('Another method than GET or HEAD on this path (the API is read-only); the Allow header lists GET, HEAD.', problemExample('METHOD_NOT_ALLOWED', 'POST is not allowed on /api/products; the API is read-only.'), { Allow: { schema: { type: 'string' }, example: 'GET, HEAD' } }),
-    UriTooLong: problemResponse('The URL is longer than 8 KB.', problemExample('URI_TOO_LONG', 'The URL is longer than 8192 characters.')),
-    HeadersTooLarge: problemResponse('The request line and headers are larger than 16 KB.', problemExample('REQUEST_HEADERS_TOO_LARGE', 'The request line and headers are larger than 16384 bytes.')),
-    TooManyRequests: problemResponse('Over the rate limit: wait Retry-After seconds.', problemExample('TOO_MANY_REQUESTS', 'Too many requests; please wait 2 s (the limit is 600 a minute).'), { 'Retry-After': ref('headers', 'RetryAfter'), ...limited }),
-    ServiceUnavailable: problemResponse('The database is away or the answer took too long: retry after Retry-After seconds.', problemExample('SERVICE_UNAVAILABLE', 'The database is not reachable right now; please retry shortly.'), { 'Retry-After': ref('headers', 'RetryAfter') }),
-    InternalError: problemResponse('Unexpected error (never for any input): reported with the request id, no internals.', problemExample('INTERNAL_SERVER_ERROR', 'Unexpected error.')),
+    NotModified: {
+      description: 'Not modified: If-None-Match matches the current ETag (weak comparison, a list, or *). No body.',
+      headers: {
+        ETag: ref('headers', 'ETag'),
+        'Cache-Control': ref('headers', 'CacheControl'),
+        'X-Request-Id': ref('headers', 'RequestId'),
+      },
+    },
+    BadRequest: problemResponse(
+      'Invalid parameters: every bad one is listed in `errors`.',
+      problemExample('BAD_USER_INPUT', 'Invalid parameters: amount, pageSize.', [
+        { parameter: 'amount', message: 'must be greater than 0' },
+        { parameter: 'pageSize', message: 'must be at most 500' },
+      ]),
+      limited,
+    ),
+    MethodNotAllowed: problemResponse(
+      'Another method than GET or HEAD on this path (the API is read-only); the Allow header lists GET, HEAD.',
+      problemExample('METHOD_NOT_ALLOWED', 'POST is not allowed on /api/products; the API is read-only.'),
+      { Allow: { schema: { type: 'string' }, example: 'GET, HEAD' } },
+    ),
+    UriTooLong: problemResponse(
+      'The URL is longer than 8 KB.',
+      problemExample('URI_TOO_LONG', 'The URL is longer than 8192 characters.'),
+    ),
+    HeadersTooLarge: problemResponse(
+      'The request line and headers are larger than 16 KB.',
+      problemExample('REQUEST_HEADERS_TOO_LARGE', 'The request line and headers are larger than 16384 bytes.'),
+    ),
+    TooManyRequests: problemResponse(
+      'Over the rate limit: wait Retry-After seconds.',
+      problemExample('TOO_MANY_REQUESTS', 'Too many requests; please wait 2 s (the limit is 600 a minute).'),
+      { 'Retry-After': ref('headers', 'RetryAfter'), ...limited },
+    ),
+    ServiceUnavailable: problemResponse(
+      'The database is away or the answer took too long: retry after Retry-After seconds.',
+      problemExample('SERVICE_UNAVAILABLE', 'The database is not reachable right now; please retry shortly.'),
+      { 'Retry-After': ref('headers', 'RetryAfter') },
+    ),
+    InternalError: problemResponse(
+      'Unexpected error (never for any input): reported with the request id, no internals.',
+      problemExample('INTERNAL_SERVER_ERROR', 'Unexpected error.'),
+    ),
   };
 }
 
@@ -184,44 +281,91 @@ function okContent(route: RestRoute, components: Map<string, JsonSchema>, schema
   const body = route.body;
   if ('csv' in body) return { 'text/csv': withExample({ type: 'string', description: body.csv }) };
   if ('html' in body) return { 'text/html': withExample({ type: 'string', description: body.html }) };
-  if ('metrics' in body) return { 'application/json': withExample({ type: 'object', description: 'process memory, data version, cache sizes and hit counts', additionalProperties: true }) };
-  if ('openapi' in body) return { 'application/json': withExample({ type: 'object', description: 'an OpenAPI 3.1 document', additionalProperties: true }) };
+  if ('metrics' in body)
+    return {
+      'application/json': withExample({
+        type: 'object',
+        description: 'process memory, data version, cache sizes and hit counts',
+        additionalProperties: true,
+      }),
+    };
+  if ('openapi' in body)
+    return {
+      'application/json': withExample({
+        type: 'object',
+        description: 'an OpenAPI 3.1 document',
+        additionalProperties: true,
+      }),
+    };
   if ('jsonOneOf' in body) return { 'application/json': withExample({ oneOf: body.jsonOneOf.map(object) }) };
   if ('atom' in body) return { 'application/atom+xml': withExample({ type: 'string', description: body.atom }) };
   if ('sse' in body) {
-    const description = 'Server-Sent Events: each event has `id:` its id, `event:` its kind and `data:` the JSON in x-event-data; comment lines keep the connection open; `retry:` the reconnection delay.';
+    const description =
+      'Server-Sent Events: each event has `id:` its id, `event:` its kind and `data:` the JSON in x-event-data; comment lines keep the connection open; `retry:` the reconnection delay.';
     return { 'text/event-stream': { schema: { type: 'string', description }, 'x-event-data': object(body.sse) } };
   }
   return { 'application/json': withExample(object(body.json)) };
 }
 
-function responsesFor(route: RestRoute, components: Map<string, JsonSchema>, schema: GraphQLSchema, options: OpenApiOptions): JsonSchema {
-  const headers: Record<string, unknown> = { ETag: ref('headers', 'ETag'), 'Cache-Control': ref('headers', 'CacheControl'), 'X-Request-Id': ref('headers', 'RequestId') };
+function responsesFor(
+  route: RestRoute,
+  components: Map<string, JsonSchema>,
+  schema: GraphQLSchema,
+  options: OpenApiOptions,
+): JsonSchema {
+  const headers: Record<string, unknown> = {
+    ETag: ref('headers', 'ETag'),
+    'Cache-Control': ref('headers', 'CacheControl'),
+    'X-Request-Id': ref('headers', 'RequestId'),
+  };
   if (route.paged) headers.Link = ref('headers', 'Link');
   if ('csv' in route.body) headers['Content-Disposition'] = ref('headers', 'ContentDisposition');
-  if (options.rateLimited && !route.exemptFromRateLimit) Object.assign(headers, { RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimitPolicy') });
+  if (options.rateLimited && !route.exemptFromRateLimit)
+    Object.assign(headers, {
+      RateLimit: ref('headers', 'RateLimit'),
+      'RateLimit-Policy': ref('headers', 'RateLimitPolicy'),
+    });
   const stream = 'sse' in route.body;
   // A stream is never cached: no validator to revalidate, hence no ETag and no 304.
-  if (stream) Object.assign(headers, { 'Cache-Control': { description: 'no-store: never cached', schema: { type: 'string' } } }), delete headers.ETag;
-  const responses: JsonSchema = { 200: { description: route.summary, headers, content: okContent(route, components, schema) } };
+  if (stream)
+    (Object.assign(headers, { 'Cache-Control': { description: 'no-store: never cached', schema: { type: 'string' } } }),
+      delete headers.ETag);
+  const responses: JsonSchema = {
+    200: { description: route.summary, headers, content: okContent(route, components, schema) },
+  };
   if (!stream) responses[304] = ref('responses', 'NotModified');
   if (route.params.length > 0) responses[400] = withExampleOf(route, 400, ref('responses', 'BadRequest'));
-  if (route.notFound) responses[404] = problemResponse(route.notFound, examples[route.operationId]?.['404'] ?? problemExample('NOT_FOUND', route.notFound));
+  if (route.notFound)
+    responses[404] = problemResponse(
+      route.notFound,
+      examples[route.operationId]?.['404'] ?? problemExample('NOT_FOUND', route.notFound),
+    );
   responses[405] = ref('responses', 'MethodNotAllowed');
   responses[414] = ref('responses', 'UriTooLong');
   responses[431] = ref('responses', 'HeadersTooLarge');
   if (stream) {
-    responses[429] = problemResponse('Too many open streams from this address (STREAMS_PER_IP), or over the rate limit: wait Retry-After seconds.', problemExample('TOO_MANY_REQUESTS', 'Too many open streams from your address (at most 50); close one first.'), { 'Retry-After': ref('headers', 'RetryAfter') });
+    responses[429] = problemResponse(
+      'Too many open streams from this address (STREAMS_PER_IP), or over the rate limit: wait Retry-After seconds.',
+      problemExample('TOO_MANY_REQUESTS', 'Too many open streams from your address (at most 50); close one first.'),
+      { 'Retry-After': ref('headers', 'RetryAfter') },
+    );
   } else if (options.rateLimited && !route.exemptFromRateLimit) responses[429] = ref('responses', 'TooManyRequests');
   responses[500] = ref('responses', 'InternalError');
   if (route.operationId === 'getHealth') {
     const degraded = examples.getHealth?.['503'];
     responses[503] = {
-      description: 'Degraded: the database does not answer, or the data is older than the configured maximum age (or, rarely, the check itself took too long: a problem).',
+      description:
+        'Degraded: the database does not answer, or the data is older than the configured maximum age (or, rarely, the check itself took too long: a problem).',
       headers: { 'X-Request-Id': ref('headers', 'RequestId'), 'Cache-Control': ref('headers', 'CacheControl') },
       content: {
-        'application/json': { schema: typeSchema(schema.getType('Health') as GraphQLOutputType, components), ...(degraded ? { example: degraded } : {}) },
-        'application/problem+json': { schema: ref('schemas', 'Problem'), example: problemExample('SERVICE_UNAVAILABLE', 'The answer took longer than 30000 ms; please retry.') },
+        'application/json': {
+          schema: typeSchema(schema.getType('Health') as GraphQLOutputType, components),
+          ...(degraded ? { example: degraded } : {}),
+        },
+        'application/problem+json': {
+          schema: ref('schemas', 'Problem'),
+          example: problemExample('SERVICE_UNAVAILABLE', 'The answer took longer than 30000 ms; please retry.'),
+        },
       },
     };
   } else {
@@ -235,11 +379,17 @@ function responsesFor(route: RestRoute, components: Map<string, JsonSchema>, sch
 function withExampleOf(route: RestRoute, status: number, shared: JsonSchema): JsonSchema {
   const example = examples[route.operationId]?.[String(status)];
   if (example === undefined) return shared;
-  return problemResponse(status === 400 ? 'Invalid parameters: every bad one is listed in `errors`.' : 'Problem', example);
+  return problemResponse(
+    status === 400 ? 'Invalid parameters: every bad one is listed in `errors`.' : 'Problem',
+    example,
+  );
 }
 
 const TAGS = [
-  { name: 'Offers', description: 'Savings offers calculated for an amount: the list, one offer in detail, the CSV export.' },
+  {
+    name: 'Offers',
+    description: 'Savings offers calculated for an amount: the list, one offer in detail, the CSV export.',
+  },
   { name: 'Market', description: 'Institutions and their deposit guarantee, rate history, change events.' },
   { name: 'Service', description: 'Freshness, health, metrics and this description.' },
 ];
@@ -250,7 +400,11 @@ const DESCRIPTION =
   'Every answer carries a weak ETag: send it back in If-None-Match for a 304. Errors are RFC 9457 problem details (application/problem+json) listing every bad parameter at once. No key or credential is needed. ' +
   'GraphQL at /graphql serves the same schema (this REST API is a projection of it).';
 
-export function openApiDocument(schema: GraphQLSchema, routes: readonly RestRoute[], options: OpenApiOptions): JsonSchema {
+export function openApiDocument(
+  schema: GraphQLSchema,
+  routes: readonly RestRoute[],
+  options: OpenApiOptions,
+): JsonSchema {
   const components = new Map<string, JsonSchema>();
   const paths: Record<string, JsonSchema> = {};
   for (const route of routes) {
@@ -267,7 +421,10 @@ export function openApiDocument(schema: GraphQLSchema, routes: readonly RestRout
       operationId: `${route.operationId}Head`,
       summary: `${route.summary} (headers only)`,
       description: `As GET ${route.path}, without a body.`,
-      responses: { ...operation.responses, 200: { description: 'As GET, without a body.', headers: (operation.responses[200] as JsonSchema).headers } },
+      responses: {
+        ...operation.responses,
+        200: { description: 'As GET, without a body.', headers: (operation.responses[200] as JsonSchema).headers },
+      },
     };
     paths[route.path] = { get: operation, head };
   }
@@ -299,13 +456,19 @@ export function openApiDocument(schema: GraphQLSchema, routes: readonly RestRout
         },
         Problem: {
           type: 'object',
-          description: `RFC 9457 problem details. Types: ${Object.values(ERRORS).map((e) => `${e.status} ${e.slug}`).join(', ')}.`,
+          description: `RFC 9457 problem details. Types: ${Object.values(ERRORS)
+            .map((e) => `${e.status} ${e.slug}`)
+            .join(', ')}.`,
           properties: {
             type: { type: 'string', format: 'uri-reference', description: 'where the kind of problem is explained' },
             title: { type: 'string' },
             status: { type: 'integer' },
             detail: { type: 'string' },
-            errors: { type: 'array', items: ref('schemas', 'ParameterProblem'), description: 'every bad parameter (400)' },
+            errors: {
+              type: 'array',
+              items: ref('schemas', 'ParameterProblem'),
+              description: 'every bad parameter (400)',
+            },
           },
           required: ['type', 'title', 'status', 'detail'],
           additionalProperties: false,

@@ -36,16 +36,21 @@ export function paramsOf(field: GraphQLField<unknown, unknown>, pathParams: read
 }
 
 /** The REST parameters of a root field: its arguments, some of them in the path. */
-export const queryParams = (field: string, pathParams: readonly string[] = []): ParamSpec[] => paramsOf(schema.getQueryType()!.getFields()[field]!, pathParams);
+export const queryParams = (field: string, pathParams: readonly string[] = []): ParamSpec[] =>
+  paramsOf(schema.getQueryType()!.getFields()[field]!, pathParams);
 
 /** The REST parameters of a subscription field (a stream): its arguments. */
-export const subscriptionParams = (field: string): ParamSpec[] => paramsOf(schema.getSubscriptionType()!.getFields()[field]!);
+export const subscriptionParams = (field: string): ParamSpec[] =>
+  paramsOf(schema.getSubscriptionType()!.getFields()[field]!);
 
 /**
  * Variables in GraphQL spelling → the values resolvers see (an enum's internal value: RATE_UP →
  * rate_up), for a route that hands its parameters to a service instead of running an operation.
  */
-export function internalValues(specs: readonly ParamSpec[], variables: Record<string, unknown>): Record<string, unknown> {
+export function internalValues(
+  specs: readonly ParamSpec[],
+  variables: Record<string, unknown>,
+): Record<string, unknown> {
   const values: Record<string, unknown> = { ...variables };
   for (const spec of specs) {
     const type = spec.base;
@@ -75,17 +80,25 @@ function parseOne(spec: ParamSpec, text: string): Parsed {
   const type = spec.base;
   if (isEnumType(type)) {
     const name = enumName(type, text);
-    return name === undefined ? { ok: false, message: `must be one of ${restValues(type).join(', ')}` } : { ok: true, value: name, internal: type.getValue(name)!.value };
+    return name === undefined
+      ? { ok: false, message: `must be one of ${restValues(type).join(', ')}` }
+      : { ok: true, value: name, internal: type.getValue(name)!.value };
   }
   if (isScalarType(type)) {
     switch (type.name) {
       case 'Int':
-        return INTEGER.test(text) ? { ok: true, value: Number(text), internal: Number(text) } : { ok: false, message: 'must be a whole number' };
+        return INTEGER.test(text)
+          ? { ok: true, value: Number(text), internal: Number(text) }
+          : { ok: false, message: 'must be a whole number' };
       case 'Decimal':
-        return DECIMAL.test(text) ? { ok: true, value: text, internal: text } : { ok: false, message: 'must be a number such as 50000 or 1234.56' };
+        return DECIMAL.test(text)
+          ? { ok: true, value: text, internal: text }
+          : { ok: false, message: 'must be a number such as 50000 or 1234.56' };
       case 'Boolean': {
         const lower = text.toLowerCase();
-        return lower === 'true' || lower === 'false' ? { ok: true, value: lower === 'true', internal: lower === 'true' } : { ok: false, message: 'must be true or false' };
+        return lower === 'true' || lower === 'false'
+          ? { ok: true, value: lower === 'true', internal: lower === 'true' }
+          : { ok: false, message: 'must be true or false' };
       }
       default:
         return { ok: true, value: text, internal: text };
@@ -105,7 +118,10 @@ const BRACKETED = /^([^[\]]+)\[(\d*)\]$/;
  * same), `terms[0]=12`, or a mix. `odd` names the known parameters sent in a form that is none of
  * these (`terms[a]=12`): a client that sends them means something, so it is told, not ignored.
  */
-function valuesByName(known: ReadonlySet<string>, query: URLSearchParams): { values: Map<string, string[]>; odd: Set<string> } {
+function valuesByName(
+  known: ReadonlySet<string>,
+  query: URLSearchParams,
+): { values: Map<string, string[]>; odd: Set<string> } {
   const values = new Map<string, string[]>();
   const odd = new Set<string>();
   for (const [key, value] of query) {
@@ -133,14 +149,21 @@ function valuesByName(known: ReadonlySet<string>, query: URLSearchParams): { val
  * every form; any other parameter given twice is an error; an empty one counts as absent, an unknown
  * one is ignored (contract §7, §11.1).
  */
-export function parseParams(specs: readonly ParamSpec[], query: URLSearchParams, path: Record<string, string> = {}): ParseResult {
+export function parseParams(
+  specs: readonly ParamSpec[],
+  query: URLSearchParams,
+  path: Record<string, string> = {},
+): ParseResult {
   const errors: ParameterProblem[] = [];
   const variables: Record<string, unknown> = {};
   const internal: Record<string, unknown> = {};
   const { values, odd } = valuesByName(new Set(specs.filter((s) => s.in === 'query').map((s) => s.name)), query);
   for (const spec of specs) {
     if (odd.has(spec.name)) {
-      errors.push({ parameter: spec.name, message: `is sent in a form this API does not read; send ${spec.name}=a${spec.list ? `,b (or ${spec.name}=a&${spec.name}=b, or ${spec.name}[]=a&${spec.name}[]=b)` : ''}` });
+      errors.push({
+        parameter: spec.name,
+        message: `is sent in a form this API does not read; send ${spec.name}=a${spec.list ? `,b (or ${spec.name}=a&${spec.name}=b, or ${spec.name}[]=a&${spec.name}[]=b)` : ''}`,
+      });
       continue;
     }
     let raw: string;
@@ -158,7 +181,10 @@ export function parseParams(specs: readonly ParamSpec[], query: URLSearchParams,
     }
     if (raw === '') continue; // absent: GraphQL applies the argument's default
     if (spec.list) {
-      const items = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+      const items = raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
       const parsed = items.map((item) => parseOne(spec, item));
       const bad = parsed.find((p): p is { ok: false; message: string } => !p.ok);
       if (bad) {
@@ -197,7 +223,9 @@ export function withDefaults(specs: readonly ParamSpec[], variables: Record<stri
   for (const spec of specs) {
     const fallback = spec.arg.defaultValue;
     if (spec.name in filled || fallback === undefined || fallback === null) continue;
-    filled[spec.name] = isEnumType(spec.base) ? (spec.base.getValues().find((v) => v.value === fallback)?.name ?? fallback) : fallback;
+    filled[spec.name] = isEnumType(spec.base)
+      ? (spec.base.getValues().find((v) => v.value === fallback)?.name ?? fallback)
+      : fallback;
   }
   return filled;
 }

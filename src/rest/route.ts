@@ -72,7 +72,11 @@ export interface RestRoute {
 }
 
 export const json = (body: unknown, init: { status?: number; headers?: Record<string, string> } = {}) =>
-  new Response(JSON.stringify(body), { status: init.status ?? 200, headers: { 'content-type': 'application/json; charset=utf-8', ...init.headers } });
+  new Response(JSON.stringify(body), {
+    status: init.status ?? 200,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...init.headers },
+  });
 
 /** A paged answer: the body, and its page and page count for the Link header the HTTP layer makes. */
-export const pagedJson = (body: { page: number; pages: number }) => json(body, { headers: { [PAGING_HEADER]: `${body.page} ${body.pages}` } });
+export const pagedJson = (body: { page: number; pages: number }) =>
+  json(body, { headers: { [PAGING_HEADER]: `${body.page} ${body.pages}` } });

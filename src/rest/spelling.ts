@@ -2,11 +2,22 @@
 // spell them as GraphQL names (DEPOSIT). For REST requests the result is rewritten after execution,
 // walking it along the schema's types (REST operations use no aliases, so keys are field names).
 // Only the fields that can hold an enum are visited: a plan per type, made once.
-import { getNamedType, getNullableType, isEnumType, isListType, isObjectType, type GraphQLEnumType, type GraphQLObjectType, type GraphQLOutputType } from 'graphql';
+import {
+  getNamedType,
+  getNullableType,
+  isEnumType,
+  isListType,
+  isObjectType,
+  type GraphQLEnumType,
+  type GraphQLObjectType,
+  type GraphQLOutputType,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from '../graphql/context.js';
 
-type Step = { field: string; list: boolean } & ({ kind: 'enum'; names: Map<string, string> } | { kind: 'object'; type: GraphQLObjectType });
+type Step = { field: string; list: boolean } & (
+  { kind: 'enum'; names: Map<string, string> } | { kind: 'object'; type: GraphQLObjectType }
+);
 
 const plans = new WeakMap<GraphQLObjectType, Step[]>();
 
@@ -43,7 +54,9 @@ export function respellObject(value: Record<string, unknown>, type: GraphQLObjec
     const v = value[step.field];
     if (v === null || v === undefined) continue;
     if (step.kind === 'enum') {
-      value[step.field] = step.list ? (v as string[]).map((name) => step.names.get(name) ?? name) : (step.names.get(v as string) ?? v);
+      value[step.field] = step.list
+        ? (v as string[]).map((name) => step.names.get(name) ?? name)
+        : (step.names.get(v as string) ?? v);
     } else if (step.list) {
       for (const item of v as (Record<string, unknown> | null)[]) if (item) respellObject(item, step.type);
     } else {

@@ -110,7 +110,9 @@ async function ingest(options: SampleOptions): Promise<number> {
   return withTurn(config, configuredTurn(config, 'ingest', say), async () => {
     const db = await openDatabase({ ...config, log: say, writeTurn: 'held' });
     try {
-      process.stderr.write(`sample: ${options.days} days to ${options.end}, seed ${options.seed}, scale ${options.scale} → ${db.kind} database\n`);
+      process.stderr.write(
+        `sample: ${options.days} days to ${options.end}, seed ${options.seed}, scale ${options.scale} → ${db.kind} database\n`,
+      );
       const summary = await seedSample(db.prisma, options, true);
       process.stdout.write(`${formatSummary(summary)}\n`);
       return 0;
@@ -145,7 +147,9 @@ async function main(): Promise<number> {
   let bytes = 0;
   let lastOffers = 0;
   let day = 0;
-  process.stderr.write(`sample: ${options.days} days to ${options.end}, seed ${options.seed}, scale ${options.scale} → ${out}\n`);
+  process.stderr.write(
+    `sample: ${options.days} days to ${options.end}, seed ${options.seed}, scale ${options.scale} → ${out}\n`,
+  );
   for (const snapshot of generateSnapshots(options)) {
     const file = `${snapshot.observedAt.slice(0, 10)}.json`;
     const json = JSON.stringify(snapshot);
@@ -159,7 +163,9 @@ async function main(): Promise<number> {
   const seconds = (performance.now() - started) / 1000;
   const stale = readdirSync(out).filter((f) => f.endsWith('.json') && !written.has(f));
   if (stale.length > 0) {
-    process.stderr.write(`warning: ${out} also holds ${stale.length} other .json file(s) (e.g. ${stale[0]}); an ingest of the directory would apply them too\n`);
+    process.stderr.write(
+      `warning: ${out} also holds ${stale.length} other .json file(s) (e.g. ${stale[0]}); an ingest of the directory would apply them too\n`,
+    );
   }
   process.stderr.write(
     `sample: ${day} days, ${lastOffers} offers on the last day, ${bytes} bytes (${(bytes / 1_048_576).toFixed(1)} MiB) in ${seconds.toFixed(1)} s\n`,
@@ -167,7 +173,8 @@ async function main(): Promise<number> {
   return 0;
 }
 
-const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
+const invokedDirectly =
+  process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
 if (invokedDirectly) {
   main().then(
     (code) => process.exit(code),

@@ -8,7 +8,8 @@ import { DEPOSIT_TERMS } from './market.js';
 const FULL: SampleOptions = { seed: 42, days: 400, end: '2026-11-23', scale: 1 };
 const SHORT: SampleOptions = { ...FULL, days: 30 };
 
-const serialise = (options: SampleOptions): string => [...generateSnapshots(options)].map((s) => JSON.stringify(s)).join('\n');
+const serialise = (options: SampleOptions): string =>
+  [...generateSnapshots(options)].map((s) => JSON.stringify(s)).join('\n');
 const samePlan = (a: SnapshotPlan, b: SnapshotPlan): boolean => a === b || JSON.stringify(a) === JSON.stringify(b);
 const distinct = <T>(xs: Iterable<T>): T[] => [...new Set(xs)].sort();
 
@@ -70,7 +71,8 @@ function summarise(options: SampleOptions): RunSummary {
         else if (!first.offers.some((f) => f.id === o.id)) s.appeared.add(o.id);
       }
       if (before && !samePlan(before.plan, o.plan)) s.planChanges++;
-      if (before && failing.has(o.sourceId) && JSON.stringify(before) !== JSON.stringify(o)) s.staleViolations.push(`${snap.observedAt} ${o.id}`);
+      if (before && failing.has(o.sourceId) && JSON.stringify(before) !== JSON.stringify(o))
+        s.staleViolations.push(`${snap.observedAt} ${o.id}`);
     }
     for (const id of prevOffers.keys()) if (!offers.has(id)) s.disappeared.add(id);
     prev = snap;
@@ -84,7 +86,9 @@ describe('generateSnapshots', () => {
   let full: RunSummary;
   beforeAll(() => {
     full = summarise(FULL);
-    console.info(`400 days generated and summarised in ${Math.round(full.ms)} ms; ${full.last.offers.length} offers on the last day; ${full.planChanges} plan changes`);
+    console.info(
+      `400 days generated and summarised in ${Math.round(full.ms)} ms; ${full.last.offers.length} offers on the last day; ${full.planChanges} plan changes`,
+    );
   });
 
   it('gives byte-identical output for the same options and different output for another seed', () => {
@@ -117,41 +121,61 @@ describe('generateSnapshots', () => {
     expect(last.brands.filter((b) => !institutions.has(b.institutionId))).toEqual([]);
     expect(last.offers.filter((o) => !brands.has(o.brandId) || !sources.has(o.sourceId)).map((o) => o.id)).toEqual([]);
     expect(distinct(last.sources.map((s) => s.name.endsWith('(sample data)')))).toEqual([true]);
-    const urls = [...last.sources.map((s) => s.url), ...last.offers.map((o) => o.sourceUrl ?? ''), ...last.brands.map((b) => b.website ?? 'https://example.com/')];
+    const urls = [
+      ...last.sources.map((s) => s.url),
+      ...last.offers.map((o) => o.sourceUrl ?? ''),
+      ...last.brands.map((b) => b.website ?? 'https://example.com/'),
+    ];
     expect(urls.filter((u) => !/^https:\/\/example\.(org|com)\//.test(u))).toEqual([]);
   });
 
   it('builds a universe of the promised size and variety', () => {
     const { last } = full;
     const brandsPerInstitution = new Map<string, number>();
-    for (const b of last.brands) brandsPerInstitution.set(b.institutionId, (brandsPerInstitution.get(b.institutionId) ?? 0) + 1);
+    for (const b of last.brands)
+      brandsPerInstitution.set(b.institutionId, (brandsPerInstitution.get(b.institutionId) ?? 0) + 1);
     expect(last.institutions.length).toBeGreaterThanOrEqual(40);
     expect(distinct(last.institutions.map((i) => i.country)).length).toBeGreaterThanOrEqual(10);
     expect(last.brands.length).toBeGreaterThanOrEqual(70);
     expect([...brandsPerInstitution.values()].filter((n) => n >= 2).length).toBeGreaterThanOrEqual(3);
-    expect(last.brands.some((b) => b.country !== last.institutions.find((i) => i.id === b.institutionId)?.country)).toBe(true);
+    expect(
+      last.brands.some((b) => b.country !== last.institutions.find((i) => i.id === b.institutionId)?.country),
+    ).toBe(true);
     expect(last.institutions.some((i) => i.lei === null)).toBe(true);
     expect(last.institutions.filter((i) => i.lei !== null).length).toBeGreaterThan(last.institutions.length / 2);
-    expect(last.institutions.filter((i) => !i.dgs.verified && i.dgs.verifiedAt === null).length).toBeGreaterThanOrEqual(1);
+    expect(last.institutions.filter((i) => !i.dgs.verified && i.dgs.verifiedAt === null).length).toBeGreaterThanOrEqual(
+      1,
+    );
     expect(full.institutionsWithDgsChange.size).toBe(1);
 
     expect(last.offers.length).toBeGreaterThanOrEqual(600);
-    expect(distinct(last.offers.filter((o) => o.type === 'deposit').map((o) => o.termMonths))).toEqual([...DEPOSIT_TERMS].sort());
+    expect(distinct(last.offers.filter((o) => o.type === 'deposit').map((o) => o.termMonths))).toEqual(
+      [...DEPOSIT_TERMS].sort(),
+    );
     expect(distinct(last.offers.map((o) => o.type))).toEqual(['deposit', 'flexible', 'notice']);
-    expect(distinct(last.offers.map((o) => o.payout))).toEqual(['ANNUALLY', 'AT_MATURITY', 'MONTHLY', 'OTHER', 'QUARTERLY']);
+    expect(distinct(last.offers.map((o) => o.payout))).toEqual([
+      'ANNUALLY',
+      'AT_MATURITY',
+      'MONTHLY',
+      'OTHER',
+      'QUARTERLY',
+    ]);
     expect(distinct(last.offers.map((o) => o.channel))).toEqual(['aggregator', 'direct', 'platform']);
     expect(distinct(last.offers.map((o) => o.plan.tierMode))).toEqual(['marginal', 'whole']);
     expect(distinct(last.offers.map((o) => o.plan.tiers.length))).toEqual([1, 2, 3]);
     expect(distinct(last.offers.map((o) => o.plan.rateType))).toEqual(['fixed', 'variable']);
     expect(distinct(last.offers.map((o) => o.withholding.kind))).toEqual(['applicable', 'none', 'reducible']);
-    expect(distinct(last.offers.flatMap((o) => (o.plan.promotion ? [o.plan.promotion.kind] : [])))).toEqual(['bonus', 'replace']);
+    expect(distinct(last.offers.flatMap((o) => (o.plan.promotion ? [o.plan.promotion.kind] : [])))).toEqual([
+      'bonus',
+      'replace',
+    ]);
     expect(last.offers.some((o) => o.plan.promotion && o.plan.promotion.maxBalance === null)).toBe(true);
     expect(last.offers.some((o) => o.plan.promotion && o.plan.promotion.maxBalance !== null)).toBe(true);
     expect(last.offers.some((o) => !o.openToNewCustomers)).toBe(true);
     expect(last.offers.some((o) => o.currentAccountRequired)).toBe(true);
     expect(last.offers.some((o) => o.annualFee !== '0.00')).toBe(true);
     expect(last.offers.filter((o) => o.type === 'notice' && (o.noticeDays! < 30 || o.noticeDays! > 365))).toEqual([]);
-    expect(last.offers.filter((o) => o.channel === 'direct' ? o.platform !== null : o.platform === null)).toEqual([]);
+    expect(last.offers.filter((o) => (o.channel === 'direct' ? o.platform !== null : o.platform === null))).toEqual([]);
     expect(last.offers.filter((o) => o.type !== 'deposit' && !(o.earlyWithdrawal && o.interestCompounds))).toEqual([]);
 
     expect(full.appeared.size).toBeGreaterThanOrEqual(1);
@@ -165,14 +189,18 @@ describe('generateSnapshots', () => {
       const best = Decimal.max(...o.plan.tiers.map((t) => new Decimal(t.rate)));
       const p = o.plan.promotion;
       const headline = p === null ? best : p.kind === 'bonus' ? best.plus(p.rate) : Decimal.max(best, p.rate);
-      if (!headline.eq(o.plan.headlineRate)) bad.push(`${o.id}: headline ${o.plan.headlineRate}, expected ${headline.toFixed(2)}`);
+      if (!headline.eq(o.plan.headlineRate))
+        bad.push(`${o.id}: headline ${o.plan.headlineRate}, expected ${headline.toFixed(2)}`);
       for (const r of [o.plan.headlineRate, ...o.plan.tiers.map((t) => t.rate)]) {
         if (!/^\d\.\d\d$/.test(r) || new Decimal(r).gt('4.50')) bad.push(`${o.id}: rate ${r}`);
       }
     }
     expect(bad).toEqual([]);
     const median = (term: number): Decimal => {
-      const rates = full.last.offers.filter((o) => o.termMonths === term).map((o) => new Decimal(o.plan.headlineRate)).sort((a, b) => a.comparedTo(b));
+      const rates = full.last.offers
+        .filter((o) => o.termMonths === term)
+        .map((o) => new Decimal(o.plan.headlineRate))
+        .sort((a, b) => a.comparedTo(b));
       return rates[Math.floor(rates.length / 2)] as Decimal;
     };
     expect(median(120).gt(median(12))).toBe(true);
@@ -213,14 +241,20 @@ describe('generateSnapshots', () => {
     ['just after midnight', '2026-11-23T00:00:01.000Z', '2026-11-23T00:00:01.000Z'],
   ])('never dates a snapshot after the clock: started %s, today is observed at %s', (_when, now, observedAt) => {
     const snapshots = [...generateSnapshots({ ...SHORT, days: 3, notAfter: now })];
-    expect(snapshots.map((s) => s.observedAt)).toEqual(['2026-11-21T06:00:00.000Z', '2026-11-22T06:00:00.000Z', observedAt]);
+    expect(snapshots.map((s) => s.observedAt)).toEqual([
+      '2026-11-21T06:00:00.000Z',
+      '2026-11-22T06:00:00.000Z',
+      observedAt,
+    ]);
     const today = snapshots[2]!;
     expect(snapshotSchema.safeParse(today).success).toBe(true); // every offer checked before it was observed
     expect(Math.max(...today.offers.map((o) => Date.parse(o.checkedAt)))).toBeLessThanOrEqual(Date.parse(observedAt));
   });
 
   it('refuses an end after the clock', () => {
-    expect(() => generateSnapshots({ ...SHORT, notAfter: '2026-11-22T23:59:59.000Z' })).toThrow(/end must not be after today \(2026-11-22\)/);
+    expect(() => generateSnapshots({ ...SHORT, notAfter: '2026-11-22T23:59:59.000Z' })).toThrow(
+      /end must not be after today \(2026-11-22\)/,
+    );
   });
 
   it('rejects invalid options at once', () => {
@@ -236,8 +270,14 @@ describe('parseSampleArgs', () => {
   const notAfter = NOW.toISOString();
   it.each([
     [[], { seed: 42, days: 400, end: TODAY, scale: 1, notAfter, out: null, ingest: false, help: false }],
-    [['--seed', '7', '--days=30', '--end', '2026-01-31', '--scale', '2', '--out', '/tmp/x'], { seed: 7, days: 30, end: '2026-01-31', scale: 2, notAfter, out: '/tmp/x', ingest: false, help: false }],
-    [['--scale', '20', '--ingest'], { seed: 42, days: 400, end: TODAY, scale: 20, notAfter, out: null, ingest: true, help: false }],
+    [
+      ['--seed', '7', '--days=30', '--end', '2026-01-31', '--scale', '2', '--out', '/tmp/x'],
+      { seed: 7, days: 30, end: '2026-01-31', scale: 2, notAfter, out: '/tmp/x', ingest: false, help: false },
+    ],
+    [
+      ['--scale', '20', '--ingest'],
+      { seed: 42, days: 400, end: TODAY, scale: 20, notAfter, out: null, ingest: true, help: false },
+    ],
     [['--help'], { seed: 42, days: 400, end: TODAY, scale: 1, notAfter, out: null, ingest: false, help: true }],
   ])('parses %j', (argv, options) => {
     expect(parseSampleArgs(argv, NOW)).toEqual({ ok: true, options });

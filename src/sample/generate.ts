@@ -10,7 +10,14 @@
 // disappear, a couple come back. Sources fail now and then for a few days; their offers are then
 // shown as last seen (plan, attributes and checkedAt unchanged), as a scraper would have them.
 import { Decimal, toFixed2 } from '../domain/decimal.js';
-import type { Snapshot, SnapshotBrand, SnapshotInstitution, SnapshotOffer, SnapshotPlan, SnapshotSource } from '../ingest/snapshot.js';
+import type {
+  Snapshot,
+  SnapshotBrand,
+  SnapshotInstitution,
+  SnapshotOffer,
+  SnapshotPlan,
+  SnapshotSource,
+} from '../ingest/snapshot.js';
 import {
   BRANDS,
   COMPARISON_SOURCE_ID,
@@ -84,15 +91,20 @@ export function sampleOptionErrors(o: SampleOptions): string[] {
   for (const name of ['seed', 'days', 'scale'] as const) {
     const { min, max } = SAMPLE_LIMITS[name];
     const v = o[name];
-    if (!Number.isInteger(v) || v < min || v > max) errors.push(`${name} must be an integer from ${min} to ${max} (got ${v})`);
+    if (!Number.isInteger(v) || v < min || v > max)
+      errors.push(`${name} must be an integer from ${min} to ${max} (got ${v})`);
   }
   const endMs = parseDay(o.end);
   if (endMs === null) errors.push(`end must be a date YYYY-MM-DD (got ${JSON.stringify(o.end)})`);
-  else if (Number.isInteger(o.days) && endMs - (o.days - 1) * DAY_MS < Date.UTC(1990, 0, 1)) errors.push('days must not reach back from end to before 1990-01-01');
+  else if (Number.isInteger(o.days) && endMs - (o.days - 1) * DAY_MS < Date.UTC(1990, 0, 1))
+    errors.push('days must not reach back from end to before 1990-01-01');
   if (o.notAfter !== undefined) {
     const clockMs = Date.parse(o.notAfter);
     if (Number.isNaN(clockMs)) errors.push(`notAfter must be an ISO date-time (got ${JSON.stringify(o.notAfter)})`);
-    else if (endMs !== null && endMs > clockMs) errors.push(`end must not be after today (${o.notAfter.slice(0, 10)}): snapshots from the future are refused by the ingest`);
+    else if (endMs !== null && endMs > clockMs)
+      errors.push(
+        `end must not be after today (${o.notAfter.slice(0, 10)}): snapshots from the future are refused by the ingest`,
+      );
   }
   return errors;
 }
@@ -147,12 +159,34 @@ function marketPath(rng: Rng, days: number): MarketPath {
 
 /** Term premium over 12 months in basis points, before the curve factor. */
 const TERM_PREMIUM_BP: ReadonlyMap<number, number> = new Map([
-  [1, -35], [3, -20], [6, -10], [9, -5], [12, 0], [18, 5], [24, 10], [36, 18], [48, 24], [60, 30], [84, 36], [120, 42],
+  [1, -35],
+  [3, -20],
+  [6, -10],
+  [9, -5],
+  [12, 0],
+  [18, 5],
+  [24, 10],
+  [36, 18],
+  [48, 24],
+  [60, 30],
+  [84, 36],
+  [120, 42],
 ]);
 
 /** How often a brand of each size carries a deposit of each term (large brands: nearly all). */
 const TERM_WEIGHT: ReadonlyMap<number, number> = new Map([
-  [1, 0.4], [3, 0.7], [6, 0.9], [9, 0.5], [12, 1], [18, 0.6], [24, 0.9], [36, 0.8], [48, 0.5], [60, 0.8], [84, 0.35], [120, 0.35],
+  [1, 0.4],
+  [3, 0.7],
+  [6, 0.9],
+  [9, 0.5],
+  [12, 1],
+  [18, 0.6],
+  [24, 0.9],
+  [36, 0.8],
+  [48, 0.5],
+  [60, 0.8],
+  [84, 0.35],
+  [120, 0.35],
 ]);
 
 const PROFILE_PREMIUM_BP: Readonly<Record<Profile, number>> = { incumbent: -35, regular: 0, challenger: 40 };
@@ -218,47 +252,120 @@ function brandProducts(brand: BrandDef, rng: Rng): Product[] {
   const products: Product[] = [];
   const flexCount = brand.size === 'large' ? 2 : brand.size === 'medium' ? rng.int(1, 2) : rng.chance(0.75) ? 1 : 0;
   rng.sample(names.flexible, flexCount).forEach((name, i) => {
-    products.push({ type: 'flexible', termMonths: null, noticeDays: null, slug: i === 0 ? 'flex' : `flex-${i + 1}`, name });
+    products.push({
+      type: 'flexible',
+      termMonths: null,
+      noticeDays: null,
+      slug: i === 0 ? 'flex' : `flex-${i + 1}`,
+      name,
+    });
   });
-  const noticeCount = brand.size === 'large' ? rng.int(0, 2) : brand.size === 'medium' ? rng.int(0, 1) : rng.chance(0.25) ? 1 : 0;
+  const noticeCount =
+    brand.size === 'large' ? rng.int(0, 2) : brand.size === 'medium' ? rng.int(0, 1) : rng.chance(0.25) ? 1 : 0;
   for (const days of rng.sample(NOTICE_DAYS, noticeCount)) {
-    products.push({ type: 'notice', termMonths: null, noticeDays: days, slug: `notice-${days}d`, name: names.notice(days) });
+    products.push({
+      type: 'notice',
+      termMonths: null,
+      noticeDays: days,
+      slug: `notice-${days}d`,
+      name: names.notice(days),
+    });
   }
   const share = brand.size === 'large' ? 1 : brand.size === 'medium' ? 0.7 : 0.4;
   for (const term of DEPOSIT_TERMS) {
     const p = brand.size === 'large' ? 0.92 : share * (TERM_WEIGHT.get(term) ?? 0);
-    if (rng.chance(p)) products.push({ type: 'deposit', termMonths: term, noticeDays: null, slug: `term-${term}m`, name: names.deposit(term) });
+    if (rng.chance(p))
+      products.push({
+        type: 'deposit',
+        termMonths: term,
+        noticeDays: null,
+        slug: `term-${term}m`,
+        name: names.deposit(term),
+      });
   }
-  if (products.length === 0) products.push({ type: 'deposit', termMonths: 12, noticeDays: null, slug: 'term-12m', name: names.deposit(12) });
+  if (products.length === 0)
+    products.push({ type: 'deposit', termMonths: 12, noticeDays: null, slug: 'term-12m', name: names.deposit(12) });
   return products;
 }
 
 function pickPayout(rng: Rng, p: Product): Payout {
-  if (p.type === 'flexible') return rng.weighted<Payout>([['MONTHLY', 45], ['QUARTERLY', 20], ['ANNUALLY', 30], ['OTHER', 5]]);
-  if (p.type === 'notice') return rng.weighted<Payout>([['MONTHLY', 35], ['QUARTERLY', 20], ['ANNUALLY', 40], ['OTHER', 5]]);
+  if (p.type === 'flexible')
+    return rng.weighted<Payout>([
+      ['MONTHLY', 45],
+      ['QUARTERLY', 20],
+      ['ANNUALLY', 30],
+      ['OTHER', 5],
+    ]);
+  if (p.type === 'notice')
+    return rng.weighted<Payout>([
+      ['MONTHLY', 35],
+      ['QUARTERLY', 20],
+      ['ANNUALLY', 40],
+      ['OTHER', 5],
+    ]);
   const term = p.termMonths ?? 12;
   if (term <= 12) {
-    return rng.weighted<Payout>([['AT_MATURITY', 70], ['MONTHLY', 12], ['QUARTERLY', term >= 6 ? 6 : 0], ['ANNUALLY', term === 12 ? 8 : 0], ['OTHER', 4]]);
+    return rng.weighted<Payout>([
+      ['AT_MATURITY', 70],
+      ['MONTHLY', 12],
+      ['QUARTERLY', term >= 6 ? 6 : 0],
+      ['ANNUALLY', term === 12 ? 8 : 0],
+      ['OTHER', 4],
+    ]);
   }
-  return rng.weighted<Payout>([['ANNUALLY', 55], ['AT_MATURITY', 33], ['MONTHLY', 6], ['QUARTERLY', 4], ['OTHER', 2]]);
+  return rng.weighted<Payout>([
+    ['ANNUALLY', 55],
+    ['AT_MATURITY', 33],
+    ['MONTHLY', 6],
+    ['QUARTERLY', 4],
+    ['OTHER', 2],
+  ]);
 }
 
 function pickTiers(rng: Rng, type: OfferType): { tierMode: SnapshotPlan['tierMode']; tiers: TierDef[] } {
-  const count = type === 'deposit' ? rng.weighted([[1, 85], [2, 15]]) : rng.weighted([[1, 55], [2, 33], [3, 12]]);
-  if (count === 1) return { tierMode: rng.chance(0.75) ? 'whole' : 'marginal', tiers: [{ from: euros(0), to: null, offsetBp: 0 }] };
+  const count =
+    type === 'deposit'
+      ? rng.weighted([
+          [1, 85],
+          [2, 15],
+        ])
+      : rng.weighted([
+          [1, 55],
+          [2, 33],
+          [3, 12],
+        ]);
+  if (count === 1)
+    return { tierMode: rng.chance(0.75) ? 'whole' : 'marginal', tiers: [{ from: euros(0), to: null, offsetBp: 0 }] };
   const bounds =
     count === 2
-      ? [rng.weighted([[10_000, 15], [25_000, 35], [50_000, 25], [100_000, 25]])]
-      : rng.pick([[10_000, 50_000], [25_000, 100_000], [50_000, 250_000]]);
+      ? [
+          rng.weighted([
+            [10_000, 15],
+            [25_000, 35],
+            [50_000, 25],
+            [100_000, 25],
+          ]),
+        ]
+      : rng.pick([
+          [10_000, 50_000],
+          [25_000, 100_000],
+          [50_000, 250_000],
+        ]);
   // Either larger balances earn more (rising), or the bank discourages large balances (falling).
   const rising = type === 'deposit' || rng.chance(0.6);
   const offsets = rising
     ? count === 2
       ? [-5 * rng.int(1, 10), 0]
-      : (() => { const b = 5 * rng.int(1, 6); return [-b - 5 * rng.int(1, 6), -b, 0]; })()
+      : (() => {
+          const b = 5 * rng.int(1, 6);
+          return [-b - 5 * rng.int(1, 6), -b, 0];
+        })()
     : count === 2
       ? [0, -25 * rng.int(2, 8)]
-      : (() => { const a = 25 * rng.int(1, 3); return [0, -a, -a - 25 * rng.int(2, 5)]; })();
+      : (() => {
+          const a = 25 * rng.int(1, 3);
+          return [0, -a, -a - 25 * rng.int(2, 5)];
+        })();
   const edges = [0, ...bounds];
   const tiers = edges.map((from, i) => {
     const to = edges[i + 1];
@@ -268,14 +375,43 @@ function pickTiers(rng: Rng, type: OfferType): { tierMode: SnapshotPlan['tierMod
 }
 
 function pickMinAmount(rng: Rng, type: OfferType): number {
-  if (type === 'flexible') return rng.weighted([[1, 75], [500, 10], [1_000, 10], [5_000, 5]]);
-  if (type === 'notice') return rng.weighted([[1, 40], [1_000, 40], [5_000, 20]]);
-  return rng.weighted([[1, 10], [500, 15], [1_000, 40], [5_000, 25], [10_000, 10]]);
+  if (type === 'flexible')
+    return rng.weighted([
+      [1, 75],
+      [500, 10],
+      [1_000, 10],
+      [5_000, 5],
+    ]);
+  if (type === 'notice')
+    return rng.weighted([
+      [1, 40],
+      [1_000, 40],
+      [5_000, 20],
+    ]);
+  return rng.weighted([
+    [1, 10],
+    [500, 15],
+    [1_000, 40],
+    [5_000, 25],
+    [10_000, 10],
+  ]);
 }
 
 function pickMaxAmount(rng: Rng, viaPartner: boolean): number | null {
-  if (viaPartner) return rng.weighted<number | null>([[100_000, 60], [250_000, 15], [1_000_000, 10], [null, 15]]);
-  return rng.weighted<number | null>([[null, 50], [100_000, 20], [250_000, 12], [500_000, 8], [1_000_000, 10]]);
+  if (viaPartner)
+    return rng.weighted<number | null>([
+      [100_000, 60],
+      [250_000, 15],
+      [1_000_000, 10],
+      [null, 15],
+    ]);
+  return rng.weighted<number | null>([
+    [null, 50],
+    [100_000, 20],
+    [250_000, 12],
+    [500_000, 8],
+    [1_000_000, 10],
+  ]);
 }
 
 function pickWithholding(rng: Rng, inst: InstitutionDef): Withholding {
@@ -297,7 +433,14 @@ interface CatalogueContext {
   instPremiumBp: ReadonlyMap<string, number>;
 }
 
-function makeOffer(ctx: CatalogueContext, brand: BrandDef, product: Product, partner: PartnerDef | null, rng: Rng, index: number): OfferDef {
+function makeOffer(
+  ctx: CatalogueContext,
+  brand: BrandDef,
+  product: Product,
+  partner: PartnerDef | null,
+  rng: Rng,
+  index: number,
+): OfferDef {
   const inst = institutionOf(brand);
   const suffix = ctx.copy === 0 ? '' : `-x${ctx.copy + 1}`;
   const localId = `${product.slug}${partner ? `-${partner.key}` : ''}`;
@@ -309,9 +452,16 @@ function makeOffer(ctx: CatalogueContext, brand: BrandDef, product: Product, par
   let sourceUrl: string;
   if (partner) {
     sourceId = rng.chance(0.92) ? partner.sourceId : MANUAL_SOURCE_ID;
-    sourceUrl = sourceId === MANUAL_SOURCE_ID ? `https://example.org/manual-research/${id}` : `https://example.com/${partner.id}/offers/${id}`;
+    sourceUrl =
+      sourceId === MANUAL_SOURCE_ID
+        ? `https://example.org/manual-research/${id}`
+        : `https://example.com/${partner.id}/offers/${id}`;
   } else {
-    sourceId = rng.weighted([[officialSourceId(inst.id), 85], [COMPARISON_SOURCE_ID, 8], [MANUAL_SOURCE_ID, 7]]);
+    sourceId = rng.weighted([
+      [officialSourceId(inst.id), 85],
+      [COMPARISON_SOURCE_ID, 8],
+      [MANUAL_SOURCE_ID, 7],
+    ]);
     sourceUrl =
       sourceId === MANUAL_SOURCE_ID
         ? `https://example.org/manual-research/${id}`
@@ -328,10 +478,20 @@ function makeOffer(ctx: CatalogueContext, brand: BrandDef, product: Product, par
   const maxAmount = pickMaxAmount(rng, partner !== null);
   const feeChance = partner?.channel === 'platform' ? 0.15 : 0.06;
   const annualFee = rng.chance(feeChance) ? rng.pick([250, 500, 1_000, 1_200, 1_500, 2_500]) : 0;
-  const rateType = type === 'flexible' ? 'variable' : type === 'notice' ? (rng.chance(0.9) ? 'variable' : 'fixed') : rng.chance(0.96) ? 'fixed' : 'variable';
+  const rateType =
+    type === 'flexible'
+      ? 'variable'
+      : type === 'notice'
+        ? rng.chance(0.9)
+          ? 'variable'
+          : 'fixed'
+        : rng.chance(0.96)
+          ? 'fixed'
+          : 'variable';
 
   const channelPremium = partner === null ? 0 : partner.channel === 'aggregator' ? 12 : 8;
-  const typeOffset = type === 'flexible' ? -25 : type === 'notice' ? -15 + Math.round(((product.noticeDays ?? 0) * 30) / 365) : 5;
+  const typeOffset =
+    type === 'flexible' ? -25 : type === 'notice' ? -15 + Math.round(((product.noticeDays ?? 0) * 30) / 365) : 5;
   const offsetBp = typeOffset + (ctx.instPremiumBp.get(inst.id) ?? 0) + channelPremium + Math.round(rng.normal(0, 12));
   const variable = rateType === 'variable';
   const slow = inst.profile === 'incumbent';
@@ -352,7 +512,8 @@ function makeOffer(ctx: CatalogueContext, brand: BrandDef, product: Product, par
     }
   }
   const openAtStart = !life.chance(0.04);
-  const closesToNewCustomersOn = openAtStart && days >= 5 && life.chance(0.03) ? life.int(Math.floor(days * 0.2) + 1, days - 1) : null;
+  const closesToNewCustomersOn =
+    openAtStart && days >= 5 && life.chance(0.03) ? life.int(Math.floor(days * 0.2) + 1, days - 1) : null;
 
   return {
     index,
@@ -382,10 +543,15 @@ function makeOffer(ctx: CatalogueContext, brand: BrandDef, product: Product, par
     betaPct: type === 'flexible' ? rng.int(45, 85) : type === 'notice' ? rng.int(60, 90) : rng.int(80, 100),
     offsetBp,
     termPremiumBp: product.termMonths === null ? 0 : (TERM_PREMIUM_BP.get(product.termMonths) ?? 0),
-    stepBp: rng.weighted([[5, 70], [1, 20], [10, 10]]),
+    stepBp: rng.weighted([
+      [5, 70],
+      [1, 20],
+      [10, 10],
+    ]),
     reactChance: variable ? 0.9 : 0.75,
     reactMaxLag: (variable ? 5 : 12) + (slow ? 9 : 0),
-    promoProne: rng.chance(type === 'flexible' ? 0.35 : type === 'notice' ? 0.15 : 0.05) || (start > 0 && rng.chance(0.5)),
+    promoProne:
+      rng.chance(type === 'flexible' ? 0.35 : type === 'notice' ? 0.15 : 0.05) || (start > 0 && rng.chance(0.5)),
     spans,
     openAtStart,
     closesToNewCustomersOn,
@@ -393,7 +559,12 @@ function makeOffer(ctx: CatalogueContext, brand: BrandDef, product: Product, par
 }
 
 function buildCatalogue(root: Rng, days: number, scale: number): OfferDef[] {
-  const instPremiumBp = new Map(INSTITUTIONS.map((i) => [i.id, PROFILE_PREMIUM_BP[i.profile] + Math.round(root.fork('institution', i.id).normal(0, 12))]));
+  const instPremiumBp = new Map(
+    INSTITUTIONS.map((i) => [
+      i.id,
+      PROFILE_PREMIUM_BP[i.profile] + Math.round(root.fork('institution', i.id).normal(0, 12)),
+    ]),
+  );
   const offers: OfferDef[] = [];
   for (let copy = 0; copy < scale; copy++) {
     const ctx: CatalogueContext = { root, days, copy, instPremiumBp };
@@ -404,7 +575,15 @@ function buildCatalogue(root: Rng, days: number, scale: number): OfferDef[] {
       // two; other brands list a selection, challengers most often.
       const profile = institutionOf(brand).profile;
       const listP = brand.partnersOnly ? 1 : profile === 'challenger' ? 0.8 : profile === 'regular' ? 0.35 : 0.1;
-      const partners = rng.chance(listP) ? rng.sample(PARTNERS, rng.weighted([[1, 70], [2, 30]])) : [];
+      const partners = rng.chance(listP)
+        ? rng.sample(
+            PARTNERS,
+            rng.weighted([
+              [1, 70],
+              [2, 30],
+            ]),
+          )
+        : [];
       for (const product of products) {
         if (!brand.partnersOnly) offers.push(makeOffer(ctx, brand, product, null, rng, offers.length));
         for (const partner of partners) {
@@ -443,7 +622,12 @@ interface OfferState {
   shown: SnapshotOffer | null;
 }
 
-function targetBp(def: OfferDef, st: Pick<OfferState, 'spreadBp' | 'noiseBp' | 'campaign'>, path: MarketPath, day: number): number {
+function targetBp(
+  def: OfferDef,
+  st: Pick<OfferState, 'spreadBp' | 'noiseBp' | 'campaign'>,
+  path: MarketPath,
+  day: number,
+): number {
   const raw =
     ((path.policyBp[day] ?? 0) * def.betaPct) / 100 +
     def.offsetBp +
@@ -461,9 +645,17 @@ function buildPlan(def: OfferDef, refBp: number, c: Campaign | null): SnapshotPl
     bestBp = Math.max(bestBp, bp);
     return Object.freeze({ from: t.from, to: t.to, rate: rateOf(bp) });
   });
-  const promotion = c ? Object.freeze({ kind: c.kind, rate: rateOf(c.rateBp), months: c.months, maxBalance: c.maxBalance }) : null;
+  const promotion = c
+    ? Object.freeze({ kind: c.kind, rate: rateOf(c.rateBp), months: c.months, maxBalance: c.maxBalance })
+    : null;
   const headlineBp = c === null ? bestBp : c.kind === 'bonus' ? bestBp + c.rateBp : Math.max(bestBp, c.rateBp);
-  return Object.freeze({ headlineRate: rateOf(headlineBp), rateType: def.rateType, tierMode: def.tierMode, tiers: Object.freeze(tiers) as SnapshotPlan['tiers'], promotion });
+  return Object.freeze({
+    headlineRate: rateOf(headlineBp),
+    rateType: def.rateType,
+    tierMode: def.tierMode,
+    tiers: Object.freeze(tiers) as SnapshotPlan['tiers'],
+    promotion,
+  });
 }
 
 /** A campaign starting on `day`, or null when the current rate leaves no room for one. */
@@ -627,7 +819,13 @@ function* run({ seed, days, end, scale, notAfter }: SampleOptions): Generator<Sn
       return { id: s.id, name: s.name, kind: s.kind, url: s.url, status: error === null ? 'ok' : 'failing', error };
     });
     const institutions = INSTITUTIONS.map((inst) => institutionOn(inst, startMs, verifiedOnDay, day));
-    const brands: SnapshotBrand[] = BRANDS.map((b) => ({ id: b.id, name: b.name, country: b.country, website: b.website, institutionId: b.institutionId }));
+    const brands: SnapshotBrand[] = BRANDS.map((b) => ({
+      id: b.id,
+      name: b.name,
+      country: b.country,
+      website: b.website,
+      institutionId: b.institutionId,
+    }));
 
     // Each source is crawled in one run that started a few minutes to ~45 minutes before 06:00.
     const crawlStart = new Map<string, number>();

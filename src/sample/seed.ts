@@ -7,13 +7,18 @@ import { generateSnapshots, type SampleOptions } from './generate.js';
 export async function seedSample(prisma: PrismaClient, options: SampleOptions, progress = false): Promise<RunSummary> {
   const snapshots = generateSnapshots(options);
   const sources = (function* () {
-    for (const snapshot of snapshots) yield { name: `sample ${snapshot.observedAt.slice(0, 10)}`, load: () => snapshot };
+    for (const snapshot of snapshots)
+      yield { name: `sample ${snapshot.observedAt.slice(0, 10)}`, load: () => snapshot };
   })();
   return ingestAll(prisma, sources, { progress, total: options.days });
 }
 
 /** Seeds only a database that has never ingested anything. */
-export async function seedSampleIfEmpty(prisma: PrismaClient, options: SampleOptions, progress = false): Promise<RunSummary | null> {
+export async function seedSampleIfEmpty(
+  prisma: PrismaClient,
+  options: SampleOptions,
+  progress = false,
+): Promise<RunSummary | null> {
   if ((await prisma.ingestRun.count()) > 0) return null;
   return seedSample(prisma, options, progress);
 }

@@ -70,8 +70,13 @@ export function App() {
     if (products && performance.getEntriesByName('list-shown').length === 0) performance.mark('list-shown');
   }, [products]);
 
-  const problems = useMemo(() => new Map((list.error?.problems ?? []).filter((p) => p.parameter).map((p) => [p.parameter!, p.message])), [list.error]);
-  const general = (list.error?.problems ?? []).filter((p) => !p.parameter || !['amount', 'horizon'].includes(p.parameter));
+  const problems = useMemo(
+    () => new Map((list.error?.problems ?? []).filter((p) => p.parameter).map((p) => [p.parameter!, p.message])),
+    [list.error],
+  );
+  const general = (list.error?.problems ?? []).filter(
+    (p) => !p.parameter || !['amount', 'horizon'].includes(p.parameter),
+  );
   const typeCounts = products ? new Map(products.facets.type.map((b) => [b.value, b.count])) : null;
 
   return (
@@ -84,9 +89,10 @@ export function App() {
           <h1>Savings rates compared</h1>
           {products ? (
             <p class="market-line">
-              {formatCount(products.market.offers)} offers from {formatCount(products.market.institutions)} banks ({formatCount(products.market.verifiedDgs)} with a verified deposit guarantee). Best
-              today: flexible {rate(products.market.best.flexible)}, notice {rate(products.market.best.notice)}, 1-year deposit {rate(products.market.best.deposit12)}, 5-year deposit{' '}
-              {rate(products.market.best.deposit60)}.
+              {formatCount(products.market.offers)} offers from {formatCount(products.market.institutions)} banks (
+              {formatCount(products.market.verifiedDgs)} with a verified deposit guarantee). Best today: flexible{' '}
+              {rate(products.market.best.flexible)}, notice {rate(products.market.best.notice)}, 1-year deposit{' '}
+              {rate(products.market.best.deposit12)}, 5-year deposit {rate(products.market.best.deposit60)}.
             </p>
           ) : (
             <p class="market-line">Every offer calculated for your amount, ranked by what it earns.</p>
@@ -120,7 +126,13 @@ export function App() {
         <div class="layout">
           <div class="primary">
             {state.view === 'market' ? (
-              <Market state={state} list={products} history={list.data?.marketHistory?.items ?? null} onChange={change} onOpen={open} />
+              <Market
+                state={state}
+                list={products}
+                history={list.data?.marketHistory?.items ?? null}
+                onChange={change}
+                onOpen={open}
+              />
             ) : (
               <div class="list-layout">
                 <details class="filters" open={wide()}>
@@ -138,14 +150,17 @@ export function App() {
       </main>
       <footer class="wrap foot">
         <p>
-          Rates are gross, per year, as published by the provider; variable rates can change. The ranking follows only from the rate, your amount and the deposit guarantee. This is not advice.
+          Rates are gross, per year, as published by the provider; variable rates can change. The ranking follows only
+          from the rate, your amount and the deposit guarantee. This is not advice.
           {products ? <> Data of {formatDateTime(products.generatedAt)}.</> : null}
         </p>
         <p>
           The same data as an API: <a href="/api/docs">REST</a> and <a href="/graphql">GraphQL</a>.
         </p>
       </footer>
-      {state.offer ? <OfferDialog key="detail" state={state} onClose={() => navigate({ ...state, offer: '' })} onOpen={open} /> : null}
+      {state.offer ? (
+        <OfferDialog key="detail" state={state} onClose={() => navigate({ ...state, offer: '' })} onOpen={open} />
+      ) : null}
     </>
   );
 }

@@ -15,7 +15,8 @@ function memo<T extends Intl.NumberFormat | Intl.DateTimeFormat | Intl.DisplayNa
 }
 
 /** The browser's preferred locale (undefined in environments without navigator: the runtime's default). */
-export const browserLocale = (): string | undefined => (typeof navigator === 'undefined' ? undefined : (navigator.languages?.[0] ?? navigator.language));
+export const browserLocale = (): string | undefined =>
+  typeof navigator === 'undefined' ? undefined : (navigator.languages?.[0] ?? navigator.language);
 
 const DECIMAL_TEXT = /^-?\d+(\.\d+)?$/;
 
@@ -29,25 +30,35 @@ export function percentToFraction(text: string): string {
 
 export function formatMoney(value: string, locale = browserLocale()): string {
   if (!DECIMAL_TEXT.test(value)) return value;
-  return memo(`money:${locale}`, () => new Intl.NumberFormat(locale, { style: 'currency', currency: 'EUR' })).format(value as Decimal);
+  return memo(`money:${locale}`, () => new Intl.NumberFormat(locale, { style: 'currency', currency: 'EUR' })).format(
+    value as Decimal,
+  );
 }
 
 /** Money without cents when there are none: limits and minimum amounts ("€100,000"). */
 export function formatMoneyShort(value: string, locale = browserLocale()): string {
   if (!DECIMAL_TEXT.test(value)) return value;
-  return memo(`money-short:${locale}`, () => new Intl.NumberFormat(locale, { style: 'currency', currency: 'EUR', trailingZeroDisplay: 'stripIfInteger' })).format(value as Decimal);
+  return memo(
+    `money-short:${locale}`,
+    () => new Intl.NumberFormat(locale, { style: 'currency', currency: 'EUR', trailingZeroDisplay: 'stripIfInteger' }),
+  ).format(value as Decimal);
 }
 
 /** A rate in percent per year, as the API gives it ("2.35"), in the locale's percent format. */
 export function formatRate(value: string, locale = browserLocale()): string {
   if (!DECIMAL_TEXT.test(value)) return value;
-  return memo(`rate:${locale}`, () => new Intl.NumberFormat(locale, { style: 'percent', minimumFractionDigits: 2, maximumFractionDigits: 2 })).format(percentToFraction(value) as Decimal);
+  return memo(
+    `rate:${locale}`,
+    () => new Intl.NumberFormat(locale, { style: 'percent', minimumFractionDigits: 2, maximumFractionDigits: 2 }),
+  ).format(percentToFraction(value) as Decimal);
 }
 
 /** A plain decimal ("25000" → "25,000"), as many decimals as it has. */
 export function formatDecimal(value: string, locale = browserLocale()): string {
   if (!DECIMAL_TEXT.test(value)) return value;
-  return memo(`decimal:${locale}`, () => new Intl.NumberFormat(locale, { maximumFractionDigits: 20 })).format(value as Decimal);
+  return memo(`decimal:${locale}`, () => new Intl.NumberFormat(locale, { maximumFractionDigits: 20 })).format(
+    value as Decimal,
+  );
 }
 
 export function formatCount(value: number, locale = browserLocale()): string {
@@ -64,20 +75,29 @@ export function formatDate(iso: string, locale = browserLocale()): string {
 export function formatDateTime(iso: string, locale = browserLocale()): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return memo(`datetime:${locale}`, () => new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' })).format(date);
+  return memo(
+    `datetime:${locale}`,
+    () => new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }),
+  ).format(date);
 }
 
 /** A calendar day ("2026-11-22"): the day itself, whatever the browser's time zone. */
 export function formatDay(day: string, locale = browserLocale()): string {
   const date = new Date(`${day}T00:00:00Z`);
   if (Number.isNaN(date.getTime())) return day;
-  return memo(`day:${locale}`, () => new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' })).format(date);
+  return memo(`day:${locale}`, () => new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' })).format(
+    date,
+  );
 }
 
 /** "NL" → "Netherlands" in the browser's language (the code itself if unknown). */
 export function countryName(code: string, locale = browserLocale()): string {
   try {
-    return memo(`region:${locale}`, () => new Intl.DisplayNames(locale ? [locale] : undefined, { type: 'region' })).of(code) ?? code;
+    return (
+      memo(`region:${locale}`, () => new Intl.DisplayNames(locale ? [locale] : undefined, { type: 'region' })).of(
+        code,
+      ) ?? code
+    );
   } catch {
     return code;
   }

@@ -1,8 +1,19 @@
 // What the page calls the API's values, in one place. Keys are the REST spellings the URL uses.
 export const TYPES = { flexible: 'Flexible', notice: 'Notice', deposit: 'Deposit', all: 'All' } as const;
-export const CHANNELS = { all: 'All', direct: 'Direct from the bank', aggregator: 'Savings marketplace', platform: 'Platform' } as const;
+export const CHANNELS = {
+  all: 'All',
+  direct: 'Direct from the bank',
+  aggregator: 'Savings marketplace',
+  platform: 'Platform',
+} as const;
 export const WITHHOLDING = { all: 'All', none: 'None', reducible: 'Reducible', applicable: 'Applicable' } as const;
-export const PAYOUTS = { MONTHLY: 'Monthly', QUARTERLY: 'Quarterly', ANNUALLY: 'Yearly', AT_MATURITY: 'At maturity', OTHER: 'Other' } as const;
+export const PAYOUTS = {
+  MONTHLY: 'Monthly',
+  QUARTERLY: 'Quarterly',
+  ANNUALLY: 'Yearly',
+  AT_MATURITY: 'At maturity',
+  OTHER: 'Other',
+} as const;
 export const SORTS = {
   return: 'Return per year',
   effective: 'Net effective rate',
@@ -14,12 +25,21 @@ export const SORTS = {
   min: 'Minimum amount',
 } as const;
 export const ORDERS = { '': 'Usual order', asc: 'Ascending', desc: 'Descending' } as const;
-export const PROMOTIONS = { include: 'Include promotions', exclude: 'Rate after the promotion', only: 'Only offers with a promotion' } as const;
+export const PROMOTIONS = {
+  include: 'Include promotions',
+  exclude: 'Rate after the promotion',
+  only: 'Only offers with a promotion',
+} as const;
 export const NEW_CUSTOMERS = { all: 'Any', yes: 'Open to new customers', no: 'Existing customers only' } as const;
 export const CURRENT_ACCOUNT = { all: 'Any', no: 'No current account needed' } as const;
 export const FEES = { all: 'Any', none: 'No annual fee' } as const;
 export const EARLY_WITHDRAWAL = { all: 'Any', allowed: 'Can be ended early' } as const;
-export const FRESHNESS = { all: 'Any', '24h': 'Checked in the last 24 hours', official: 'From an official source', confirmed: 'Confirmed' } as const;
+export const FRESHNESS = {
+  all: 'Any',
+  '24h': 'Checked in the last 24 hours',
+  official: 'From an official source',
+  confirmed: 'Confirmed',
+} as const;
 export const HORIZONS = ['1', '3', '6', '12', '24', '36', '60', '120'] as const;
 export const PAGE_SIZES = ['10', '20', '50', '100'] as const;
 export const MARKET_DAYS = ['30', '90', '365'] as const;
@@ -33,7 +53,8 @@ export const EVENTS: Record<string, string> = {
   DGS_CHANGE: 'Guarantee changed',
 };
 
-export const label = <T extends Record<string, string>>(labels: T, value: string): string => (labels as Record<string, string>)[value] ?? value;
+export const label = <T extends Record<string, string>>(labels: T, value: string): string =>
+  (labels as Record<string, string>)[value] ?? value;
 
 export function months(n: number): string {
   return n === 1 ? '1 month' : `${n} months`;

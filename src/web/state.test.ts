@@ -10,9 +10,18 @@ describe('page state in the URL', () => {
   });
 
   it('round-trips every kind of parameter in the REST spelling', () => {
-    const search = '?amount=25000&horizon=24&type=deposit&terms=12,24&channel=aggregator&country=NL,DE&fullDgs=false&payout=MONTHLY&freshness=24h&sort=headline&order=asc&zoek=bank&page=3&view=market&days=30&offer=abc-1';
+    const search =
+      '?amount=25000&horizon=24&type=deposit&terms=12,24&channel=aggregator&country=NL,DE&fullDgs=false&payout=MONTHLY&freshness=24h&sort=headline&order=asc&zoek=bank&page=3&view=market&days=30&offer=abc-1';
     const state = parseState(search);
-    expect(state).toMatchObject({ amount: '25000', terms: ['12', '24'], country: ['NL', 'DE'], fullDgs: false, freshness: '24h', view: 'market', offer: 'abc-1' });
+    expect(state).toMatchObject({
+      amount: '25000',
+      terms: ['12', '24'],
+      country: ['NL', 'DE'],
+      fullDgs: false,
+      freshness: '24h',
+      view: 'market',
+      offer: 'abc-1',
+    });
     expect(serializeState(state)).toBe(search);
   });
 
@@ -30,8 +39,21 @@ describe('page state in the URL', () => {
 
 describe('list variables', () => {
   it('spell enums the GraphQL way and numbers as numbers', () => {
-    const vars = listVariables(parseState('?type=all&freshness=24h&sort=min&order=desc&terms=12&payout=at_maturity&country=nl'));
-    expect(vars).toMatchObject({ type: 'ALL', freshness: 'LAST_24H', sort: 'MIN', order: 'DESC', terms: [12], payout: ['AT_MATURITY'], country: ['NL'], page: 1, pageSize: 20, withMarket: false });
+    const vars = listVariables(
+      parseState('?type=all&freshness=24h&sort=min&order=desc&terms=12&payout=at_maturity&country=nl'),
+    );
+    expect(vars).toMatchObject({
+      type: 'ALL',
+      freshness: 'LAST_24H',
+      sort: 'MIN',
+      order: 'DESC',
+      terms: [12],
+      payout: ['AT_MATURITY'],
+      country: ['NL'],
+      page: 1,
+      pageSize: 20,
+      withMarket: false,
+    });
     expect(vars.amount).toBe('50000');
   });
 
@@ -48,7 +70,9 @@ describe('list variables', () => {
 
 describe('the CSV link', () => {
   it('is the same selection on the export endpoint, without paging or page-only parameters', () => {
-    expect(exportHref(parseState('?amount=25000&type=deposit&terms=12,24&page=3&offer=x&view=market'))).toBe('/api/products/export?amount=25000&type=deposit&terms=12,24');
+    expect(exportHref(parseState('?amount=25000&type=deposit&terms=12,24&page=3&offer=x&view=market'))).toBe(
+      '/api/products/export?amount=25000&type=deposit&terms=12,24',
+    );
     expect(exportHref(parseState(''))).toBe('/api/products/export');
   });
 });

@@ -89,7 +89,11 @@ export function parseState(search: string): PageState {
   for (const key of KEYS) {
     const raw = params.getAll(key).join(',').trim();
     if (raw === '') continue;
-    if (isList(key)) state[key] = raw.split(',').map((v) => v.trim()).filter(Boolean);
+    if (isList(key))
+      state[key] = raw
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean);
     else if (isFlag(key)) state[key] = raw === 'true' ? true : raw === 'false' ? false : raw;
     else state[key] = raw;
   }
@@ -121,14 +125,21 @@ export function serializeState(state: PageState): string {
 
 /** The CSV export of the same selection (every row; paging does not apply). */
 export function exportHref(state: PageState): string {
-  const text = query(entries(state, KEYS.filter((k) => !PAGE_ONLY.has(k))));
+  const text = query(
+    entries(
+      state,
+      KEYS.filter((k) => !PAGE_ONLY.has(k)),
+    ),
+  );
   return `/api/products/export${text ? `?${text}` : ''}`;
 }
 
 /** A change of filters starts again at page 1; paging, the detail and the view keep the rest. */
 export function withChange(state: PageState, change: Partial<PageState>): PageState {
   const next = { ...state, ...change };
-  const listChanged = KEYS.some((k) => !PAGE_ONLY.has(k) && k in change && JSON.stringify(change[k]) !== JSON.stringify(state[k]));
+  const listChanged = KEYS.some(
+    (k) => !PAGE_ONLY.has(k) && k in change && JSON.stringify(change[k]) !== JSON.stringify(state[k]),
+  );
   if (listChanged && !('page' in change)) next.page = '1';
   return next;
 }

@@ -15,18 +15,36 @@ export interface TestApp {
   /** The clock the app sees; tests may move it. */
   clock: { now: Date };
   get(path: string, init?: RequestInit): Promise<Response>;
-  graphql<T = unknown>(query: string, variables?: Record<string, unknown>): Promise<{ status: number; body: { data?: T; errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, unknown> }[] } }>;
+  graphql<T = unknown>(
+    query: string,
+    variables?: Record<string, unknown>,
+  ): Promise<{
+    status: number;
+    body: {
+      data?: T;
+      errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, unknown> }[];
+    };
+  }>;
   close(): Promise<void>;
 }
 
 export const SAMPLE = { seed: 11, days: 20, end: '2026-11-20', scale: 1 } as const;
 
-export async function createTestApp(options: { days?: number; env?: NodeJS.ProcessEnv; seed?: (prisma: TestDatabase['prisma']) => Promise<unknown> } = {}): Promise<TestApp> {
+export async function createTestApp(
+  options: { days?: number; env?: NodeJS.ProcessEnv; seed?: (prisma: TestDatabase['prisma']) => Promise<unknown> } = {},
+): Promise<TestApp> {
   const db = await createTestDatabase();
-  await (options.seed ? options.seed(db.prisma) : seedSample(db.prisma, { ...SAMPLE, days: options.days ?? SAMPLE.days }));
+  await (options.seed
+    ? options.seed(db.prisma)
+    : seedSample(db.prisma, { ...SAMPLE, days: options.days ?? SAMPLE.days }));
   const config = loadConfig({ LOG_LEVEL: 'silent', RELOAD_POLL_MS: '200', ...options.env });
   const clock = { now: new Date(`${SAMPLE.end}T12:00:00.000Z`) };
-  const app = await createApp({ config, db: { prisma: db.prisma, kind: db.kind, url: db.url, close: db.close }, logger: createLogger(process.env.TEST_LOG ?? 'silent'), clock: () => clock.now });
+  const app = await createApp({
+    config,
+    db: { prisma: db.prisma, kind: db.kind, url: db.url, close: db.close },
+    logger: createLogger(process.env.TEST_LOG ?? 'silent'),
+    clock: () => clock.now,
+  });
   const get = (path: string, init?: RequestInit) => app.fetch(new Request(`http://test.local${path}`, init));
   return {
     app,
@@ -38,7 +56,10 @@ export async function createTestApp(options: { days?: number; env?: NodeJS.Proce
       const response = await app.fetch(
         new Request('http://test.local/graphql', {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' },
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/graphql-response+json, application/json',
+          },
           body: JSON.stringify({ query, variables }),
         }),
       );

@@ -16,7 +16,10 @@ export interface CliProcess {
 export function runCli(entry: string, args: string[], env: NodeJS.ProcessEnv): CliProcess {
   // Only what the test gives: DATABASE_URL or DATA_DIR must not leak in from the test's own environment.
   const { DATABASE_URL: _url, DATA_DIR: _dir, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], { env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
+    env: { ...inherited, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output = { stdout: '', stderr: '' };
   const listeners = new Set<() => void>();
   for (const stream of ['stdout', 'stderr'] as const) {
@@ -26,7 +29,9 @@ export function runCli(entry: string, args: string[], env: NodeJS.ProcessEnv): C
     });
   }
   // 'close', not 'exit': by then all of its output has arrived.
-  const exited = new Promise<number | NodeJS.Signals>((resolve) => child.on('close', (code, signal) => resolve(signal ?? code ?? -1)));
+  const exited = new Promise<number | NodeJS.Signals>((resolve) =>
+    child.on('close', (code, signal) => resolve(signal ?? code ?? -1)),
+  );
   return {
     pid: child.pid!,
     stdout: () => output.stdout,
@@ -45,7 +50,11 @@ export function runCli(entry: string, args: string[], env: NodeJS.ProcessEnv): C
         void exited.then((code) => {
           if (!listeners.has(check)) return;
           listeners.delete(check);
-          reject(new Error(`${entry} ended (${code}) before its ${stream} matched ${pattern}:\n${output.stdout}\n${output.stderr}`));
+          reject(
+            new Error(
+              `${entry} ended (${code}) before its ${stream} matched ${pattern}:\n${output.stdout}\n${output.stderr}`,
+            ),
+          );
         });
       });
     },

@@ -5,19 +5,47 @@ export function baseSnapshot(observedAt = '2026-11-01T06:00:00.000Z'): Snapshot 
   return {
     observedAt,
     complete: true,
-    sources: [{ id: 'src-zeeland', name: 'Zeeland Spaarbank website', kind: 'official', url: 'https://example.org/rates', status: 'ok', error: null }],
+    sources: [
+      {
+        id: 'src-zeeland',
+        name: 'Zeeland Spaarbank website',
+        kind: 'official',
+        url: 'https://example.org/rates',
+        status: 'ok',
+        error: null,
+      },
+    ],
     institutions: [
       {
         id: 'zeeland-spaarbank',
         name: 'Zeeland Spaarbank N.V.',
         country: 'NL',
         lei: null,
-        dgs: { scheme: 'DNB DGS', country: 'NL', limit: '100000.00', verified: true, source: 'https://example.org/dgs', verifiedAt: '2026-10-01T00:00:00.000Z' },
+        dgs: {
+          scheme: 'DNB DGS',
+          country: 'NL',
+          limit: '100000.00',
+          verified: true,
+          source: 'https://example.org/dgs',
+          verifiedAt: '2026-10-01T00:00:00.000Z',
+        },
       },
     ],
     brands: [
-      { id: 'zeeland-direct', name: 'Zeeland Direct', country: 'NL', website: 'https://example.org', institutionId: 'zeeland-spaarbank' },
-      { id: 'zeeland-online', name: 'Zeeland Online', country: 'NL', website: null, institutionId: 'zeeland-spaarbank' },
+      {
+        id: 'zeeland-direct',
+        name: 'Zeeland Direct',
+        country: 'NL',
+        website: 'https://example.org',
+        institutionId: 'zeeland-spaarbank',
+      },
+      {
+        id: 'zeeland-online',
+        name: 'Zeeland Online',
+        country: 'NL',
+        website: null,
+        institutionId: 'zeeland-spaarbank',
+      },
     ],
     offers: [flexOffer(observedAt), depositOffer(observedAt)],
   };
@@ -71,7 +99,13 @@ export function depositOffer(checkedAt: string): SnapshotOffer {
     payout: 'AT_MATURITY',
     earlyWithdrawal: false,
     sourceUrl: null,
-    plan: { headlineRate: '2.60', rateType: 'fixed', tierMode: 'whole', tiers: [{ from: '0.00', to: null, rate: '2.60' }], promotion: null },
+    plan: {
+      headlineRate: '2.60',
+      rateType: 'fixed',
+      tierMode: 'whole',
+      tiers: [{ from: '0.00', to: null, rate: '2.60' }],
+      promotion: null,
+    },
   };
 }
 

@@ -53,7 +53,8 @@ export function readSse(body: ReadableStream<Uint8Array>): SseReader {
       }
       if (ended) return null;
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no SSE message within ${timeoutMs} ms; have ${JSON.stringify(text.slice(0, 200))}`);
+      if (left <= 0)
+        throw new Error(`no SSE message within ${timeoutMs} ms; have ${JSON.stringify(text.slice(0, 200))}`);
       let timer: NodeJS.Timeout | undefined;
       const chunk = await Promise.race([
         reader.read(),

@@ -4,6 +4,9 @@ import { loadConfig } from '../../src/config.js';
 import { configuredTurn, takeTurn } from '../../src/db/write-turn.js';
 
 const config = loadConfig();
-await takeTurn(config, configuredTurn(config, 'ingest', (line) => process.stderr.write(`${line}\n`)));
+await takeTurn(
+  config,
+  configuredTurn(config, 'ingest', (line) => process.stderr.write(`${line}\n`)),
+);
 process.stderr.write('holding\n');
 setInterval(() => {}, 60_000);

@@ -12,13 +12,17 @@ export async function everyEndpoint(baseUrl: string, offerId: string) {
     throw new Error(`${what}: ${JSON.stringify(error)}`);
   };
 
-  const list = await api.GET('/api/products', { params: { query: { amount: 25000, type: 'all', terms: [12, 24], pageSize: 5 } } });
+  const list = await api.GET('/api/products', {
+    params: { query: { amount: 25000, type: 'all', terms: [12, 24], pageSize: 5 } },
+  });
   if (list.error) return fail('listProducts', list.error);
   const products = list.data;
   const first = products.items[0];
   const termFacet: number | undefined = products.facets.term[0]?.value;
 
-  const detail = await api.GET('/api/products/{id}', { params: { path: { id: offerId }, query: { amount: 1234.56, horizon: 6 } } });
+  const detail = await api.GET('/api/products/{id}', {
+    params: { path: { id: offerId }, query: { amount: 1234.56, horizon: 6 } },
+  });
   if (detail.error) return fail('getProduct', detail.error);
   const steps = detail.data.offer.calc.steps;
   const lastStep = steps[steps.length - 1];

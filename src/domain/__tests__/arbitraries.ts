@@ -21,9 +21,15 @@ export function arbitraryTiers(options: TermsOptions = {}, tierMode?: CalcTerms[
   return fc
     .record({
       // tier widths in cents: 10.00 … 100,000.00, often round
-      widths: fc.array(fc.oneof(fc.constantFrom(500_000, 1_000_000, 2_500_000, 5_000_000), fc.integer({ min: 1_000, max: 10_000_000 })), {
-        maxLength: 3,
-      }),
+      widths: fc.array(
+        fc.oneof(
+          fc.constantFrom(500_000, 1_000_000, 2_500_000, 5_000_000),
+          fc.integer({ min: 1_000, max: 10_000_000 }),
+        ),
+        {
+          maxLength: 3,
+        },
+      ),
       rates: fc.array(fc.integer({ min: -500, max: 1500 }), { minLength: 4, maxLength: 4 }),
     })
     .map(({ widths, rates }) => {
@@ -63,7 +69,11 @@ export function arbitraryTerms(options: TermsOptions = {}): fc.Arbitrary<CalcTer
       payout: fc.constantFrom(...PAYOUTS),
       interestCompounds: fc.boolean(),
       annualFee: fc.oneof(fc.constant(new Decimal(0)), fc.integer({ min: 0, max: 20_000 }).map(cents)),
-      withholdingRate: fc.oneof(fc.constant(new Decimal(0)), fc.constantFrom(15, 25, 30).map((w) => new Decimal(w)), fc.integer({ min: 0, max: 6000 }).map(cents)),
+      withholdingRate: fc.oneof(
+        fc.constant(new Decimal(0)),
+        fc.constantFrom(15, 25, 30).map((w) => new Decimal(w)),
+        fc.integer({ min: 0, max: 6000 }).map(cents),
+      ),
     }),
   );
 }
@@ -79,10 +89,11 @@ export function edgeAmounts(terms: CalcTerms): Decimal[] {
   const levels = terms.tiers.flatMap((t) => [t.from, ...(t.to === null ? [] : [t.to])]);
   if (terms.promotion?.maxBalance) levels.push(terms.promotion.maxBalance);
   const out: Decimal[] = [];
-  for (const level of levels) for (const d of ['-0.01', '0', '0.01']) {
-    const a = level.plus(d);
-    if (a.gt(0)) out.push(a);
-  }
+  for (const level of levels)
+    for (const d of ['-0.01', '0', '0.01']) {
+      const a = level.plus(d);
+      if (a.gt(0)) out.push(a);
+    }
   return out;
 }
 
@@ -93,7 +104,10 @@ export function arbitraryCase(options: TermsOptions = {}): fc.Arbitrary<CalcInpu
       fc.integer({ min: 1, max: 100_000_000 }).map(cents), // 0.01 … 1,000,000.00
       fc.constantFrom(1_000, 10_000, 24_990, 25_000, 50_000, 100_000).map((a) => new Decimal(a)),
     );
-    const amount = edges.length === 0 ? plain : fc.oneof({ weight: 3, arbitrary: plain }, { weight: 1, arbitrary: fc.constantFrom(...edges) });
+    const amount =
+      edges.length === 0
+        ? plain
+        : fc.oneof({ weight: 3, arbitrary: plain }, { weight: 1, arbitrary: fc.constantFrom(...edges) });
     return fc.record({
       amount,
       months: arbitraryMonths,
@@ -114,12 +128,23 @@ export interface OfferCase {
 export function arbitraryOffer(options: TermsOptions = {}): fc.Arbitrary<OfferCase> {
   return arbitraryTerms(options).chain((terms) => {
     const edges = edgeAmounts(terms);
-    const plain = fc.oneof(
-      fc.integer({ min: 1, max: 100_000_000 }).map(cents),
-      // near the bounds, where balances cross them through interest
-      ...(edges.length === 0 ? [] : [fc.tuple(fc.constantFrom(...edges), fc.integer({ min: -500_000, max: 500_000 })).map(([e, d]) => e.plus(cents(d)))]),
-    ).filter((a) => a.gt(0));
-    const amount = edges.length === 0 ? plain : fc.oneof({ weight: 3, arbitrary: plain }, { weight: 1, arbitrary: fc.constantFrom(...edges) });
+    const plain = fc
+      .oneof(
+        fc.integer({ min: 1, max: 100_000_000 }).map(cents),
+        // near the bounds, where balances cross them through interest
+        ...(edges.length === 0
+          ? []
+          : [
+              fc
+                .tuple(fc.constantFrom(...edges), fc.integer({ min: -500_000, max: 500_000 }))
+                .map(([e, d]) => e.plus(cents(d))),
+            ]),
+      )
+      .filter((a) => a.gt(0));
+    const amount =
+      edges.length === 0
+        ? plain
+        : fc.oneof({ weight: 3, arbitrary: plain }, { weight: 1, arbitrary: fc.constantFrom(...edges) });
     return fc.record({
       terms: fc.constant(terms),
       months: arbitraryMonths,

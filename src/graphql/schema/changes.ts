@@ -20,21 +20,38 @@ export type ChangeEventValue = EventItem & { impact?: ChangeImpact | null };
 
 const ChangeImpactRef = builder.objectRef<ChangeImpact>('ChangeImpact').implement({
   description:
-    'What a rate change means for the amount asked about: the return per year (euros per year at the comparable yield, as the list calculates it: over the horizon for flexible and notice accounts (12 months; in an offer\'s detail, its horizon), over the term for deposits, promotions included) under the plan before the change and under the plan after it.',
+    "What a rate change means for the amount asked about: the return per year (euros per year at the comparable yield, as the list calculates it: over the horizon for flexible and notice accounts (12 months; in an offer's detail, its horizon), over the term for deposits, promotions included) under the plan before the change and under the plan after it.",
   fields: (t) => ({
     amount: t.field({ type: 'Decimal', description: euros('the amount calculated'), resolve: (i) => i.amount }),
-    returnPerYearBefore: t.field({ type: 'Decimal', description: euros('the return per year under the plan before the change'), resolve: (i) => i.returnPerYearBefore }),
-    returnPerYearAfter: t.field({ type: 'Decimal', description: euros('the return per year under the plan after the change'), resolve: (i) => i.returnPerYearAfter }),
-    delta: t.field({ type: 'Decimal', description: euros('returnPerYearAfter − returnPerYearBefore (of the values shown)'), resolve: (i) => i.delta }),
+    returnPerYearBefore: t.field({
+      type: 'Decimal',
+      description: euros('the return per year under the plan before the change'),
+      resolve: (i) => i.returnPerYearBefore,
+    }),
+    returnPerYearAfter: t.field({
+      type: 'Decimal',
+      description: euros('the return per year under the plan after the change'),
+      resolve: (i) => i.returnPerYearAfter,
+    }),
+    delta: t.field({
+      type: 'Decimal',
+      description: euros('returnPerYearAfter − returnPerYearBefore (of the values shown)'),
+      resolve: (i) => i.delta,
+    }),
   }),
 });
 
 export const ChangeEventRef = builder.objectRef<ChangeEventValue>('ChangeEvent').implement({
-  description: 'A change derived by the ingest: rate up or down, promotion start or end, new or removed offer, DGS change.',
+  description:
+    'A change derived by the ingest: rate up or down, promotion start or end, new or removed offer, DGS change.',
   fields: (t) => ({
     id: t.id({ description: 'increases with ingest order', resolve: (e) => String(e.id) }),
     kind: t.field({ type: EventKindEnum, resolve: (e) => e.kind }),
-    at: t.field({ type: 'DateTime', description: 'the time of the snapshot that showed the change', resolve: (e) => e.at }),
+    at: t.field({
+      type: 'DateTime',
+      description: 'the time of the snapshot that showed the change',
+      resolve: (e) => e.at,
+    }),
     offerId: t.id({ nullable: true, description: 'null for institution-level events', resolve: (e) => e.offerId }),
     brandId: t.id({ nullable: true, resolve: (e) => e.brandId }),
     institutionId: t.id({ nullable: true, resolve: (e) => e.institutionId }),
@@ -44,7 +61,8 @@ export const ChangeEventRef = builder.objectRef<ChangeEventValue>('ChangeEvent')
     impact: t.field({
       type: ChangeImpactRef,
       nullable: true,
-      description: 'for rate events (rate up or down, promotion start or end) when an amount was given: what the change means for it; null otherwise',
+      description:
+        'for rate events (rate up or down, promotion start or end) when an amount was given: what the change means for it; null otherwise',
       resolve: (e) => e.impact ?? null,
     }),
   }),
@@ -56,22 +74,54 @@ const ChangeListRef = builder.objectRef<{ items: ChangeEventValue[] }>('ChangeLi
 
 /** The filters both fields take (and the REST routes, as their parameters). */
 const filterArgs = builder.args((t) => ({
-  kind: t.field({ type: [EventKindEnum], required: false, description: 'only these kinds', validate: { schema: PARAMS.kind } }),
+  kind: t.field({
+    type: [EventKindEnum],
+    required: false,
+    description: 'only these kinds',
+    validate: { schema: PARAMS.kind },
+  }),
   offerId: t.id({ required: false, description: "only this offer's events", validate: { schema: PARAMS.offerId } }),
-  brand: t.string({ required: false, description: "only this brand's events (id or name, case-insensitive)", validate: { schema: PARAMS.brand } }),
-  type: t.field({ type: TypeFilterEnum, required: true, defaultValue: 'all', description: 'only events of offers of this type (institution-level events have none)' }),
-  amount: t.field({ type: 'Decimal', required: false, description: 'with an amount, rate events carry their impact for it', validate: { schema: PARAMS.amount } }),
+  brand: t.string({
+    required: false,
+    description: "only this brand's events (id or name, case-insensitive)",
+    validate: { schema: PARAMS.brand },
+  }),
+  type: t.field({
+    type: TypeFilterEnum,
+    required: true,
+    defaultValue: 'all',
+    description: 'only events of offers of this type (institution-level events have none)',
+  }),
+  amount: t.field({
+    type: 'Decimal',
+    required: false,
+    description: 'with an amount, rate events carry their impact for it',
+    validate: { schema: PARAMS.amount },
+  }),
 }));
 
 /** The impact of an event for an amount, where it has one. */
-function withImpact<E extends EventItem>(ctx: Context, event: E, basis: ImpactBasis | null, amount: Decimal | null, horizon: number): E & { impact: ChangeImpact | null } {
+function withImpact<E extends EventItem>(
+  ctx: Context,
+  event: E,
+  basis: ImpactBasis | null,
+  amount: Decimal | null,
+  horizon: number,
+): E & { impact: ChangeImpact | null } {
   return { ...event, impact: amount && basis ? ctx.services.calc.impact(basis, amount, horizon) : null };
 }
 
 /** Events with their impact for an amount (the list's, and the detail's with its own amount and horizon). */
-export async function withImpacts(ctx: Context, items: EventItem[], amount: Decimal | null, horizon: number): Promise<ChangeEventValue[]> {
+export async function withImpacts(
+  ctx: Context,
+  items: EventItem[],
+  amount: Decimal | null,
+  horizon: number,
+): Promise<ChangeEventValue[]> {
   if (amount === null) return items;
-  const bases = await fromDatabase(ctx.services.database, () => Promise.all(items.map((e) => ctx.loaders.impactBases.load(e))));
+  const bases = await fromDatabase(ctx.services.database, () =>
+    Promise.all(items.map((e) => ctx.loaders.impactBases.load(e))),
+  );
   return items.map((e, i) => withImpact(ctx, e, bases[i]!, amount, horizon));
 }
 
@@ -80,14 +130,23 @@ builder.queryField('changes', (t) =>
     type: ChangeListRef,
     description: 'GET /api/changes: the most recent change events, newest first.',
     args: {
-      limit: t.arg.int({ required: true, defaultValue: DEFAULTS.changesLimit, description: 'at most 500', validate: { schema: PARAMS.limit } }),
+      limit: t.arg.int({
+        required: true,
+        defaultValue: DEFAULTS.changesLimit,
+        description: 'at most 500',
+        validate: { schema: PARAMS.limit },
+      }),
       ...filterArgs,
     },
     resolve: async (_root, args, ctx) => {
       const filter = changeFilter(args, ctx.catalog);
       const database = ctx.services.database;
-      const items = await fromDatabase(database, () => (isAnyChange(filter) ? ctx.loaders.changes(args.limit) : ctx.loaders.filteredChanges(filter, args.limit)));
-      return { items: await withImpacts(ctx, items, args.amount == null ? null : new Decimal(args.amount), DEFAULTS.horizon) };
+      const items = await fromDatabase(database, () =>
+        isAnyChange(filter) ? ctx.loaders.changes(args.limit) : ctx.loaders.filteredChanges(filter, args.limit),
+      );
+      return {
+        items: await withImpacts(ctx, items, args.amount == null ? null : new Decimal(args.amount), DEFAULTS.horizon),
+      };
     },
   }),
 );
@@ -95,10 +154,20 @@ builder.queryField('changes', (t) =>
 /** Why a stream cannot be opened, as the client sees it (the HTTP status for transports that have one). */
 function refusal(err: unknown): Error {
   if (err instanceof StreamLimitError) {
-    return clientError('TOO_MANY_REQUESTS', `Too many open streams from your address (at most ${err.max}); close one first.`, { http: { status: 429 } });
+    return clientError(
+      'TOO_MANY_REQUESTS',
+      `Too many open streams from your address (at most ${err.max}); close one first.`,
+      { http: { status: 429 } },
+    );
   }
-  const message = err instanceof FeedClosedError ? 'The service is shutting down; please reconnect shortly.' : 'The database is not reachable right now; please retry shortly.';
-  return clientError('SERVICE_UNAVAILABLE', message, { retryAfter: RETRY_AFTER_SECONDS, http: { status: 503, headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } } });
+  const message =
+    err instanceof FeedClosedError
+      ? 'The service is shutting down; please reconnect shortly.'
+      : 'The database is not reachable right now; please retry shortly.';
+  return clientError('SERVICE_UNAVAILABLE', message, {
+    retryAfter: RETRY_AFTER_SECONDS,
+    http: { status: 503, headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } },
+  });
 }
 
 builder.subscriptionField('changes', (t) =>
@@ -108,7 +177,11 @@ builder.subscriptionField('changes', (t) =>
       'Every change event as it is ingested, one at a time, in id order (GET /api/changes/stream is the same as Server-Sent Events). With since, first every matching event after that id, then live ones, each once.',
     args: {
       ...filterArgs,
-      since: t.arg.id({ required: false, description: 'resume after this event id', validate: { schema: PARAMS.since } }),
+      since: t.arg.id({
+        required: false,
+        description: 'resume after this event id',
+        validate: { schema: PARAMS.since },
+      }),
     },
     subscribe: async (_root, args, ctx) => {
       const abort = currentAbort();
@@ -132,6 +205,7 @@ builder.subscriptionField('changes', (t) =>
       else signal?.addEventListener('abort', () => follower.end('left'), { once: true });
       return follower;
     },
-    resolve: (event: FeedEvent, args, ctx) => withImpact(ctx, event, event.basis, args.amount == null ? null : new Decimal(args.amount), DEFAULTS.horizon),
+    resolve: (event: FeedEvent, args, ctx) =>
+      withImpact(ctx, event, event.basis, args.amount == null ? null : new Decimal(args.amount), DEFAULTS.horizon),
   }),
 );

@@ -27,12 +27,21 @@ const query = (amount: Decimal, horizon: number) => ({ amount, horizon, promotio
 
 export const OfferDetailRef = builder.objectRef<DetailSource>('OfferDetail').implement({
   fields: (t) => ({
-    offer: t.field({ type: OfferRef, description: 'with the monthly steps of the calculation', resolve: (d) => d.view }),
+    offer: t.field({
+      type: OfferRef,
+      description: 'with the monthly steps of the calculation',
+      resolve: (d) => d.view,
+    }),
     history: t.field({
       type: [RatePlanRef],
       nullable: true,
-      description: 'rate plans, newest first (at most 100); null while the database is unreachable (the offer itself is answered from memory)',
-      resolve: (d, _args, ctx) => ctx.loaders.plans.load(d.offer.id).then((plans) => plans.slice(0, DETAIL_LIMIT), () => null),
+      description:
+        'rate plans, newest first (at most 100); null while the database is unreachable (the offer itself is answered from memory)',
+      resolve: (d, _args, ctx) =>
+        ctx.loaders.plans.load(d.offer.id).then(
+          (plans) => plans.slice(0, DETAIL_LIMIT),
+          () => null,
+        ),
     }),
     sources: t.field({
       type: [SourceRef],
@@ -43,16 +52,19 @@ export const OfferDetailRef = builder.objectRef<DetailSource>('OfferDetail').imp
         // From the database when it answers; else what the catalogue knows of them.
         const sources = await ctx.loaders.sources.loadMany(ids);
         const known = new Map(ctx.catalog.sources.map((s) => [s.id, s]));
-        return ids.map((id, i) => {
-          const s = sources[i];
-          return s && !(s instanceof Error) ? s : (known.get(id) ?? null);
-        }).filter((s): s is CatalogSource => s !== null);
+        return ids
+          .map((id, i) => {
+            const s = sources[i];
+            return s && !(s instanceof Error) ? s : (known.get(id) ?? null);
+          })
+          .filter((s): s is CatalogSource => s !== null);
       },
     }),
     events: t.field({
       type: [ChangeEventRef],
       nullable: true,
-      description: 'changes of this offer and of its institution, newest first (at most 100), rate changes with their impact for the amount and horizon; null while the database is unreachable',
+      description:
+        'changes of this offer and of its institution, newest first (at most 100), rate changes with their impact for the amount and horizon; null while the database is unreachable',
       resolve: (d, _args, ctx) =>
         ctx.loaders.events
           .load({ id: d.offer.id, institutionId: d.offer.institution.id })
@@ -75,7 +87,10 @@ function detail(ctx: Context, id: string, amount: Decimal, horizon: number): Det
   if (!offer) {
     const removed = ctx.catalog.removed.get(id);
     throw removed !== undefined
-      ? clientError('NOT_FOUND', `offer "${id}" is no longer offered${removed ? ` (removed ${removed.toISOString().slice(0, 10)})` : ''}; its history remains at /api/rates/history?offerId=${encodeURIComponent(id)}`)
+      ? clientError(
+          'NOT_FOUND',
+          `offer "${id}" is no longer offered${removed ? ` (removed ${removed.toISOString().slice(0, 10)})` : ''}; its history remains at /api/rates/history?offerId=${encodeURIComponent(id)}`,
+        )
       : clientError('NOT_FOUND', `no offer with id "${id}"`);
   }
   const base = offerResult(ctx.services.calc, query(amount, horizon), offer);
@@ -89,8 +104,19 @@ builder.queryField('product', (t) =>
     description: 'GET /api/products/{id}: one offer in detail. Null, with a NOT_FOUND error, for an unknown id.',
     args: {
       id: t.arg.id({ required: true, validate: { schema: PARAMS.id } }),
-      amount: t.arg({ type: 'Decimal', required: true, defaultValue: DEFAULTS.amount, description: AMOUNT, validate: { schema: PARAMS.amount } }),
-      horizon: t.arg.int({ required: true, defaultValue: DEFAULTS.horizon, description: HORIZON, validate: { schema: PARAMS.horizon } }),
+      amount: t.arg({
+        type: 'Decimal',
+        required: true,
+        defaultValue: DEFAULTS.amount,
+        description: AMOUNT,
+        validate: { schema: PARAMS.amount },
+      }),
+      horizon: t.arg.int({
+        required: true,
+        defaultValue: DEFAULTS.horizon,
+        description: HORIZON,
+        validate: { schema: PARAMS.horizon },
+      }),
     },
     resolve: (_root, args, ctx) => detail(ctx, String(args.id), new Decimal(args.amount), args.horizon),
   }),
@@ -100,11 +126,23 @@ builder.queryField('offers', (t) =>
   t.field({
     type: [OfferDetailRef],
     nullable: { list: false, items: true },
-    description: 'Several offers in detail at once (at most 100 ids); an unknown id gives null with a NOT_FOUND error at its position.',
+    description:
+      'Several offers in detail at once (at most 100 ids); an unknown id gives null with a NOT_FOUND error at its position.',
     args: {
       ids: t.arg.idList({ required: true, validate: { schema: PARAMS.ids } }),
-      amount: t.arg({ type: 'Decimal', required: true, defaultValue: DEFAULTS.amount, description: AMOUNT, validate: { schema: PARAMS.amount } }),
-      horizon: t.arg.int({ required: true, defaultValue: DEFAULTS.horizon, description: HORIZON, validate: { schema: PARAMS.horizon } }),
+      amount: t.arg({
+        type: 'Decimal',
+        required: true,
+        defaultValue: DEFAULTS.amount,
+        description: AMOUNT,
+        validate: { schema: PARAMS.amount },
+      }),
+      horizon: t.arg.int({
+        required: true,
+        defaultValue: DEFAULTS.horizon,
+        description: HORIZON,
+        validate: { schema: PARAMS.horizon },
+      }),
     },
     resolve: (_root, args, ctx) =>
       args.ids.map((id) => {

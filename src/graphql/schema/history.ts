@@ -18,15 +18,25 @@ const PlanOfferRef = builder.objectRef<PlanItem['offer']>('RatePlanOffer').imple
 });
 
 export const RatePlanRef = builder.objectRef<PlanItem>('RatePlan').implement({
-  description: 'One version of an offer\'s rates. Append-only: a new plan whenever anything about the rates changes; the previous one gets validTo.',
+  description:
+    "One version of an offer's rates. Append-only: a new plan whenever anything about the rates changes; the previous one gets validTo.",
   fields: (t) => ({
     id: t.id({ resolve: (p) => String(p.id) }),
     offerId: t.exposeID('offerId'),
     offer: t.field({ type: PlanOfferRef, resolve: (p) => p.offer }),
     validFrom: t.field({ type: 'DateTime', resolve: (p) => p.validFrom }),
-    validTo: t.field({ type: 'DateTime', nullable: true, description: 'null for the current plan', resolve: (p) => p.validTo }),
+    validTo: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'null for the current plan',
+      resolve: (p) => p.validTo,
+    }),
     observedAt: t.field({ type: 'DateTime', resolve: (p) => p.observedAt }),
-    headlineRate: t.field({ type: 'Decimal', description: perYear('the best rate advertised, gross'), resolve: (p) => p.headlineRate }),
+    headlineRate: t.field({
+      type: 'Decimal',
+      description: perYear('the best rate advertised, gross'),
+      resolve: (p) => p.headlineRate,
+    }),
     rateType: t.field({ type: RateTypeEnum, resolve: (p) => p.rateType }),
     tierMode: t.field({ type: TierModeEnum, resolve: (p) => p.tierMode }),
     tiers: t.field({ type: [TierRef], resolve: (p) => p.tiers }),
@@ -57,48 +67,99 @@ const RatePlanPageRef = builder.objectRef<PlanPage>('RatePlanPage').implement({
 builder.queryField('rateHistory', (t) =>
   t.field({
     type: RatePlanPageRef,
-    description: 'GET /api/rates/history: with offerId, that offer\'s append-only plan history; without, every historic plan, newest first, filtered by brand and type, paged.',
+    description:
+      "GET /api/rates/history: with offerId, that offer's append-only plan history; without, every historic plan, newest first, filtered by brand and type, paged.",
     args: {
       offerId: t.arg.id({ required: false, validate: { schema: PARAMS.offerId } }),
-      limit: t.arg.int({ required: true, defaultValue: DEFAULTS.historyLimit, description: 'maximum plans for one offer (at most 500)', validate: { schema: PARAMS.limit } }),
+      limit: t.arg.int({
+        required: true,
+        defaultValue: DEFAULTS.historyLimit,
+        description: 'maximum plans for one offer (at most 500)',
+        validate: { schema: PARAMS.limit },
+      }),
       brand: t.arg.id({ required: false, description: 'brand id (listing)', validate: { schema: PARAMS.brand } }),
       type: t.arg({ type: HistoryTypeFilterEnum, required: true, defaultValue: 'all', description: 'listing' }),
       page: t.arg.int({ required: true, defaultValue: DEFAULTS.page, validate: { schema: PARAMS.page } }),
-      pageSize: t.arg.int({ required: true, defaultValue: DEFAULTS.historyPageSize, description: 'at most 500 (listing)', validate: { schema: PARAMS.pageSize } }),
+      pageSize: t.arg.int({
+        required: true,
+        defaultValue: DEFAULTS.historyPageSize,
+        description: 'at most 500 (listing)',
+        validate: { schema: PARAMS.pageSize },
+      }),
     },
     resolve: async (_root, args, ctx) => {
       const offerId = args.offerId ?? null;
       if (offerId !== null) {
-        if (!ctx.catalog.byId.has(offerId) && !ctx.catalog.removed.has(offerId)) throw clientError('NOT_FOUND', `no offer with id "${offerId}"`);
+        if (!ctx.catalog.byId.has(offerId) && !ctx.catalog.removed.has(offerId))
+          throw clientError('NOT_FOUND', `no offer with id "${offerId}"`);
         const plans = await fromDatabase(ctx.services.database, () => ctx.loaders.plans.load(offerId));
         return { items: plans.slice(0, args.limit), total: plans.length, page: 1, pageSize: args.limit, pages: 1 };
       }
-      const page = await fromDatabase(ctx.services.database, () => ctx.loaders.planPage({ brand: args.brand ?? null, type: args.type, page: args.page, pageSize: args.pageSize }));
+      const page = await fromDatabase(ctx.services.database, () =>
+        ctx.loaders.planPage({ brand: args.brand ?? null, type: args.type, page: args.page, pageSize: args.pageSize }),
+      );
       return { ...page, page: args.page, pageSize: args.pageSize, pages: pageCount(page.total, args.pageSize) };
     },
   }),
 );
 
 const MarketDayRef = builder.objectRef<MarketDay>('MarketDay').implement({
-  description: 'The best headline rate per product type at the end of a day, across offers whose institution had a verified DGS.',
+  description:
+    'The best headline rate per product type at the end of a day, across offers whose institution had a verified DGS.',
   fields: (t) => ({
     date: t.field({ type: 'Date', resolve: (d) => d.date }),
-    flexible: t.field({ type: 'Decimal', nullable: true, description: perYear('flexible accounts'), resolve: (d) => d.flexible }),
-    notice: t.field({ type: 'Decimal', nullable: true, description: perYear('notice accounts'), resolve: (d) => d.notice }),
-    deposit12: t.field({ type: 'Decimal', nullable: true, description: perYear('12-month deposits'), resolve: (d) => d.deposit12 }),
-    deposit60: t.field({ type: 'Decimal', nullable: true, description: perYear('60-month deposits'), resolve: (d) => d.deposit60 }),
+    flexible: t.field({
+      type: 'Decimal',
+      nullable: true,
+      description: perYear('flexible accounts'),
+      resolve: (d) => d.flexible,
+    }),
+    notice: t.field({
+      type: 'Decimal',
+      nullable: true,
+      description: perYear('notice accounts'),
+      resolve: (d) => d.notice,
+    }),
+    deposit12: t.field({
+      type: 'Decimal',
+      nullable: true,
+      description: perYear('12-month deposits'),
+      resolve: (d) => d.deposit12,
+    }),
+    deposit60: t.field({
+      type: 'Decimal',
+      nullable: true,
+      description: perYear('60-month deposits'),
+      resolve: (d) => d.deposit60,
+    }),
   }),
 });
 
 const MarketHistoryRef = builder.objectRef<{ items: MarketDay[] }>('MarketHistory').implement({
-  fields: (t) => ({ items: t.field({ type: [MarketDayRef], description: 'oldest day first, ending with the day of the newest data', resolve: (h) => h.items }) }),
+  fields: (t) => ({
+    items: t.field({
+      type: [MarketDayRef],
+      description: 'oldest day first, ending with the day of the newest data',
+      resolve: (h) => h.items,
+    }),
+  }),
 });
 
 builder.queryField('marketHistory', (t) =>
   t.field({
     type: MarketHistoryRef,
-    description: 'GET /api/rates/history?view=market: the best headline rate per day and product type over the last `days` days.',
-    args: { days: t.arg.int({ required: true, defaultValue: DEFAULTS.days, description: 'at most 3650', validate: { schema: PARAMS.days } }) },
-    resolve: async (_root, args, ctx) => ({ items: await fromDatabase(ctx.services.database, () => ctx.services.market.days(ctx.catalog, args.days)) }),
+    description:
+      'GET /api/rates/history?view=market: the best headline rate per day and product type over the last `days` days.',
+    args: {
+      days: t.arg.int({
+        required: true,
+        defaultValue: DEFAULTS.days,
+        description: 'at most 3650',
+        validate: { schema: PARAMS.days },
+      }),
+    },
+    resolve: async (_root, args, ctx) => ({
+      items: await fromDatabase(ctx.services.database, () => ctx.services.market.days(ctx.catalog, args.days)),
+    }),
   }),
 );

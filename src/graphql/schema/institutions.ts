@@ -17,7 +17,11 @@ const DgsRef = builder.objectRef<CatalogDgs>('Dgs').implement({
   fields: (t) => ({
     scheme: t.exposeString('scheme'),
     country: t.exposeString('country'),
-    limit: t.field({ type: 'Decimal', description: euros('what the scheme covers per depositor and institution'), resolve: (d) => d.limit }),
+    limit: t.field({
+      type: 'Decimal',
+      description: euros('what the scheme covers per depositor and institution'),
+      resolve: (d) => d.limit,
+    }),
     verified: t.exposeBoolean('verified'),
     source: t.string({ nullable: true, description: 'where the coverage was verified', resolve: (d) => d.source }),
     verifiedAt: t.field({ type: 'DateTime', nullable: true, resolve: (d) => d.verifiedAt }),
@@ -37,7 +41,9 @@ const InstitutionRef = builder.objectRef<CatalogInstitution>('Institution').impl
 });
 
 const InstitutionListRef = builder.objectRef<{ items: CatalogInstitution[] }>('InstitutionList').implement({
-  fields: (t) => ({ items: t.field({ type: [InstitutionRef], description: 'sorted by name', resolve: (l) => l.items }) }),
+  fields: (t) => ({
+    items: t.field({ type: [InstitutionRef], description: 'sorted by name', resolve: (l) => l.items }),
+  }),
 });
 
 builder.queryField('institutions', (t) =>

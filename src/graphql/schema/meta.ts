@@ -50,15 +50,26 @@ const SourceHealthRef = builder.objectRef<MetaSummary['sources']>('SourceHealth'
 const MetaSummaryRef = builder.objectRef<MetaSummary>('MetaSummary').implement({
   description: 'How fresh the data is, and the health of its sources.',
   fields: (t) => ({
-    generatedAt: t.field({ type: 'DateTime', description: 'when the data last changed', resolve: (m) => m.generatedAt }),
-    lastIngestAt: t.field({ type: 'DateTime', nullable: true, description: 'when the newest snapshot was applied', resolve: (m) => m.lastIngestAt }),
+    generatedAt: t.field({
+      type: 'DateTime',
+      description: 'when the data last changed',
+      resolve: (m) => m.generatedAt,
+    }),
+    lastIngestAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'when the newest snapshot was applied',
+      resolve: (m) => m.lastIngestAt,
+    }),
     dataVersion: t.exposeInt('dataVersion', { description: 'increases with every change of the data' }),
-    stale: t.exposeBoolean('stale', { description: 'the newest data is older than the configured maximum age, or there is none (the same rule as health: checks.data is then not ok)' }),
+    stale: t.exposeBoolean('stale', {
+      description:
+        'the newest data is older than the configured maximum age, or there is none (the same rule as health: checks.data is then not ok)',
+    }),
     offers: t.field({ type: OfferCountsRef, resolve: (m) => m.offers }),
     sources: t.field({ type: SourceHealthRef, resolve: (m) => m.sources }),
   }),
 });
-
 
 builder.queryField('meta', (t) =>
   t.field({
@@ -101,7 +112,10 @@ export const HealthRef = builder.objectRef<HealthReport>('Health').implement({
   fields: (t) => ({
     status: t.field({ type: HealthStatusEnum, resolve: (h) => h.status }),
     checks: t.field({ type: HealthChecksRef, resolve: (h) => h.checks }),
-    dataAgeSeconds: t.exposeInt('dataAgeSeconds', { nullable: true, description: 'seconds since the newest snapshot was observed' }),
+    dataAgeSeconds: t.exposeInt('dataAgeSeconds', {
+      nullable: true,
+      description: 'seconds since the newest snapshot was observed',
+    }),
   }),
 });
 

@@ -1,6 +1,14 @@
 // Query.products: the filtered, calculated, sorted and paged list (GET /api/products), with facets,
 // term curve, per-type maxima and the market summary.
-import { listProducts, type BestRate, type FacetValue, type MarketBest, type MarketSummary, type ProductList, type TermPoint } from '../../catalog/pipeline.js';
+import {
+  listProducts,
+  type BestRate,
+  type FacetValue,
+  type MarketBest,
+  type MarketSummary,
+  type ProductList,
+  type TermPoint,
+} from '../../catalog/pipeline.js';
 import { PRODUCT_DEFAULTS, type ProductQuery } from '../../catalog/query.js';
 import { Decimal } from '../../domain/decimal.js';
 import type { Channel, OfferType, Payout, WithholdingKind } from '../../domain/types.js';
@@ -27,33 +35,56 @@ import { OfferRef } from './offer.js';
 // filter's own enum, a country code, or a term as Int, so any bucket can be passed straight back.
 const bucket = { count: 'offers with this value that pass every other filter' } as const;
 const TypeFacetRef = builder.objectRef<FacetValue>('TypeFacet').implement({
-  fields: (t) => ({ value: t.field({ type: TypeFilterEnum, resolve: (f) => f.value as OfferType }), count: t.exposeInt('count', { description: bucket.count }) }),
+  fields: (t) => ({
+    value: t.field({ type: TypeFilterEnum, resolve: (f) => f.value as OfferType }),
+    count: t.exposeInt('count', { description: bucket.count }),
+  }),
 });
 const ChannelFacetRef = builder.objectRef<FacetValue>('ChannelFacet').implement({
-  fields: (t) => ({ value: t.field({ type: ChannelFilterEnum, resolve: (f) => f.value as Channel }), count: t.exposeInt('count', { description: bucket.count }) }),
+  fields: (t) => ({
+    value: t.field({ type: ChannelFilterEnum, resolve: (f) => f.value as Channel }),
+    count: t.exposeInt('count', { description: bucket.count }),
+  }),
 });
 const CountryFacetRef = builder.objectRef<FacetValue>('CountryFacet').implement({
-  fields: (t) => ({ value: t.exposeString('value', { description: 'ISO 3166 alpha-2' }), count: t.exposeInt('count', { description: bucket.count }) }),
+  fields: (t) => ({
+    value: t.exposeString('value', { description: 'ISO 3166 alpha-2' }),
+    count: t.exposeInt('count', { description: bucket.count }),
+  }),
 });
 const PayoutFacetRef = builder.objectRef<FacetValue>('PayoutFacet').implement({
-  fields: (t) => ({ value: t.field({ type: PayoutEnum, resolve: (f) => f.value as Payout }), count: t.exposeInt('count', { description: bucket.count }) }),
+  fields: (t) => ({
+    value: t.field({ type: PayoutEnum, resolve: (f) => f.value as Payout }),
+    count: t.exposeInt('count', { description: bucket.count }),
+  }),
 });
 const TermFacetRef = builder.objectRef<FacetValue>('TermFacet').implement({
-  fields: (t) => ({ value: t.int({ description: 'deposit term in months', resolve: (f) => Number(f.value) }), count: t.exposeInt('count', { description: bucket.count }) }),
+  fields: (t) => ({
+    value: t.int({ description: 'deposit term in months', resolve: (f) => Number(f.value) }),
+    count: t.exposeInt('count', { description: bucket.count }),
+  }),
 });
 const WithholdingFacetRef = builder.objectRef<FacetValue>('WithholdingFacet').implement({
-  fields: (t) => ({ value: t.field({ type: WithholdingFilterEnum, resolve: (f) => f.value as WithholdingKind }), count: t.exposeInt('count', { description: bucket.count }) }),
+  fields: (t) => ({
+    value: t.field({ type: WithholdingFilterEnum, resolve: (f) => f.value as WithholdingKind }),
+    count: t.exposeInt('count', { description: bucket.count }),
+  }),
 });
 
 const FacetsRef = builder.objectRef<ProductList['facets']>('Facets').implement({
-  description: 'Counts per value over the offers that pass every other filter (each facet leaves its own filter out), sorted by value. Each value can be passed back as the filter of the same name.',
+  description:
+    'Counts per value over the offers that pass every other filter (each facet leaves its own filter out), sorted by value. Each value can be passed back as the filter of the same name.',
   fields: (t) => ({
     type: t.field({ type: [TypeFacetRef], resolve: (f) => f.type }),
     channel: t.field({ type: [ChannelFacetRef], resolve: (f) => f.channel }),
     country: t.field({ type: [CountryFacetRef], description: "the brand's country", resolve: (f) => f.country }),
     dgsCountry: t.field({ type: [CountryFacetRef], resolve: (f) => f.dgsCountry }),
     payout: t.field({ type: [PayoutFacetRef], resolve: (f) => f.payout }),
-    term: t.field({ type: [TermFacetRef], description: 'deposit terms in months (filter: terms)', resolve: (f) => f.term }),
+    term: t.field({
+      type: [TermFacetRef],
+      description: 'deposit terms in months (filter: terms)',
+      resolve: (f) => f.term,
+    }),
     withholding: t.field({ type: [WithholdingFacetRef], resolve: (f) => f.withholding }),
   }),
 });
@@ -61,7 +92,11 @@ const FacetsRef = builder.objectRef<ProductList['facets']>('Facets').implement({
 const TermPointRef = builder.objectRef<TermPoint>('TermCurvePoint').implement({
   fields: (t) => ({
     term: t.exposeInt('term'),
-    rate: t.field({ type: 'Decimal', description: perYear('the best comparable yield for this term'), resolve: (p) => p.rate }),
+    rate: t.field({
+      type: 'Decimal',
+      description: perYear('the best comparable yield for this term'),
+      resolve: (p) => p.rate,
+    }),
     offerId: t.exposeID('offerId'),
   }),
 });
@@ -85,10 +120,30 @@ const TypeMaxRef = builder.objectRef<ProductList['typeMax']>('TypeMax').implemen
 export const MarketBestRef = builder.objectRef<MarketBest>('MarketBest').implement({
   description: 'The best headline rates of the latest day of the market view (verified DGS only).',
   fields: (t) => ({
-    flexible: t.field({ type: 'Decimal', nullable: true, description: perYear('best headline rate of flexible accounts'), resolve: (b) => b.flexible }),
-    notice: t.field({ type: 'Decimal', nullable: true, description: perYear('best headline rate of notice accounts'), resolve: (b) => b.notice }),
-    deposit12: t.field({ type: 'Decimal', nullable: true, description: perYear('best headline rate of 12-month deposits'), resolve: (b) => b.deposit12 }),
-    deposit60: t.field({ type: 'Decimal', nullable: true, description: perYear('best headline rate of 60-month deposits'), resolve: (b) => b.deposit60 }),
+    flexible: t.field({
+      type: 'Decimal',
+      nullable: true,
+      description: perYear('best headline rate of flexible accounts'),
+      resolve: (b) => b.flexible,
+    }),
+    notice: t.field({
+      type: 'Decimal',
+      nullable: true,
+      description: perYear('best headline rate of notice accounts'),
+      resolve: (b) => b.notice,
+    }),
+    deposit12: t.field({
+      type: 'Decimal',
+      nullable: true,
+      description: perYear('best headline rate of 12-month deposits'),
+      resolve: (b) => b.deposit12,
+    }),
+    deposit60: t.field({
+      type: 'Decimal',
+      nullable: true,
+      description: perYear('best headline rate of 60-month deposits'),
+      resolve: (b) => b.deposit60,
+    }),
   }),
 });
 
@@ -104,15 +159,31 @@ const MarketSummaryRef = builder.objectRef<MarketSummary>('MarketSummary').imple
 
 export const ProductListRef = builder.objectRef<ProductList>('ProductListResult').implement({
   fields: (t) => ({
-    items: t.field({ type: [OfferRef], description: 'the page; calc.steps is empty in lists', resolve: (l) => l.items }),
+    items: t.field({
+      type: [OfferRef],
+      description: 'the page; calc.steps is empty in lists',
+      resolve: (l) => l.items,
+    }),
     total: t.exposeInt('total', { description: 'offers matching every filter' }),
-    hiddenByDgs: t.exposeInt('hiddenByDgs', { description: 'offers hidden because a verified DGS does not cover the whole amount (fullDgs)' }),
-    hiddenIneligible: t.exposeInt('hiddenIneligible', { description: 'offers hidden because the amount is below their minimum or above their maximum' }),
+    hiddenByDgs: t.exposeInt('hiddenByDgs', {
+      description: 'offers hidden because a verified DGS does not cover the whole amount (fullDgs)',
+    }),
+    hiddenIneligible: t.exposeInt('hiddenIneligible', {
+      description: 'offers hidden because the amount is below their minimum or above their maximum',
+    }),
     facets: t.field({ type: FacetsRef, resolve: (l) => l.facets }),
-    termCurve: t.field({ type: [TermPointRef], description: 'deposits: the best comparable yield per term', resolve: (l) => l.termCurve }),
+    termCurve: t.field({
+      type: [TermPointRef],
+      description: 'deposits: the best comparable yield per term',
+      resolve: (l) => l.termCurve,
+    }),
     typeMax: t.field({ type: TypeMaxRef, resolve: (l) => l.typeMax }),
     market: t.field({ type: MarketSummaryRef, resolve: (l) => l.market }),
-    generatedAt: t.field({ type: 'DateTime', description: 'when the data last changed', resolve: (l) => l.generatedAt }),
+    generatedAt: t.field({
+      type: 'DateTime',
+      description: 'when the data last changed',
+      resolve: (l) => l.generatedAt,
+    }),
     page: t.exposeInt('page', { description: 'this page (from 1)' }),
     pageSize: t.exposeInt('pageSize', { description: 'items per page' }),
     pages: t.exposeInt('pages', { description: 'pages that hold the total; at least 1' }),
@@ -125,18 +196,54 @@ const NO_BEST: MarketBest = { flexible: null, notice: null, deposit12: null, dep
 builder.queryField('products', (t) =>
   t.field({
     type: ProductListRef,
-    description: 'GET /api/products: every DGS-verified savings offer calculated for the amount, filtered, sorted and paged.',
+    description:
+      'GET /api/products: every DGS-verified savings offer calculated for the amount, filtered, sorted and paged.',
     args: {
-      amount: t.arg({ type: 'Decimal', required: true, defaultValue: DEFAULTS.amount, description: 'amount in EUR used in every calculation', validate: { schema: PARAMS.amount } }),
-      horizon: t.arg.int({ required: true, defaultValue: DEFAULTS.horizon, description: 'months, for flexible and notice accounts', validate: { schema: PARAMS.horizon } }),
+      amount: t.arg({
+        type: 'Decimal',
+        required: true,
+        defaultValue: DEFAULTS.amount,
+        description: 'amount in EUR used in every calculation',
+        validate: { schema: PARAMS.amount },
+      }),
+      horizon: t.arg.int({
+        required: true,
+        defaultValue: DEFAULTS.horizon,
+        description: 'months, for flexible and notice accounts',
+        validate: { schema: PARAMS.horizon },
+      }),
       type: t.arg({ type: TypeFilterEnum, required: true, defaultValue: d.type }),
-      terms: t.arg.intList({ required: false, description: 'deposit terms in months', validate: { schema: PARAMS.terms } }),
-      termMin: t.arg.int({ required: false, description: 'minimum deposit term in months', validate: { schema: PARAMS.termMin } }),
-      termMax: t.arg.int({ required: false, description: 'maximum deposit term in months', validate: { schema: PARAMS.termMax } }),
+      terms: t.arg.intList({
+        required: false,
+        description: 'deposit terms in months',
+        validate: { schema: PARAMS.terms },
+      }),
+      termMin: t.arg.int({
+        required: false,
+        description: 'minimum deposit term in months',
+        validate: { schema: PARAMS.termMin },
+      }),
+      termMax: t.arg.int({
+        required: false,
+        description: 'maximum deposit term in months',
+        validate: { schema: PARAMS.termMax },
+      }),
       channel: t.arg({ type: ChannelFilterEnum, required: true, defaultValue: d.channel }),
-      country: t.arg.stringList({ required: false, description: 'bank (brand) countries, ISO alpha-2', validate: { schema: PARAMS.country } }),
-      dgsCountry: t.arg.stringList({ required: false, description: 'DGS countries, ISO alpha-2', validate: { schema: PARAMS.dgsCountry } }),
-      fullDgs: t.arg.boolean({ required: true, defaultValue: d.fullDgs, description: 'the entire amount must be covered by a verified DGS' }),
+      country: t.arg.stringList({
+        required: false,
+        description: 'bank (brand) countries, ISO alpha-2',
+        validate: { schema: PARAMS.country },
+      }),
+      dgsCountry: t.arg.stringList({
+        required: false,
+        description: 'DGS countries, ISO alpha-2',
+        validate: { schema: PARAMS.dgsCountry },
+      }),
+      fullDgs: t.arg.boolean({
+        required: true,
+        defaultValue: d.fullDgs,
+        description: 'the entire amount must be covered by a verified DGS',
+      }),
       withholding: t.arg({ type: WithholdingFilterEnum, required: true, defaultValue: d.withholding }),
       promotions: t.arg({ type: PromotionsModeEnum, required: true, defaultValue: d.promotions }),
       newCustomers: t.arg({ type: NewCustomersFilterEnum, required: true, defaultValue: d.newCustomers }),
@@ -144,19 +251,51 @@ builder.queryField('products', (t) =>
       currentAccount: t.arg({ type: CurrentAccountFilterEnum, required: true, defaultValue: d.currentAccount }),
       fees: t.arg({ type: FeesFilterEnum, required: true, defaultValue: d.fees }),
       earlyWithdrawal: t.arg({ type: EarlyWithdrawalFilterEnum, required: true, defaultValue: d.earlyWithdrawal }),
-      noticeMax: t.arg.int({ required: false, description: 'maximum notice period in days', validate: { schema: PARAMS.noticeMax } }),
+      noticeMax: t.arg.int({
+        required: false,
+        description: 'maximum notice period in days',
+        validate: { schema: PARAMS.noticeMax },
+      }),
       freshness: t.arg({ type: FreshnessFilterEnum, required: true, defaultValue: d.freshness }),
-      includeIneligible: t.arg.boolean({ required: true, defaultValue: d.includeIneligible, description: 'also return offers whose minimum/maximum does not fit the amount' }),
+      includeIneligible: t.arg.boolean({
+        required: true,
+        defaultValue: d.includeIneligible,
+        description: 'also return offers whose minimum/maximum does not fit the amount',
+      }),
       sort: t.arg({ type: SortKeyEnum, required: true, defaultValue: d.sort }),
-      brand: t.arg.string({ required: false, description: 'only this brand (id or name)', validate: { schema: PARAMS.brand } }),
-      zoek: t.arg.string({ required: false, description: 'free-text search over bank, product and institution name', validate: { schema: PARAMS.zoek } }),
-      order: t.arg({ type: SortOrderEnum, required: false, description: "default: the sort key's own direction (desc for return, effective, headline and verified; asc otherwise)" }),
+      brand: t.arg.string({
+        required: false,
+        description: 'only this brand (id or name)',
+        validate: { schema: PARAMS.brand },
+      }),
+      zoek: t.arg.string({
+        required: false,
+        description: 'free-text search over bank, product and institution name',
+        validate: { schema: PARAMS.zoek },
+      }),
+      order: t.arg({
+        type: SortOrderEnum,
+        required: false,
+        description:
+          "default: the sort key's own direction (desc for return, effective, headline and verified; asc otherwise)",
+      }),
       page: t.arg.int({ required: true, defaultValue: DEFAULTS.page, validate: { schema: PARAMS.page } }),
-      pageSize: t.arg.int({ required: true, defaultValue: DEFAULTS.productsPageSize, description: 'at most 500', validate: { schema: PARAMS.pageSize } }),
+      pageSize: t.arg.int({
+        required: true,
+        defaultValue: DEFAULTS.productsPageSize,
+        description: 'at most 500',
+        validate: { schema: PARAMS.pageSize },
+      }),
     },
     // `when`: check the rule even when other arguments failed, so every problem is reported at once.
     // (zod's `when` is missing from Pothos's option type, hence the cast.)
-    validate: CROSS_RULES.map(([parameter, message, holds]) => [holds, { message, path: [parameter], when: () => true }] as unknown as [typeof holds, { message: string; path: string[] }]),
+    validate: CROSS_RULES.map(
+      ([parameter, message, holds]) =>
+        [holds, { message, path: [parameter], when: () => true }] as unknown as [
+          typeof holds,
+          { message: string; path: string[] },
+        ],
+    ),
     resolve: async (_root, args, ctx) => {
       const upper = (list: readonly string[] | null | undefined) => (list ? list.map((c) => c.toUpperCase()) : null);
       const query: ProductQuery = {
@@ -188,7 +327,9 @@ builder.queryField('products', (t) =>
         pageSize: args.pageSize,
       };
       // The list answers from memory even while the database is away: the market's best rates are then unknown.
-      const marketBest = await ctx.services.database.track(() => ctx.services.market.best(ctx.catalog)).catch(() => NO_BEST);
+      const marketBest = await ctx.services.database
+        .track(() => ctx.services.market.best(ctx.catalog))
+        .catch(() => NO_BEST);
       return listProducts({ catalog: ctx.catalog, calc: ctx.services.calc, marketBest, now: ctx.now }, query);
     },
   }),

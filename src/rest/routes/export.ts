@@ -9,11 +9,17 @@ import { canonicalQuery, queryParams } from '../params.js';
 import { DATA, type RestRoute } from '../route.js';
 
 const params = queryParams('products').filter((p) => p.name !== 'page' && p.name !== 'pageSize');
-const argTypes = new Map(schema.getQueryType()!.getFields().products!.args.map((a): [string, string] => [a.name, String(a.type).replace(/!$/, '')]));
+const argTypes = new Map(
+  schema
+    .getQueryType()!
+    .getFields()
+    .products!.args.map((a): [string, string] => [a.name, String(a.type).replace(/!$/, '')]),
+);
 // One document for every export, whatever the filters: each distinct document costs a compiled query
 // (graphql-jit, hundreds of KB), so one per combination of parameters would fill memory.
 const names = params.map((p) => p.name);
-const operation = parse(`query export($page: Int, $pageSize: Int${names.map((n) => `, $${n}: ${argTypes.get(n) ?? 'String'}`).join('')}) {
+const operation =
+  parse(`query export($page: Int, $pageSize: Int${names.map((n) => `, $${n}: ${argTypes.get(n) ?? 'String'}`).join('')}) {
   products(page: $page, pageSize: $pageSize${names.map((n) => `, ${n}: $${n}`).join('')}) { total items { ${EXPORT_SELECTION} } } }`);
 
 type Page = { products: { total: number; items: ExportItem[] } };
@@ -23,7 +29,8 @@ export const exportRoute: RestRoute = {
   operationId: 'exportProducts',
   tag: 'Offers',
   summary: 'The same list as CSV',
-  description: 'Every matching row (page and pageSize are ignored): separator `;`, decimal comma, UTF-8 with BOM, CRLF line ends.',
+  description:
+    'Every matching row (page and pageSize are ignored): separator `;`, decimal comma, UTF-8 with BOM, CRLF line ends.',
   params,
   // Streamed, so never kept whole; its ETag comes from the request and the data version.
   cache: { ...DATA, reuse: 'never' },
@@ -39,7 +46,9 @@ export const exportRoute: RestRoute = {
       for (let n = 2; (n - 1) * pageSize < total; n++) yield (await page(n)).products.items;
     })();
     // The same data version and the same parameters give the same bytes.
-    const etag = `W/"${createHash('sha1').update(`${await version()}|${canonicalQuery(variables)}`).digest('base64url')}"`;
+    const etag = `W/"${createHash('sha1')
+      .update(`${await version()}|${canonicalQuery(variables)}`)
+      .digest('base64url')}"`;
     return new Response(csvStream(pages), {
       headers: {
         'content-type': 'text/csv; charset=utf-8',

@@ -10,7 +10,12 @@ import { canonicalQuery, queryParams } from '../params.js';
 import { DATA, type RestRoute } from '../route.js';
 
 const params = queryParams('changes').filter((p) => p.name !== 'limit');
-const argTypes = new Map(schema.getQueryType()!.getFields().changes!.args.map((a): [string, string] => [a.name, String(a.type).replace(/!$/, '')]));
+const argTypes = new Map(
+  schema
+    .getQueryType()!
+    .getFields()
+    .changes!.args.map((a): [string, string] => [a.name, String(a.type).replace(/!$/, '')]),
+);
 const names = params.map((p) => p.name);
 const operation = parse(`query feed($limit: Int${names.map((n) => `, $${n}: ${argTypes.get(n)}`).join('')}) {
   changes(limit: $limit${names.map((n) => `, ${n}: $${n}`).join('')}) { items { id kind at offerId brandId institutionId summary impact { amount returnPerYearBefore returnPerYearAfter delta } } } }`);
@@ -26,9 +31,17 @@ export const feedRoute: RestRoute = {
   body: { atom: 'Atom 1.0 (RFC 4287); links are relative to the feed URL' },
   readsDatabase: true,
   async handle({ variables, run, context }) {
-    const data = await run<{ changes: { items: AtomChange[] } }>(operation, { ...variables, limit: DEFAULTS.feedEntries });
+    const data = await run<{ changes: { items: AtomChange[] } }>(operation, {
+      ...variables,
+      limit: DEFAULTS.feedEntries,
+    });
     const { catalog } = await context();
-    const body = renderAtom({ query: canonicalQuery(variables), generatedAt: catalog.generatedAt, items: data.changes.items, version: API_VERSION });
+    const body = renderAtom({
+      query: canonicalQuery(variables),
+      generatedAt: catalog.generatedAt,
+      items: data.changes.items,
+      version: API_VERSION,
+    });
     return new Response(body, { headers: { 'content-type': 'application/atom+xml; charset=utf-8' } });
   },
 };

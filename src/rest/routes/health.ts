@@ -12,13 +12,17 @@ export const healthRoute: RestRoute = {
   operationId: 'getHealth',
   tag: 'Service',
   summary: 'Liveness and readiness',
-  description: '200 when ok; 503 when degraded: the database does not answer, or the data is older than the configured maximum age.',
+  description:
+    '200 when ok; 503 when degraded: the database does not answer, or the data is older than the configured maximum age.',
   params: [],
   cache: { control: CACHE_CONTROL.health, reuse: 'never' },
   body: { json: 'Health' },
   readsDatabase: true,
   async handle({ variables, run }) {
     const { health } = await run<{ health: { status: string } }>(operation, variables);
-    return json(health, { status: health.status === 'ok' ? 200 : 503, headers: { 'cache-control': CACHE_CONTROL.health } });
+    return json(health, {
+      status: health.status === 'ok' ? 200 : 503,
+      headers: { 'cache-control': CACHE_CONTROL.health },
+    });
   },
 };

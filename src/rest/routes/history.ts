@@ -23,7 +23,8 @@ const viewParam: ParamSpec = {
     name: 'view',
     type: RateHistoryView,
     defaultValue: 'plans',
-    description: 'plans: rate plans (of one offer with offerId, or all of them, paged); market: the best headline rate per day and type',
+    description:
+      'plans: rate plans (of one offer with offerId, or all of them, paged); market: the best headline rate per day and type',
   } as unknown as GraphQLArgument,
   base: RateHistoryView,
   list: false,
@@ -50,7 +51,9 @@ export const historyRoute: RestRoute = {
       const data = await run<{ marketHistory: unknown }>(market, { days: variables.days });
       return json(data.marketHistory);
     }
-    const own = Object.fromEntries(planParams.filter((p) => p.name in variables).map((p) => [p.name, variables[p.name]]));
+    const own = Object.fromEntries(
+      planParams.filter((p) => p.name in variables).map((p) => [p.name, variables[p.name]]),
+    );
     const data = await run<{ rateHistory: { page: number; pages: number } }>(plans, own);
     // One offer's plans are its newest `limit`, not a page of a longer list.
     return variables.offerId ? json(data.rateHistory) : pagedJson(data.rateHistory);

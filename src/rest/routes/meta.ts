@@ -10,7 +10,8 @@ export const metaRoute: RestRoute = {
   operationId: 'getLastUpdated',
   tag: 'Service',
   summary: 'Freshness and source health',
-  description: 'When the data last changed, the newest ingest, offer counts by freshness and the health of every source.',
+  description:
+    'When the data last changed, the newest ingest, offer counts by freshness and the health of every source.',
   params: [],
   // Staleness and "checked in the last 24 hours" depend on the clock.
   cache: { ...DATA, reuse: 'minute' },

@@ -57,7 +57,8 @@ export function serviceRoutes(info: ServiceInfo): RestRoute[] {
       operationId: 'getCalculationGuide',
       tag: 'Service',
       summary: 'How an offer is calculated',
-      description: 'The calculation (contract §2) explained in plain words, with worked examples to redo with a calculator.',
+      description:
+        'The calculation (contract §2) explained in plain words, with worked examples to redo with a calculator.',
       params: [],
       cache: DATA,
       body: { html: 'the calculation guide' },

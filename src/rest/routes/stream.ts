@@ -37,7 +37,8 @@ function frameOf(event: FeedEvent, forAmount: ForAmount): Uint8Array {
   const key = forAmount?.amount.toString() ?? '';
   let frame = byAmount.get(key);
   if (!frame) {
-    const impact = forAmount && event.basis ? forAmount.calc.impact(event.basis, forAmount.amount, DEFAULTS.horizon) : null;
+    const impact =
+      forAmount && event.basis ? forAmount.calc.impact(event.basis, forAmount.amount, DEFAULTS.horizon) : null;
     frame = encoder.encode(`id: ${event.id}\nevent: ${event.kind}\ndata: ${changeItemJson(event, impact)}\n\n`);
     byAmount.set(key, frame);
   }
@@ -60,7 +61,12 @@ function framesOf(batch: readonly FeedEvent[], forAmount: ForAmount): Uint8Array
  * The stream's body, pulled: the next events are taken from the follower only when the connection has
  * taken the last ones, so what a slow client has not taken stays in the follower, where it is bounded.
  */
-function eventStream(follower: Follower, forAmount: ForAmount, signal: AbortSignal, setHeartbeat: (send: () => void) => void): ReadableStream<Uint8Array> {
+function eventStream(
+  follower: Follower,
+  forAmount: ForAmount,
+  signal: AbortSignal,
+  setHeartbeat: (send: () => void) => void,
+): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
@@ -116,7 +122,10 @@ export const streamRoute: RestRoute = {
     let since = variables.since as string | undefined;
     if (lastEventId) {
       const checked = PARAMS.since.safeParse(lastEventId);
-      if (!checked.success) return problemResponse('BAD_USER_INPUT', 'Invalid header: Last-Event-ID.', [{ parameter: 'Last-Event-ID', message: checked.error.issues[0]!.message }]);
+      if (!checked.success)
+        return problemResponse('BAD_USER_INPUT', 'Invalid header: Last-Event-ID.', [
+          { parameter: 'Last-Event-ID', message: checked.error.issues[0]!.message },
+        ]);
       since = lastEventId;
     }
     const args = internalValues(params, variables) as ChangeFilterArgs & { amount?: string };
@@ -136,12 +145,31 @@ export const streamRoute: RestRoute = {
       await follower.start();
     } catch (err) {
       const retryAfter = { 'retry-after': String(RETRY_AFTER_SECONDS) };
-      if (err instanceof StreamLimitError) return problemResponse('TOO_MANY_REQUESTS', `Too many open streams from your address (at most ${err.max}); close one first.`, undefined, retryAfter);
-      if (err instanceof FeedClosedError) return problemResponse('SERVICE_UNAVAILABLE', 'The service is shutting down; please reconnect shortly.', undefined, retryAfter);
-      return problemResponse('SERVICE_UNAVAILABLE', 'The database is not reachable right now to read the events to resume from; please retry shortly.', undefined, retryAfter);
+      if (err instanceof StreamLimitError)
+        return problemResponse(
+          'TOO_MANY_REQUESTS',
+          `Too many open streams from your address (at most ${err.max}); close one first.`,
+          undefined,
+          retryAfter,
+        );
+      if (err instanceof FeedClosedError)
+        return problemResponse(
+          'SERVICE_UNAVAILABLE',
+          'The service is shutting down; please reconnect shortly.',
+          undefined,
+          retryAfter,
+        );
+      return problemResponse(
+        'SERVICE_UNAVAILABLE',
+        'The database is not reachable right now to read the events to resume from; please retry shortly.',
+        undefined,
+        retryAfter,
+      );
     }
     const forAmount = args.amount == null ? null : { amount: new Decimal(args.amount), calc: services.calc };
     const body = eventStream(follower, forAmount, request.signal, (send) => (heartbeat = send));
-    return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': CACHE_CONTROL.none } });
+    return new Response(body, {
+      headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': CACHE_CONTROL.none },
+    });
   },
 };

@@ -75,7 +75,9 @@ async function send<TResult>(url: string, options: RequestOptions): Promise<TRes
     body = (await response.json()) as typeof body;
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
-    throw new ApiError([{ parameter: null, message: `The service answered ${response.status} without a GraphQL result.` }]);
+    throw new ApiError([
+      { parameter: null, message: `The service answered ${response.status} without a GraphQL result.` },
+    ]);
   }
   // An error on a root field (an unknown offer, a refused argument) is the answer's; an error deeper down
   // (a detail whose history the database could not give) leaves the rest to show.
@@ -89,14 +91,21 @@ async function send<TResult>(url: string, options: RequestOptions): Promise<TRes
 const early = new Map<string, Promise<unknown>>();
 
 /** Starts a request before the page has rendered; the first request() for the same query takes it over. */
-export function preload<TResult, TVariables>(document: TypedDocumentString<TResult, TVariables>, variables: TVariables): void {
+export function preload<TResult, TVariables>(
+  document: TypedDocumentString<TResult, TVariables>,
+  variables: TVariables,
+): void {
   const url = urlOf(document as TypedDocumentString<unknown, unknown>, variables);
   const started = send<TResult>(url, {});
   started.catch(() => undefined); // reported to whoever takes it over
   early.set(url, started);
 }
 
-export function request<TResult, TVariables>(document: TypedDocumentString<TResult, TVariables>, variables: TVariables, options: RequestOptions = {}): Promise<TResult> {
+export function request<TResult, TVariables>(
+  document: TypedDocumentString<TResult, TVariables>,
+  variables: TVariables,
+  options: RequestOptions = {},
+): Promise<TResult> {
   const url = urlOf(document as TypedDocumentString<unknown, unknown>, variables);
   const started = early.get(url);
   if (started && !options.fresh) {

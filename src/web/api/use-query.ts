@@ -12,8 +12,17 @@ export interface QueryState<T> {
   key: string | null;
 }
 
-export function useQuery<TResult, TVariables>(document: TypedDocumentString<TResult, TVariables>, variables: TVariables | null, key: string | null): QueryState<TResult> {
-  const [state, setState] = useState<QueryState<TResult>>({ data: null, error: null, loading: variables !== null, key: null });
+export function useQuery<TResult, TVariables>(
+  document: TypedDocumentString<TResult, TVariables>,
+  variables: TVariables | null,
+  key: string | null,
+): QueryState<TResult> {
+  const [state, setState] = useState<QueryState<TResult>>({
+    data: null,
+    error: null,
+    loading: variables !== null,
+    key: null,
+  });
   const latest = useRef(variables);
   latest.current = variables;
   useEffect(() => {

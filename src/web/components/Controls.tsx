@@ -14,7 +14,12 @@ interface Props {
 }
 
 /** A text field committed on Enter, on leaving it, or after a pause in typing. */
-function useCommittedText(value: string, show: (v: string) => string, read: (t: string) => string, commit: (v: string) => void) {
+function useCommittedText(
+  value: string,
+  show: (v: string) => string,
+  read: (t: string) => string,
+  commit: (v: string) => void,
+) {
   const [text, setText] = useState(() => show(value));
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   // Back/forward or a reset changes the value from outside: show it, unless the field already says it.
@@ -49,12 +54,20 @@ const same = (v: string) => v;
 
 export function Controls({ state, problems, typeCounts, onChange }: Props) {
   const amount = useCommittedText(state.amount, amountForInput, amountFromInput, (v) => onChange({ amount: v }));
-  const search = useCommittedText(state.zoek, same, (t) => t.trim(), (v) => onChange({ zoek: v }));
+  const search = useCommittedText(
+    state.zoek,
+    same,
+    (t) => t.trim(),
+    (v) => onChange({ zoek: v }),
+  );
   const amountError = problems.get('amount');
   const horizonError = problems.get('horizon');
-  const horizons = HORIZONS.includes(state.horizon as (typeof HORIZONS)[number]) ? [...HORIZONS] : [...HORIZONS, state.horizon];
+  const horizons = HORIZONS.includes(state.horizon as (typeof HORIZONS)[number])
+    ? [...HORIZONS]
+    : [...HORIZONS, state.horizon];
   const total = typeCounts ? [...typeCounts.values()].reduce((a, b) => a + b, 0) : null;
-  const countOf = (type: string) => (type === 'all' ? total : (typeCounts?.get(type.toUpperCase()) ?? (typeCounts ? 0 : null)));
+  const countOf = (type: string) =>
+    type === 'all' ? total : (typeCounts?.get(type.toUpperCase()) ?? (typeCounts ? 0 : null));
 
   return (
     <form class="controls" onSubmit={(e) => e.preventDefault()} aria-label="Your savings">
@@ -80,7 +93,13 @@ export function Controls({ state, problems, typeCounts, onChange }: Props) {
 
       <div class="field">
         <label for="horizon">Horizon</label>
-        <select id="horizon" value={state.horizon} aria-describedby="horizon-help" aria-invalid={horizonError ? 'true' : undefined} onChange={(e) => onChange({ horizon: e.currentTarget.value })}>
+        <select
+          id="horizon"
+          value={state.horizon}
+          aria-describedby="horizon-help"
+          aria-invalid={horizonError ? 'true' : undefined}
+          onChange={(e) => onChange({ horizon: e.currentTarget.value })}
+        >
           {horizons.map((h) => (
             <option key={h} value={h}>
               {/^\d+$/.test(h) ? months(Number(h)) : h}
@@ -99,7 +118,15 @@ export function Controls({ state, problems, typeCounts, onChange }: Props) {
             const count = countOf(type);
             return (
               <label key={type} class={state.type === type ? 'on' : undefined}>
-                <input type="radio" name="type" value={type} checked={state.type === type} onChange={() => onChange({ type, terms: type === 'flexible' || type === 'notice' ? [] : state.terms })} />
+                <input
+                  type="radio"
+                  name="type"
+                  value={type}
+                  checked={state.type === type}
+                  onChange={() =>
+                    onChange({ type, terms: type === 'flexible' || type === 'notice' ? [] : state.terms })
+                  }
+                />
                 {label(TYPES, type)}
                 {count !== null ? <span class="count"> ({formatCount(count)})</span> : null}
               </label>

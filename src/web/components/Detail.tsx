@@ -30,7 +30,13 @@ function historySpec(history: NonNullable<Detail['history']>): ChartSpec {
     x.push(Math.floor((last.validTo ? Date.parse(last.validTo) : Date.now()) / 1000));
     values.push(last.headlineRate);
   }
-  return { x, xKind: 'time', stepped: true, points: true, series: [{ label: 'Headline rate', values, color: '#1d4ed8' }] };
+  return {
+    x,
+    xKind: 'time',
+    stepped: true,
+    points: true,
+    series: [{ label: 'Headline rate', values, color: '#1d4ed8' }],
+  };
 }
 
 function Figures({ offer }: { offer: Detail['offer'] }) {
@@ -132,7 +138,11 @@ function History({ history }: { history: Detail['history'] }) {
                 <td class="num">
                   <Rate value={p.headlineRate} />
                 </td>
-                <td>{p.promotion ? `${p.promotion.kind === 'BONUS' ? '+' : ''}${formatRate(p.promotion.rate)} for ${months(p.promotion.months)}` : '—'}</td>
+                <td>
+                  {p.promotion
+                    ? `${p.promotion.kind === 'BONUS' ? '+' : ''}${formatRate(p.promotion.rate)} for ${months(p.promotion.months)}`
+                    : '—'}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -172,7 +182,9 @@ function Body({ detail, onOpen }: { detail: Detail; onOpen(id: string): void }) 
             <dt>Rate</dt>
             <dd>
               {o.rateType === 'FIXED' ? 'Fixed' : 'Variable'}
-              {o.tiers.length > 1 ? `, ${o.tierMode === 'MARGINAL' ? 'each balance band earns its own rate' : 'the band of the whole balance applies'}` : ''}
+              {o.tiers.length > 1
+                ? `, ${o.tierMode === 'MARGINAL' ? 'each balance band earns its own rate' : 'the band of the whole balance applies'}`
+                : ''}
             </dd>
             {o.tiers.length > 1 ? (
               <>
@@ -234,7 +246,8 @@ function Body({ detail, onOpen }: { detail: Detail; onOpen(id: string): void }) 
           <ul class="events">
             {detail.events.map((e) => (
               <li key={e.id}>
-                <time dateTime={e.at}>{formatDate(e.at)}</time> <span class="kind">{EVENTS[e.kind] ?? e.kind}</span> {e.summary}
+                <time dateTime={e.at}>{formatDate(e.at)}</time> <span class="kind">{EVENTS[e.kind] ?? e.kind}</span>{' '}
+                {e.summary}
               </li>
             ))}
           </ul>
@@ -280,7 +293,11 @@ function Body({ detail, onOpen }: { detail: Detail; onOpen(id: string): void }) 
 
 export function OfferDialog({ state, onClose, onOpen }: Props) {
   const dialog = useRef<HTMLDialogElement>(null);
-  const variables = { id: state.offer, amount: state.amount, horizon: (/^\d+$/.test(state.horizon) ? Number(state.horizon) : state.horizon) as number };
+  const variables = {
+    id: state.offer,
+    amount: state.amount,
+    horizon: (/^\d+$/.test(state.horizon) ? Number(state.horizon) : state.horizon) as number,
+  };
   const { data, error, loading } = useQuery(OfferDetailDocument, variables, JSON.stringify(variables));
   const close = useRef(onClose);
   close.current = onClose;

@@ -69,7 +69,9 @@ export function Market({ state, list, history, onChange, onOpen }: Props) {
         {list.termCurve.length ? (
           <figure class="figure">
             <Chart spec={curve} label="term curve" />
-            <figcaption class="hint">The best comparable yield for each deposit term, with your amount and filters.</figcaption>
+            <figcaption class="hint">
+              The best comparable yield for each deposit term, with your amount and filters.
+            </figcaption>
             <details>
               <summary>Term curve as a table</summary>
               <table class="plain">
@@ -111,7 +113,10 @@ export function Market({ state, list, history, onChange, onOpen }: Props) {
           <div class="field inline">
             <label for="days">Period</label>
             <select id="days" value={state.days} onChange={(e) => onChange({ days: e.currentTarget.value })}>
-              {(MARKET_DAYS.includes(state.days as (typeof MARKET_DAYS)[number]) ? [...MARKET_DAYS] : [...MARKET_DAYS, state.days]).map((d) => (
+              {(MARKET_DAYS.includes(state.days as (typeof MARKET_DAYS)[number])
+                ? [...MARKET_DAYS]
+                : [...MARKET_DAYS, state.days]
+              ).map((d) => (
                 <option key={d} value={d}>
                   last {d} days
                 </option>
@@ -120,7 +125,8 @@ export function Market({ state, list, history, onChange, onOpen }: Props) {
           </div>
         </div>
         <p class="hint">
-          Across the whole market (offers with a verified guarantee), per day. Today: flexible {rateOr(list.market.best.flexible)}, notice {rateOr(list.market.best.notice)}, 1-year deposit{' '}
+          Across the whole market (offers with a verified guarantee), per day. Today: flexible{' '}
+          {rateOr(list.market.best.flexible)}, notice {rateOr(list.market.best.notice)}, 1-year deposit{' '}
           {rateOr(list.market.best.deposit12)}, 5-year deposit {rateOr(list.market.best.deposit60)}.
         </p>
         {days.length ? (

@@ -28,7 +28,9 @@ const COLUMNS = [
 
 function ariaSort(state: PageState, sort: string | null): 'ascending' | 'descending' | undefined {
   if (sort !== state.sort) return undefined;
-  const descending = state.order ? state.order === 'desc' : ['return', 'effective', 'headline', 'verified'].includes(sort);
+  const descending = state.order
+    ? state.order === 'desc'
+    : ['return', 'effective', 'headline', 'verified'].includes(sort);
   return descending ? 'descending' : 'ascending';
 }
 
@@ -40,7 +42,9 @@ function Row({ offer, onOpen }: { offer: OfferRowFragment; onOpen(id: string): v
         <OfferMeta offer={offer} />
         {offer.eligible ? null : (
           <span class="badge warn">
-            {offer.ineligibleReason === 'BELOW_MINIMUM' ? `Minimum ${formatMoney(offer.minAmount)}` : `Maximum ${offer.maxAmount ? formatMoney(offer.maxAmount) : ''}`}
+            {offer.ineligibleReason === 'BELOW_MINIMUM'
+              ? `Minimum ${formatMoney(offer.minAmount)}`
+              : `Maximum ${offer.maxAmount ? formatMoney(offer.maxAmount) : ''}`}
           </span>
         )}
       </th>
@@ -66,7 +70,13 @@ function Row({ offer, onOpen }: { offer: OfferRowFragment; onOpen(id: string): v
         <DgsBadge dgs={offer.dgs} />
       </td>
       <td role="cell" class="action">
-        <button type="button" class="link" data-offer={offer.id} onClick={() => onOpen(offer.id)} aria-label={`Details of ${offer.brand.name} ${offer.name}`}>
+        <button
+          type="button"
+          class="link"
+          data-offer={offer.id}
+          onClick={() => onOpen(offer.id)}
+          aria-label={`Details of ${offer.brand.name} ${offer.name}`}
+        >
           Details
         </button>
       </td>
@@ -85,9 +95,14 @@ export function Results({ state, list, loading, onChange, onOpen }: Props) {
         <p class="summary" role="status">
           {list ? (
             <>
-              <strong>{formatCount(list.total)}</strong> {list.total === 1 ? 'offer' : 'offers'} for <Money value={list.items[0]?.calc.amount ?? state.amount} />, by {label(SORTS, state.sort).toLowerCase()}
-              {list.hiddenByDgs > 0 ? <> · {formatCount(list.hiddenByDgs)} hidden: not fully covered by a guarantee</> : null}
-              {list.hiddenIneligible > 0 ? <> · {formatCount(list.hiddenIneligible)} hidden: amount outside their limits</> : null}
+              <strong>{formatCount(list.total)}</strong> {list.total === 1 ? 'offer' : 'offers'} for{' '}
+              <Money value={list.items[0]?.calc.amount ?? state.amount} />, by {label(SORTS, state.sort).toLowerCase()}
+              {list.hiddenByDgs > 0 ? (
+                <> · {formatCount(list.hiddenByDgs)} hidden: not fully covered by a guarantee</>
+              ) : null}
+              {list.hiddenIneligible > 0 ? (
+                <> · {formatCount(list.hiddenIneligible)} hidden: amount outside their limits</>
+              ) : null}
             </>
           ) : loading ? (
             'Loading offers…'
@@ -102,11 +117,19 @@ export function Results({ state, list, loading, onChange, onOpen }: Props) {
       {list ? (
         list.items.length ? (
           <table role="table" class="offers">
-            <caption class="visually-hidden">Savings offers for the amount, page {page} of {pages}</caption>
+            <caption class="visually-hidden">
+              Savings offers for the amount, page {page} of {pages}
+            </caption>
             <thead role="rowgroup">
               <tr role="row">
                 {COLUMNS.map((c) => (
-                  <th role="columnheader" scope="col" key={c.key} class={'num' in c ? 'num' : undefined} aria-sort={ariaSort(state, c.sort)}>
+                  <th
+                    role="columnheader"
+                    scope="col"
+                    key={c.key}
+                    class={'num' in c ? 'num' : undefined}
+                    aria-sort={ariaSort(state, c.sort)}
+                  >
                     {c.text}
                   </th>
                 ))}
@@ -137,7 +160,11 @@ export function Results({ state, list, loading, onChange, onOpen }: Props) {
             Next
           </button>
           <label for="pageSize">Per page</label>
-          <select id="pageSize" value={state.pageSize} onChange={(e) => onChange({ pageSize: e.currentTarget.value, page: '1' })}>
+          <select
+            id="pageSize"
+            value={state.pageSize}
+            onChange={(e) => onChange({ pageSize: e.currentTarget.value, page: '1' })}
+          >
             {PAGE_SIZES.map((s) => (
               <option key={s} value={s}>
                 {s}

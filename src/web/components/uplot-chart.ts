@@ -13,8 +13,12 @@ export function drawChart(el: HTMLElement, spec: ChartSpec): () => void {
   const tick = new Intl.NumberFormat(locale, { maximumFractionDigits: 2 });
   const shortDay = new Intl.DateTimeFormat(locale, { month: 'short', day: 'numeric', timeZone: 'UTC' });
   const time = spec.xKind === 'time';
-  const data: uPlot.AlignedData = [spec.x, ...spec.series.map((s) => s.values.map((v) => (v === null ? null : Number(v))))];
-  const xValue = (v: number | null) => (v == null ? '—' : time ? formatDay(new Date(v * 1000).toISOString().slice(0, 10), locale) : `${v} months`);
+  const data: uPlot.AlignedData = [
+    spec.x,
+    ...spec.series.map((s) => s.values.map((v) => (v === null ? null : Number(v)))),
+  ];
+  const xValue = (v: number | null) =>
+    v == null ? '—' : time ? formatDay(new Date(v * 1000).toISOString().slice(0, 10), locale) : `${v} months`;
   const options: uPlot.Options = {
     width: Math.max(el.clientWidth, 280),
     height: HEIGHT,
@@ -23,7 +27,12 @@ export function drawChart(el: HTMLElement, spec: ChartSpec): () => void {
     cursor: { points: { size: 6 } },
     legend: { live: true },
     axes: [
-      { ...AXIS, values: time ? (_u, ticks) => ticks.map((t) => shortDay.format(new Date(t * 1000))) : (_u, ticks) => ticks.map((t) => tick.format(t)) },
+      {
+        ...AXIS,
+        values: time
+          ? (_u, ticks) => ticks.map((t) => shortDay.format(new Date(t * 1000)))
+          : (_u, ticks) => ticks.map((t) => tick.format(t)),
+      },
       { ...AXIS, size: 56, values: (_u, ticks) => ticks.map((t) => `${tick.format(t)} %`) },
     ],
     series: [

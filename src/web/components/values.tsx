@@ -28,7 +28,9 @@ export function WithholdingNote({ offer }: { offer: Offer }) {
   return (
     <span>
       {w.rate ? <Rate value={w.rate} /> : label(WITHHOLDING, w.kind.toLowerCase())}
-      {w.kind === 'REDUCIBLE' && w.reducedRate ? <span class="sub"> reducible to {formatRate(w.reducedRate)}</span> : null}
+      {w.kind === 'REDUCIBLE' && w.reducedRate ? (
+        <span class="sub"> reducible to {formatRate(w.reducedRate)}</span>
+      ) : null}
       <span class="sub"> ({formatMoney(offer.calc.withholdingTax)})</span>
     </span>
   );
