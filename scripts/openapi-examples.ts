@@ -89,7 +89,7 @@ async function main() {
   await add('getHealth', 200, '/api/health');
   await add('getMetrics', 200, '/api/metrics');
   const csv = await get('/api/products/export?amount=25000&type=deposit&terms=12');
-  (examples.exportProducts ??= {})['200'] = csv.text.split('\r\n').slice(0, 3).join('\r\n') + '\r\n';
+  (examples.exportProducts ??= {})['200'] = `${csv.text.split('\r\n').slice(0, 3).join('\r\n')}\r\n`;
   examples.getOpenApi = {
     '200': { openapi: '3.1.0', info: { title: 'Savings-rate comparison API', version: '0.2.0' }, paths: {} },
   };

@@ -120,15 +120,13 @@ function prometheus(metrics: Metrics): Plugin {
           }),
         );
       }
-      return metrics
-        .text()
-        .then((text) =>
-          endResponse(
-            new Response(text, {
-              headers: { 'content-type': metrics.contentType, 'cache-control': CACHE_CONTROL.none },
-            }),
-          ),
-        );
+      return metrics.text().then((text) =>
+        endResponse(
+          new Response(text, {
+            headers: { 'content-type': metrics.contentType, 'cache-control': CACHE_CONTROL.none },
+          }),
+        ),
+      );
     },
   };
 }

@@ -97,9 +97,9 @@ describe('one PGlite session shared by many connections', () => {
         await new Promise((r) => setTimeout(r, 50));
         await holder.query('ROLLBACK');
         const rows = await Promise.all(answers);
-        rows.forEach((r, i) =>
-          expect(r).toEqual(i % 2 === 0 ? [{ n: i + 1 }] : [{ s: `b${i + 1}`, l: String(i + 1).length + 1 }]),
-        );
+        for (const [i, r] of rows.entries()) {
+          expect(r).toEqual(i % 2 === 0 ? [{ n: i + 1 }] : [{ s: `b${i + 1}`, l: String(i + 1).length + 1 }]);
+        }
       }
       expect((await pool.query('SELECT count(*)::int AS c FROM a')).rows).toEqual([{ c: 50 }]);
     } finally {

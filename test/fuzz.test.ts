@@ -242,7 +242,7 @@ describe('REST fuzzing', () => {
       '/api/%',
       '/api/products/..%2F..%2Fetc',
       '/api//products',
-      '/api/products/' + 'a'.repeat(3000),
+      `/api/products/${'a'.repeat(3000)}`,
     ]) {
       await expectSane(await t.get(path), null);
     }

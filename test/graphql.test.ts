@@ -235,7 +235,7 @@ describe('invalid arguments', () => {
     ['page: 0, pageSize: 501', ['page', 'pageSize']],
     [`zoek: "${'x'.repeat(101)}"`, ['zoek']],
     [
-      'amount: "-1", horizon: 0, termMin: 9, termMax: 3, brand: "' + 'b'.repeat(101) + '"',
+      `amount: "-1", horizon: 0, termMin: 9, termMax: 3, brand: "${'b'.repeat(101)}"`,
       ['amount', 'horizon', 'brand', 'termMin'],
     ],
   ])('products(%s) names %j', async (args, parameters) => {
@@ -396,7 +396,14 @@ describe('database access', () => {
     const prisma = t.app.services.prisma;
     let queries = 0;
     const counting = prisma.$extends({
-      query: { $allModels: { $allOperations: ({ args, query }) => (queries++, query(args)) } },
+      query: {
+        $allModels: {
+          $allOperations: ({ args, query }) => {
+            queries++;
+            return query(args);
+          },
+        },
+      },
     });
     t.app.services.prisma = counting as unknown as typeof prisma;
     const query = `query($ids: [ID!]!) { offers(ids: $ids) { offer { id } history { id } events { id } sources { id } } }`;
@@ -552,7 +559,9 @@ describe('variables a scalar refuses', () => {
     const messages = body.errors!.map((e) => e.message);
     expect(messages.some((m) => /Decimal must be a decimal number such as "1234\.56"/.test(m))).toBe(true);
     expect(
-      body.errors!.flatMap((e) => (e.extensions?.errors as { parameter: string }[]).map((p) => p.parameter)).sort(),
+      body
+        .errors!.flatMap((e) => ((e.extensions?.errors ?? []) as { parameter: string }[]).map((p) => p.parameter))
+        .sort(),
     ).toEqual(['amount', 'h']);
     expect(body.errors!.every((e) => e.extensions?.code === 'BAD_USER_INPUT')).toBe(true);
   });

@@ -293,7 +293,7 @@ describe('the list pipeline (what each filter means)', () => {
 
   it('finds brands by id or name, in any case, and searches names without regard to accents', () => {
     const offer =
-      catalog.offers.find((o) => /[^\x00-\x7f]/.test(o.institution.name) || /[^\x00-\x7f]/.test(o.brand.name)) ??
+      catalog.offers.find((o) => /[\u0080-\uffff]/.test(o.institution.name) || /[\u0080-\uffff]/.test(o.brand.name)) ??
       catalog.offers[0]!;
     const byId = list({
       type: 'all',

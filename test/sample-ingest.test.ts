@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applySnapshot, Ingester } from '../src/ingest/apply.js';
 import { EVENT_KINDS } from '../src/ingest/diff.js';
 import { generateSnapshots } from '../src/sample/generate.js';
-import { seedSample, seedSampleIfEmpty } from '../src/sample/seed.js';
+import { seedSampleIfEmpty } from '../src/sample/seed.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 
 const options = { seed: 7, days: 45, end: '2026-11-23', scale: 1 };

@@ -176,8 +176,12 @@ describe('GET /api/changes/stream', () => {
     await first.sse.close();
 
     // Away for two ingests that change several offers.
-    await ingest((offers) => offers.slice(1, 4).forEach((o) => setRate(o, otherRate(o, true))));
-    await ingest((offers) => offers.slice(4, 6).forEach((o) => setRate(o, otherRate(o, false))));
+    await ingest((offers) => {
+      for (const o of offers.slice(1, 4)) setRate(o, otherRate(o, true));
+    });
+    await ingest((offers) => {
+      for (const o of offers.slice(4, 6)) setRate(o, otherRate(o, false));
+    });
     const missed = await eventsAfter(lastSeen);
     expect(missed.length).toBeGreaterThanOrEqual(5);
 
@@ -261,7 +265,7 @@ describe('GET /api/changes/stream', () => {
       ['?amount=-5&type=savings', {}, ['type', 'amount']],
       ['?since=12a', {}, ['since']],
       ['?since=99999999999', {}, ['since']], // beyond any event id
-      ['?offerId=' + 'x'.repeat(300), {}, ['offerId']],
+      [`?offerId=${'x'.repeat(300)}`, {}, ['offerId']],
       ['', { 'last-event-id': 'abc' }, ['Last-Event-ID']],
     ];
     await until(() => t.app.services.changes.stats().open.sse === 0); // the earlier tests' streams
@@ -330,7 +334,9 @@ describe('the filter', () => {
 describe('the GraphQL subscription', () => {
   it('takes the same filters and resumes with since', async () => {
     const before = await newestId();
-    await ingest((offers) => offers.slice(0, 3).forEach((o) => setRate(o, otherRate(o, true))));
+    await ingest((offers) => {
+      for (const o of offers.slice(0, 3)) setRate(o, otherRate(o, true));
+    });
     const expected = await eventsAfter(before, '&kind=rate_up');
     const client = createClient({ url: `${base}/graphql` });
     const subscription = client.iterate<{ changes: { id: string; kind: string } }>({
@@ -648,7 +654,7 @@ describe('limits and shutdown', () => {
     ] as const) {
       const next = clone(last!);
       next.observedAt = new Date(Date.parse(next.observedAt) + n * 3_600_000).toISOString();
-      next.offers.slice(...offers).forEach((o) => setRate(o, otherRate(o, n === 1)));
+      for (const o of next.offers.slice(...offers)) setRate(o, otherRate(o, n === 1));
       await applied(s, await applySnapshot(s.db.prisma, next));
       last = next;
     }

@@ -435,9 +435,8 @@ async function pickPort(): Promise<number> {
 }
 
 async function main(): Promise<number> {
-  const workDir = dirArg
-    ? (await mkdir(dirArg, { recursive: true }), dirArg)
-    : await mkdtemp(path.join(os.tmpdir(), 'savings-chaos-'));
+  if (dirArg) await mkdir(dirArg, { recursive: true });
+  const workDir = dirArg || (await mkdtemp(path.join(os.tmpdir(), 'savings-chaos-')));
   const deadline = maxSeconds * 1000 - (withDisk ? 75_000 : 30_000); // what the final runs and the disk phase need
   // Attempts that outlive their kill, or are killed after their commit, use a snapshot up.
   const days = 3 + Math.ceil(kills / 3);

@@ -123,7 +123,13 @@ async function connectClients(base: string): Promise<Clients> {
     },
     async close() {
       await Promise.all(
-        children.map((c) => new Promise((resolve) => (c.once('exit', resolve), c.send({ type: 'close' })))),
+        children.map(
+          (c) =>
+            new Promise((resolve) => {
+              c.once('exit', resolve);
+              c.send({ type: 'close' });
+            }),
+        ),
       );
     },
   };

@@ -109,11 +109,11 @@ describe('Follower', () => {
           });
           const started = follower.start();
           const received: number[] = [];
-          let taking: Promise<void> | null = null;
+          let _taking: Promise<void> | null = null;
           const take = () => {
-            taking ??= follower.nextBatch().then((batch) => {
+            _taking ??= follower.nextBatch().then((batch) => {
               received.push(...(batch ?? []).map((e) => e.id));
-              taking = null;
+              _taking = null;
             });
           };
           // start() reads the first backlog page before it returns.

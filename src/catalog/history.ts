@@ -3,7 +3,8 @@
 import { SNAPSHOT_READ, type Prisma, type PrismaClient } from '../db/client.js';
 import { Decimal } from '../domain/decimal.js';
 import type { OfferType, Promotion, Tier } from '../domain/types.js';
-import type { EventKind, RateType, TierMode } from '../domain/vocabulary.js';
+import type { RateType, TierMode } from '../domain/vocabulary.js';
+import type { NewEvent } from '../ingest/diff.js';
 import { promotionFromJson, tiersFromJson } from '../ingest/rows.js';
 import { LoadMemo } from './load-memo.js';
 import { marketDays, type MarketDay, type MarketPlan, type VerifiedChange } from './market.js';
@@ -25,16 +26,10 @@ export interface PlanItem {
   sourceId: string;
 }
 
-export interface EventItem {
+/** A stored change event: what the ingest wrote (NewEvent), with its id and its time as a Date. */
+export interface EventItem extends Omit<NewEvent, 'at'> {
   id: number;
-  kind: EventKind;
   at: Date;
-  offerId: string | null;
-  brandId: string | null;
-  institutionId: string | null;
-  summary: string;
-  from: Record<string, unknown> | null;
-  to: Record<string, unknown> | null;
 }
 
 const dec = (v: { toString(): string }) => new Decimal(v.toString());

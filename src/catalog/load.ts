@@ -2,9 +2,8 @@
 import { SNAPSHOT_READ, type PrismaClient } from '../db/client.js';
 import { compareBrandNames } from '../domain/dgs.js';
 import { Decimal, toFixed2 } from '../domain/decimal.js';
-import type { Promotion, Tier } from '../domain/types.js';
 import { withholdingRateOf } from '../domain/calc.js';
-import { promotionFromJson, tiersFromJson } from '../ingest/rows.js';
+import { promotionFromJson, promotionJson, tiersFromJson, tiersJson } from '../ingest/rows.js';
 import { fold } from '../domain/text.js';
 import { FACETS } from './pipeline.js';
 import type { Catalog, CatalogBrand, CatalogInstitution, CatalogOffer, CatalogSource, ShownOffer } from './types.js';
@@ -38,13 +37,8 @@ function shownOf(o: CatalogOffer): ShownOffer {
     minAmount: text(o.minAmount),
     maxAmount: textOrNull(o.maxAmount),
     annualFee: text(o.annualFee),
-    tiers: o.tiers.map((t) => ({ from: text(t.from), to: textOrNull(t.to), rate: text(t.rate) })),
-    promotion: o.promotion && {
-      kind: o.promotion.kind,
-      rate: text(o.promotion.rate),
-      months: o.promotion.months,
-      maxBalance: textOrNull(o.promotion.maxBalance),
-    },
+    tiers: tiersJson(o.tiers),
+    promotion: promotionJson(o.promotion),
     withholding: {
       kind: o.withholding.kind,
       rate: textOrNull(o.withholding.rate),

@@ -2,7 +2,7 @@
 // facets, term curve, per-type maxima and market summary over the same request. Pure: the catalogue,
 // the query and the time go in, the list comes out.
 import { coveredAmount, dgsSplit } from '../domain/dgs.js';
-import { compareDecimals, ZERO, type Decimal } from '../domain/decimal.js';
+import { compareDecimals, type Decimal } from '../domain/decimal.js';
 import type { DgsSplit, OfferType } from '../domain/types.js';
 import type { CalcService, CalcSummary } from './calc-service.js';
 import { compileFilters, F } from './filters.js';

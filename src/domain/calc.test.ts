@@ -5,7 +5,7 @@ import { Decimal } from './decimal.js';
 import { presentCalc, type PresentedCalc } from './present.js';
 import { annualisedPercent } from './root.js';
 import type { CalcTerms, Payout, Promotion, PromotionsMode, Tier } from './types.js';
-import { arbitraryCase, arbitraryTerms } from './__tests__/arbitraries.js';
+import { arbitraryCase } from './__tests__/arbitraries.js';
 
 type TierSpec = [from: string, to: string | null, rate: string];
 

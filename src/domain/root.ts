@@ -19,7 +19,7 @@ function gcd(a: number, b: number): number {
 
 /** y^(−1/q) from a JavaScript number, as Newton's starting guess; null when y is outside its range. */
 function seedInverseRoot(y: Decimal, q: number): Decimal | null {
-  const guess = Math.pow(y.toNumber(), -1 / q);
+  const guess = y.toNumber() ** (-1 / q);
   if (!Number.isFinite(guess) || guess <= 0) return null;
   return new Decimal(guess);
 }

@@ -9,7 +9,6 @@ import {
   isObjectType,
   Kind,
   valueFromAST,
-  type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLObjectType,

@@ -147,7 +147,10 @@ describe('on a node server', () => {
 
   it('refuses an over-long URL with 414 before the application sees it', async () => {
     let reached = 0;
-    const { handler } = handlerWith(() => ((reached += 1), ok()));
+    const { handler } = handlerWith(() => {
+      reached += 1;
+      return ok();
+    });
     const base = await serve(handler);
     const res = await fetch(`${base}/api/products?zoek=${'a'.repeat(MAX_URL_LENGTH)}`);
     expect(res.status).toBe(414);

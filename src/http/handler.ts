@@ -78,8 +78,6 @@ export interface HttpDeps {
 /** What every answer carries, whichever path gives it. */
 const EVERY_ANSWER: Readonly<Record<string, string>> = { ...CORS_HEADERS, ...SECURITY_HEADERS };
 
-/** Probes and scrapes are not the traffic the rate limit is for: health checks and metrics are not counted. */
-
 /** URLs longer than this are refused (414) before anything reads them. */
 export const MAX_URL_LENGTH = 8 * 1024;
 /**

@@ -192,18 +192,29 @@ export function offerRow(o: SnapshotOffer, observedAt: string, previous: OfferRo
   };
 }
 
+type DecimalLike = string | { toString(): string };
+
+/** Tiers as they are stored and shown: every decimal with two decimals. */
+export function tiersJson(
+  tiers: readonly { from: DecimalLike; to: DecimalLike | null; rate: DecimalLike }[],
+): TierJson[] {
+  return tiers.map((t) => ({ from: dec2(t.from), to: dec2OrNull(t.to), rate: dec2(t.rate) }));
+}
+
+/** A promotion as it is stored and shown: every decimal with two decimals. */
+export function promotionJson(
+  p: { kind: PromotionKind; rate: DecimalLike; months: number; maxBalance: DecimalLike | null } | null,
+): PromotionJson | null {
+  return p && { kind: p.kind, rate: dec2(p.rate), months: p.months, maxBalance: dec2OrNull(p.maxBalance) };
+}
+
 export function planTerms(p: SnapshotPlan | PlanTerms): PlanTerms {
   return {
     headlineRate: dec2(p.headlineRate),
     rateType: p.rateType,
     tierMode: p.tierMode,
-    tiers: p.tiers.map((t) => ({ from: dec2(t.from), to: dec2OrNull(t.to), rate: dec2(t.rate) })),
-    promotion: p.promotion && {
-      kind: p.promotion.kind,
-      rate: dec2(p.promotion.rate),
-      months: p.promotion.months,
-      maxBalance: dec2OrNull(p.promotion.maxBalance),
-    },
+    tiers: tiersJson(p.tiers),
+    promotion: promotionJson(p.promotion),
   };
 }
 

@@ -45,6 +45,7 @@ const KIND_LABELS: Record<string, string> = {
 
 // Characters XML 1.0 cannot carry at all (controls, lone surrogates, U+FFFE/F) are dropped; the rest escaped.
 const NOT_XML =
+  // eslint-disable-next-line no-control-regex -- the control characters are what it removes.
   /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
 export const xml = (text: string): string => text.replace(NOT_XML, '').replace(/[&<>"']/g, (c) => ESCAPES[c]!);

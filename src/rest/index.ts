@@ -43,7 +43,10 @@ function patternOf(route: RestRoute) {
   if (!compiled) {
     const names: string[] = [];
     const pattern = new RegExp(
-      `^${route.path.replace(/\{(\w+)\}/g, (_m, name: string) => (names.push(name), '([^/]+)'))}$`,
+      `^${route.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
+        names.push(name);
+        return '([^/]+)';
+      })}$`,
     );
     patterns.set(route, (compiled = { pattern, names }));
   }

@@ -327,9 +327,10 @@ function responsesFor(
     });
   const stream = 'sse' in route.body;
   // A stream is never cached: no validator to revalidate, hence no ETag and no 304.
-  if (stream)
-    (Object.assign(headers, { 'Cache-Control': { description: 'no-store: never cached', schema: { type: 'string' } } }),
-      delete headers.ETag);
+  if (stream) {
+    headers['Cache-Control'] = { description: 'no-store: never cached', schema: { type: 'string' } };
+    delete headers.ETag;
+  }
   const responses: JsonSchema = {
     200: { description: route.summary, headers, content: okContent(route, components, schema) },
   };

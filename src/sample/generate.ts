@@ -812,7 +812,9 @@ function* run({ seed, days, end, scale, notAfter }: SampleOptions): Generator<Sn
   for (let day = 0; day < days; day++) {
     const dayMs = startMs + day * DAY_MS;
     const observedMs = Math.min(dayMs + OBSERVED_HOUR_MS, clockMs);
-    if (day > 0) defs.forEach((def, i) => advance(def, states[i] as OfferState, path, day));
+    if (day > 0) {
+      for (const [i, def] of defs.entries()) advance(def, states[i] as OfferState, path, day);
+    }
 
     const sources: SnapshotSource[] = SOURCES.map((s) => {
       const error = outages.get(s.id)?.[day] ?? null;

@@ -135,7 +135,7 @@ const LOU_PREFIXES = ['5493', '7245', '2138', '8156', '9845', '3157'] as const;
  * derived from the institution id, and two ISO 7064 MOD 97-10 check digits.
  */
 export function fictionalLei(institutionId: string): string {
-  let body = LOU_PREFIXES[hash32('lou', institutionId) % LOU_PREFIXES.length] + '00';
+  let body = `${LOU_PREFIXES[hash32('lou', institutionId) % LOU_PREFIXES.length]}00`;
   for (let i = 0; i < 12; i++) body += LEI_ALPHABET[hash32('lei', institutionId, i) % LEI_ALPHABET.length];
   const digits = [...`${body}00`].map((ch) => (ch >= 'A' ? String(ch.charCodeAt(0) - 55) : ch)).join('');
   const check = 98n - (BigInt(digits) % 97n);

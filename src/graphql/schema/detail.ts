@@ -97,6 +97,23 @@ function detail(ctx: Context, id: string, amount: Decimal, horizon: number): Det
   return { offer, amount, horizon, view: { ...base, calc: ctx.services.calc.full(offer, amount, horizon, 'include') } };
 }
 
+/** The amount and horizon a detail is calculated for (contract: 50000 and 12 unless given). */
+const calculatedFor = builder.args((t) => ({
+  amount: t.field({
+    type: 'Decimal',
+    required: true,
+    defaultValue: DEFAULTS.amount,
+    description: AMOUNT,
+    validate: { schema: PARAMS.amount },
+  }),
+  horizon: t.int({
+    required: true,
+    defaultValue: DEFAULTS.horizon,
+    description: HORIZON,
+    validate: { schema: PARAMS.horizon },
+  }),
+}));
+
 builder.queryField('product', (t) =>
   t.field({
     type: OfferDetailRef,
@@ -104,19 +121,7 @@ builder.queryField('product', (t) =>
     description: 'GET /api/products/{id}: one offer in detail. Null, with a NOT_FOUND error, for an unknown id.',
     args: {
       id: t.arg.id({ required: true, validate: { schema: PARAMS.id } }),
-      amount: t.arg({
-        type: 'Decimal',
-        required: true,
-        defaultValue: DEFAULTS.amount,
-        description: AMOUNT,
-        validate: { schema: PARAMS.amount },
-      }),
-      horizon: t.arg.int({
-        required: true,
-        defaultValue: DEFAULTS.horizon,
-        description: HORIZON,
-        validate: { schema: PARAMS.horizon },
-      }),
+      ...calculatedFor,
     },
     resolve: (_root, args, ctx) => detail(ctx, String(args.id), new Decimal(args.amount), args.horizon),
   }),
@@ -130,19 +135,7 @@ builder.queryField('offers', (t) =>
       'Several offers in detail at once (at most 100 ids); an unknown id gives null with a NOT_FOUND error at its position.',
     args: {
       ids: t.arg.idList({ required: true, validate: { schema: PARAMS.ids } }),
-      amount: t.arg({
-        type: 'Decimal',
-        required: true,
-        defaultValue: DEFAULTS.amount,
-        description: AMOUNT,
-        validate: { schema: PARAMS.amount },
-      }),
-      horizon: t.arg.int({
-        required: true,
-        defaultValue: DEFAULTS.horizon,
-        description: HORIZON,
-        validate: { schema: PARAMS.horizon },
-      }),
+      ...calculatedFor,
     },
     resolve: (_root, args, ctx) =>
       args.ids.map((id) => {
