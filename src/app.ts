@@ -84,7 +84,10 @@ function apqStore(maxBytes: number) {
   };
 }
 
-/** Paths that are neither GraphQL, its assets nor the REST API: a problem+json 404 ("/" leads to the docs when the page is not built). */
+/**
+ * Paths that are neither GraphQL, its assets nor the REST API: a problem+json 404 ("/" leads to the docs when the page
+ * is not built).
+ */
 function notFound(): Plugin {
   return {
     onRequest({ url, endResponse }) {

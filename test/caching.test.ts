@@ -173,29 +173,33 @@ describe('the body cache', () => {
       expect(key(a) === key(b)).toBe(same);
     });
 
-    it('reuses what depends on the clock for a minute at most, and never health, the export, metrics, bad or unknown requests', () => {
-      expect(rest.reuseKey('/api/products')?.reuse).toBe('version');
-      expect(rest.reuseKey('/api/products?freshness=24h')?.reuse).toBe('minute');
-      expect(rest.reuseKey('/api/meta/last-updated')?.reuse).toBe('minute');
-      expect(graphqlReuseKey('/graphql?query={products{total}}', '*/*')?.reuse).toBe('minute');
-      expect(graphqlReuseKey('/graphql?query={products{total}}', 'text/html')?.key).not.toBe(
-        graphqlReuseKey('/graphql?query={products{total}}', 'application/json')?.key,
-      );
-      expect(graphqlReuseKey('/graphql?query={products{total}}', 'application/graphql-response+json')?.key).not.toBe(
-        graphqlReuseKey('/graphql?query={products{total}}', 'application/json')?.key,
-      );
-      expect(graphqlReuseKey('/graphql?query={health{status}}', 'application/json')).toBeNull();
-      for (const path of [
-        '/api/health',
-        '/api/products/export?type=all',
-        '/api/metrics',
-        '/api/products?amount=-1',
-        '/api/nothing',
-        '/nothing',
-      ]) {
-        expect(rest.reuseKey(path), path).toBeNull();
-      }
-    });
+    it(
+      'reuses what depends on the clock for a minute at most, and never health, the export, metrics, bad or ' +
+        'unknown requests',
+      () => {
+        expect(rest.reuseKey('/api/products')?.reuse).toBe('version');
+        expect(rest.reuseKey('/api/products?freshness=24h')?.reuse).toBe('minute');
+        expect(rest.reuseKey('/api/meta/last-updated')?.reuse).toBe('minute');
+        expect(graphqlReuseKey('/graphql?query={products{total}}', '*/*')?.reuse).toBe('minute');
+        expect(graphqlReuseKey('/graphql?query={products{total}}', 'text/html')?.key).not.toBe(
+          graphqlReuseKey('/graphql?query={products{total}}', 'application/json')?.key,
+        );
+        expect(graphqlReuseKey('/graphql?query={products{total}}', 'application/graphql-response+json')?.key).not.toBe(
+          graphqlReuseKey('/graphql?query={products{total}}', 'application/json')?.key,
+        );
+        expect(graphqlReuseKey('/graphql?query={health{status}}', 'application/json')).toBeNull();
+        for (const path of [
+          '/api/health',
+          '/api/products/export?type=all',
+          '/api/metrics',
+          '/api/products?amount=-1',
+          '/api/nothing',
+          '/nothing',
+        ]) {
+          expect(rest.reuseKey(path), path).toBeNull();
+        }
+      },
+    );
   });
 
   it('is emptied when the data changes, and its size is visible in /api/metrics', async () => {

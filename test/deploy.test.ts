@@ -53,22 +53,25 @@ describe('docker-compose.yml', () => {
     expect(proxy!.depends_on?.api?.condition).toBe('service_healthy');
   });
 
-  it('has nginx balance over the replicas, cache as Cache-Control says and pass the change stream unbuffered', async () => {
-    const conf = await readFile('deploy/nginx.conf', 'utf8');
-    const env = (await compose()).services.api!.environment!;
-    expect(conf).toMatch(new RegExp(`server api:${env.PORT};`));
-    expect(conf).toMatch(/listen 8080;/);
-    expect(conf).toMatch(/proxy_cache api;/);
-    expect(conf).toMatch(/proxy_cache_revalidate on;/);
-    // No proxy_cache_valid and no proxy_ignore_headers: freshness is the service's Cache-Control.
-    expect(conf).not.toMatch(/proxy_cache_valid|proxy_ignore_headers/);
-    expect(conf).toMatch(/proxy_set_header X-Forwarded-For/);
-    const stream = /location = \/api\/changes\/stream \{([^}]*)\}/.exec(conf)?.[1] ?? '';
-    expect(stream).toMatch(/proxy_buffering off;/);
-    expect(stream).toMatch(/proxy_cache off;/);
-    // Every opening brace is closed (a typo would stop nginx from starting).
-    expect(conf.split('{').length).toBe(conf.split('}').length);
-  });
+  it(
+    'has nginx balance over the replicas, cache as ' + 'Cache-Control says and pass the change stream unbuffered',
+    async () => {
+      const conf = await readFile('deploy/nginx.conf', 'utf8');
+      const env = (await compose()).services.api!.environment!;
+      expect(conf).toMatch(new RegExp(`server api:${env.PORT};`));
+      expect(conf).toMatch(/listen 8080;/);
+      expect(conf).toMatch(/proxy_cache api;/);
+      expect(conf).toMatch(/proxy_cache_revalidate on;/);
+      // No proxy_cache_valid and no proxy_ignore_headers: freshness is the service's Cache-Control.
+      expect(conf).not.toMatch(/proxy_cache_valid|proxy_ignore_headers/);
+      expect(conf).toMatch(/proxy_set_header X-Forwarded-For/);
+      const stream = /location = \/api\/changes\/stream \{([^}]*)\}/.exec(conf)?.[1] ?? '';
+      expect(stream).toMatch(/proxy_buffering off;/);
+      expect(stream).toMatch(/proxy_cache off;/);
+      // Every opening brace is closed (a typo would stop nginx from starting).
+      expect(conf.split('{').length).toBe(conf.split('}').length);
+    },
+  );
 
   it('builds an image that starts the compiled server', async () => {
     const dockerfile = await readFile('Dockerfile', 'utf8');

@@ -95,41 +95,48 @@ describe.each([
       expect((await fetch(`http://127.0.0.1:${port}/api/meta/last-updated`)).status).toBe(200);
     });
 
-    it('on SIGTERM stops accepting, finishes requests in flight, cuts the stalled ones after the grace period, closes the database and exits 0', async () => {
-      const query = JSON.stringify({ query: '{ products(amount: "10000", pageSize: 3) { total items { id } } }' });
-      const head = `POST /graphql HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(query)}\r\n\r\n`;
+    it(
+      'on SIGTERM stops accepting, finishes requests in flight, cuts the stalled ones after the grace period, ' +
+        'closes the database and exits 0',
+      async () => {
+        const query = JSON.stringify({ query: '{ products(amount: "10000", pageSize: 3) { total items { id } } }' });
+        const head =
+          `POST /graphql HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ` +
+          `${Buffer.byteLength(query)}\r\n\r\n`;
 
-      // Two requests in flight: their headers are in, their bodies are not.
-      const finishing = await connect();
-      const finishingAnswer = received(finishing);
-      finishing.write(head + query.slice(0, 10));
-      const stalled = await connect();
-      const stalledAnswer = received(stalled);
-      stalled.write(head + query.slice(0, 10));
-      await new Promise((r) => setTimeout(r, 300));
+        // Two requests in flight: their headers are in, their bodies are not.
+        const finishing = await connect();
+        const finishingAnswer = received(finishing);
+        finishing.write(head + query.slice(0, 10));
+        const stalled = await connect();
+        const stalledAnswer = received(stalled);
+        stalled.write(head + query.slice(0, 10));
+        await new Promise((r) => setTimeout(r, 300));
 
-      const stopping = Date.now();
-      child.kill('SIGTERM');
-      await new Promise((r) => setTimeout(r, 300));
+        const stopping = Date.now();
+        child.kill('SIGTERM');
+        await new Promise((r) => setTimeout(r, 300));
 
-      // No new connections…
-      await expect(connect()).rejects.toMatchObject({ code: 'ECONNREFUSED' });
-      // …but the request in flight completes with a real answer.
-      finishing.write(query.slice(10));
-      const answer = await finishingAnswer;
-      expect(answer).toMatch(/^HTTP\/1\.1 200 /);
-      expect(answer).toMatch(/"total":\d+/);
-      expect(Date.now() - stopping).toBeLessThan(GRACE_MS); // its connection is closed once it is idle
+        // No new connections…
+        await expect(connect()).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+        // …but the request in flight completes with a real answer.
+        finishing.write(query.slice(10));
+        const answer = await finishingAnswer;
+        expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+        expect(answer).toMatch(/"total":\d+/);
+        expect(Date.now() - stopping).toBeLessThan(GRACE_MS); // its connection is closed once it is idle
 
-      // The stalled one is cut once the grace period is over; the process does not wait for it forever.
-      expect(await stalledAnswer).toBe('');
-      expect(await exited).toBe(0);
-      const took = Date.now() - stopping;
-      expect(took).toBeGreaterThanOrEqual(GRACE_MS - 100);
-      expect(took).toBeLessThan(GRACE_MS + 8_000);
-      expect(output).toMatch(/shutting down/);
-      expect(output).toMatch(/"exitCode":0.*"msg":"stopped"/);
-      expect(existsSync(path.join(dataDir, 'embedded.lock.json'))).toBe(false); // the database was closed
-    }, 60_000);
+        // The stalled one is cut once the grace period is over; the process does not wait for it forever.
+        expect(await stalledAnswer).toBe('');
+        expect(await exited).toBe(0);
+        const took = Date.now() - stopping;
+        expect(took).toBeGreaterThanOrEqual(GRACE_MS - 100);
+        expect(took).toBeLessThan(GRACE_MS + 8_000);
+        expect(output).toMatch(/shutting down/);
+        expect(output).toMatch(/"exitCode":0.*"msg":"stopped"/);
+        expect(existsSync(path.join(dataDir, 'embedded.lock.json'))).toBe(false); // the database was closed
+      },
+      60_000,
+    );
   });
 });

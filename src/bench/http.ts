@@ -61,7 +61,9 @@ async function main() {
     const listEtag = (await fetch(`${base}/api/products?type=all`)).headers.get('etag')!;
     const graphql = JSON.stringify({
       query:
-        '{ products(type: ALL, amount: "25000") { total items { id name headlineRate institution { id name country } dgs { covered uncovered fullyCovered sharedWith } calc { comparableYield returnPerYear netInterest } } } }',
+        '{ products(type: ALL, amount: "25000") { total items { id name headlineRate institution { id name ' +
+        'country } dgs { covered uncovered fullyCovered sharedWith } calc { comparableYield returnPerYear ' +
+        'netInterest } } } }',
     });
     const ids = `local ids = { ${detailIds.map((id) => JSON.stringify(id)).join(', ')} }`;
     const cold: Scenario = {
@@ -163,7 +165,11 @@ async function main() {
       };
       results.push(row);
       console.error(
-        `${s.name.padEnd(40)} c=${String(s.connections).padEnd(3)} service ${String(service.requestsPerSecond).padStart(6)} req/s p50 ${service.p50Ms} p99 ${service.p99Ms} ms | bare ${String(limit.requestsPerSecond).padStart(6)} req/s p50 ${limit.p50Ms} p99 ${limit.p99Ms} ms | ratio ${row.ratio}${service.errors ? ` | ${service.errors} errors` : ''}`,
+        `${s.name.padEnd(40)} c=${String(s.connections).padEnd(3)} service ` +
+          `${String(service.requestsPerSecond).padStart(6)} req/s p50 ${service.p50Ms} p99 ${service.p99Ms} ` +
+          `ms | ` +
+          `bare ${String(limit.requestsPerSecond).padStart(6)} req/s p50 ${limit.p50Ms} p99 ${limit.p99Ms} ms ` +
+          `| ratio ${row.ratio}${service.errors ? ` | ${service.errors} errors` : ''}`,
       );
     }
     bare.kill();
@@ -186,7 +192,8 @@ async function main() {
       ratio: Math.round((many.requestsPerSecond / single.requestsPerSecond) * 100) / 100,
     };
     console.error(
-      `${"c' cold list, WORKERS=1".padEnd(40)} c=8   service ${String(single.requestsPerSecond).padStart(6)} req/s p50 ${single.p50Ms} p99 ${single.p99Ms} ms | WORKERS=${workers} ÷ WORKERS=1: ${scaling.ratio}`,
+      `${"c' cold list, WORKERS=1".padEnd(40)} c=8   service ${String(single.requestsPerSecond).padStart(6)} ` +
+        `req/s p50 ${single.p50Ms} p99 ${single.p99Ms} ms | WORKERS=${workers} ÷ WORKERS=1: ${scaling.ratio}`,
     );
 
     const summary = {
@@ -213,7 +220,8 @@ async function main() {
     );
     await writeFile(file, JSON.stringify(summary, null, 2));
     console.error(
-      `start to first answer ${startToFirstAnswerMs} ms; resident memory (all processes) ${rssStart} MB at start, ${rssEnd} MB at the end; written to ${path.relative(root, file)}`,
+      `start to first answer ${startToFirstAnswerMs} ms; resident memory (all processes) ${rssStart} MB at ` +
+        `start, ${rssEnd} MB at the end; written to ${path.relative(root, file)}`,
     );
   } finally {
     await running.stop();

@@ -44,7 +44,8 @@ export function ensureWrk(): string {
     'sh',
     [
       '-c',
-      'apt-get install -y -qq wrk >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null)',
+      'apt-get install -y -qq wrk >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive ' +
+        'apt-get install -y -qq wrk >/dev/null)',
     ],
     { stdio: 'inherit' },
   );
@@ -59,7 +60,8 @@ function script(s: WrkScenario): string {
   const headers = Object.entries({ ...s.headers, ...(s.body ? { 'content-type': 'application/json' } : {}) })
     .map(([k, v]) => `[${lua(k)}] = ${lua(v)}`)
     .join(', ');
-  return `
+  return (
+    `
 local threads = 0
 function setup(thread) thread:set("id", threads); threads = threads + 1 end
 local n = 0
@@ -73,9 +75,11 @@ end
 function done(summary, latency, requests)
   local e = summary.errors
   io.write(string.format('RESULT {"requests":%d,"durationUs":%d,"errors":%d,"p50Us":%d,"p99Us":%d}\\n',
-    summary.requests, summary.duration, e.connect + e.read + e.write + e.status + e.timeout, latency:percentile(50), latency:percentile(99)))
+    summary.requests, summary.duration, e.connect + e.read + e.write + e.status + e.timeout, ` +
+    `latency:percentile(50), latency:percentile(99)))
 end
-`;
+`
+  );
 }
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'wrk-'));
@@ -131,4 +135,5 @@ export function runWrk(
 }
 
 /** Lua: a new amount for every request, 1,000.00 to 1,099,999.99 in cents, never the same twice across threads. */
-export const NEW_AMOUNT_LUA = `string.format("%.2f", 1000 + ((n * 8 + id) * 7919 % 1099000) + ((n * 8 + id) % 97) / 100)`;
+export const NEW_AMOUNT_LUA =
+  'string.format("%.2f", 1000 + ((n * 8 + id) * 7919 % 1099000) + ((n * 8 + id) % 97) / 100)';

@@ -25,7 +25,10 @@ export interface WorkerLink {
 
 const REPLY_TIMEOUT_MS = 5_000;
 
-/** Null outside a cluster worker (single-process mode). Made first thing, so the primary's questions are answered while the worker starts. */
+/**
+ * Null outside a cluster worker (single-process mode). Made first thing, so the primary's questions are answered while
+ * the worker starts.
+ */
 export function workerLink(): WorkerLink | null {
   if (!cluster.isWorker || !process.send) return null;
   // The worker's side of prom-client's aggregation: it answers the primary's request with its registry

@@ -158,7 +158,8 @@ export async function openEmbedded(
       }
       if (Date.now() > deadline) {
         throw new Error(
-          `the embedded database ${dataDir} is locked by process ${lock.pid}, which does not answer on port ${lock.port}`,
+          `the embedded database ${dataDir} is locked by process ${lock.pid}, which does not answer on port ` +
+            `${lock.port}`,
         );
       }
       await new Promise((r) => setTimeout(r, 200));
