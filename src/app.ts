@@ -2,9 +2,11 @@
 // at /api is a projection of the same schema. Tests call app.fetch(); server.ts listens.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { useGraphQlJit, type JITCache } from '@envelop/graphql-jit';
-import { createInMemoryAPQStore, useAPQ } from '@graphql-yoga/plugin-apq';
+import { useAPQ } from '@graphql-yoga/plugin-apq';
 import { getOperationAST, type GraphQLError } from 'graphql';
-import { createLRUCache, createYoga, maskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, maskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { LRUCache } from 'lru-cache';
+import type { DocumentNode } from 'graphql';
 import { createCalcService } from './catalog/calc-service.js';
 import { createChangeFeed } from './catalog/change-feed.js';
 import { HealthCheck } from './catalog/health.js';
@@ -38,6 +40,8 @@ import { createMetrics, type Metrics } from './http/metrics.js';
 import { CACHE_CONTROL } from './http/layer.js';
 import { dataAgeSeconds } from './catalog/freshness.js';
 import { restSpelling } from './rest/spelling.js';
+import type { WorkerLink } from './cluster/worker-link.js';
+import { planMemory, type MemoryPlan } from './memory.js';
 
 export interface AppDeps {
   config: Config;
@@ -45,6 +49,10 @@ export interface AppDeps {
   logger: Logger;
   /** The wall clock; tests hold it still. */
   clock?: () => Date;
+  /** How this process's caches are sized (by default its share of MEMORY_BUDGET_MB). */
+  memory?: MemoryPlan;
+  /** In a worker of several: the way to the primary (shared rate limit, reload news, figures of all). */
+  link?: WorkerLink | null;
 }
 
 export interface App {
@@ -59,9 +67,27 @@ export interface App {
   closeStreams(): void;
   /** Ends the streams and stops watching for new data (the database itself is the caller's). */
   close(): Promise<void>;
+  /** Looks for a new data version now (another worker saw one). */
+  refresh(): void;
 }
 
-/** Paths that are neither GraphQL, its assets nor the REST API: a problem+json 404 ("/" leads to the docs when the page is not built). */
+/** Persisted queries by hash, bounded by the bytes of their text. */
+function apqStore(maxBytes: number) {
+  const queries = new LRUCache<string, string>({
+    maxSize: maxBytes,
+    maxEntrySize: Math.floor(maxBytes / 4),
+    sizeCalculation: (query, hash) => (query.length + hash.length) * 2 + 64,
+  });
+  return {
+    get: (hash: string) => queries.get(hash) ?? null,
+    set: (hash: string, query: string) => void queries.set(hash, query),
+  };
+}
+
+/**
+ * Paths that are neither GraphQL, its assets nor the REST API: a problem+json 404 ("/" leads to the docs when the page
+ * is not built).
+ */
 function notFound(): Plugin {
   return {
     onRequest({ url, endResponse }) {
@@ -127,9 +153,17 @@ function isOriginalGraphQLError(error: unknown): boolean {
   return original == null || isOriginalGraphQLError(original);
 }
 
-export async function createApp({ config, db, logger, clock = () => new Date() }: AppDeps): Promise<App> {
+/** A compiled operation is generated code: a product list's is several hundred KB. */
+const COMPILED_QUERY_BYTES = 400 * 1024;
+/** A parsed document held for reuse, per character of its text (its AST and locations). */
+const DOCUMENT_BYTES_PER_CHAR = 40;
+
+export async function createApp({ config, db, logger, clock = () => new Date(), memory, link }: AppDeps): Promise<App> {
+  const budget = (
+    memory ?? planMemory({ budgetMb: config.memoryBudgetMb, workers: config.workers, embedded: db.kind === 'embedded' })
+  ).caches;
   const store = await createCatalogStore(db.prisma);
-  const calc = createCalcService({ maxPieces: config.calcMaxPieces, maxExact: 2_000, maxRecent: config.calcMaxRecent });
+  const calc = createCalcService({ maxBytes: budget.calc });
   const market = createMarketHistory(db.prisma);
   const database = new DatabaseStatus();
   const healthCheck = new HealthCheck(db.prisma, database);
@@ -144,7 +178,21 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
   });
   // A compiled query of the product list is several hundred KB of generated code: the REST routes use a
   // handful of fixed documents; the rest of this room is for the distinct documents GraphQL clients send.
-  const compiledQueries = createLRUCache<NonNullable<ReturnType<JITCache['get']>>>({ max: 100 });
+  const compiledQueries = new LRUCache<string, NonNullable<ReturnType<JITCache['get']>>>({
+    max: Math.max(4, Math.floor(budget.compiledQueries / COMPILED_QUERY_BYTES)),
+  });
+  // Documents GraphQL clients send, parsed once: bounded by their size, not their number (a client may
+  // send any number of distinct documents, each up to the token limit).
+  const documentBytes = Math.floor(budget.requests / 2);
+  const documents = new LRUCache<string, DocumentNode>({
+    maxSize: documentBytes,
+    maxEntrySize: Math.floor(documentBytes / 4),
+    sizeCalculation: (_doc, key) => key.length * DOCUMENT_BYTES_PER_CHAR + 256,
+  });
+  const documentErrors = new LRUCache<string, object>({
+    maxSize: Math.floor(documentBytes / 4),
+    sizeCalculation: (_e, key) => key.length * 2 + 1024,
+  });
   const services: Services = {
     prisma: db.prisma,
     store,
@@ -154,7 +202,7 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     clock,
     health: () => healthCheck.report(store.current(), clock(), config.maxDataAgeSeconds),
     caches: () => ({}),
-    history: new HistoryCache(),
+    history: new HistoryCache(budget.history),
     database,
     changes,
   };
@@ -172,10 +220,13 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     dataAgeSeconds: () => dataAgeSeconds(store.current().lastObservedAt, clock()),
   });
   registerStreamMetrics(metrics.registry, () => changes.stats());
+  const cluster = link ?? null;
+  cluster?.useRegistry(metrics.registry);
   const rest = createRestFacade({
     logger,
-    metrics: async () => processMetrics(),
+    metrics: async () => (cluster ? cluster.gatherStats() : processMetrics()),
     rateLimited: config.rateLimitPerMinute > 0,
+    maxUrlBytes: Math.floor(budget.requests / 2),
   });
   /** The route a path belongs to, for the metrics: its template, never the raw path. */
   const routeLabel = (path: string): string => {
@@ -192,6 +243,7 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     healthCheckEndpoint: '/_yoga/health',
     landingPage: false,
     logging: false,
+    parserAndValidationCache: { documentCache: documents, errorCache: documentErrors },
     // CORS is the HTTP layer's, one policy for every answer (src/http/cors.ts); yoga's would echo the
     // Origin and allow credentials.
     cors: false,
@@ -214,12 +266,12 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     plugins: [
       graphiql(),
       clipErrors(),
-      prometheus(metrics),
+      prometheus(cluster ? { ...metrics, text: () => cluster.gatherPrometheus() } : metrics),
       notFound(),
       graphqlVariesByAccept(),
       rest.plugin,
       restSpelling(),
-      useAPQ({ store: createInMemoryAPQStore({ max: 1000, ttl: 0 }) }),
+      useAPQ({ store: apqStore(Math.floor(budget.requests / 4)) }),
       useKnownOperationTypes(),
       ...operationLimits(bounds),
       variableErrors(),
@@ -238,7 +290,7 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
 
   // The comparison page (dist/web) and GraphiQL's bundle: files served as they are, through the same front.
   const web = await loadWebPage({ logger });
-  const bodies = new BodyCache(config.cacheMaxBytes, config.cacheMaxEntries);
+  const bodies = new BodyCache(budget.bodies);
   store.onSwap(() => bodies.clear()); // new data: every cached answer is of the old version
   const http = createHttpHandler({
     upstream: async (request) => yoga.fetch(request),
@@ -251,6 +303,7 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     clock,
     logger,
     rateLimitPerMinute: config.rateLimitPerMinute,
+    ...(cluster ? { takeToken: (client: string) => cluster.take(client) } : {}),
     // Health and metrics are never limited: the routes that say so, and the Prometheus scrape.
     counted: (path) => path !== '/metrics' && matchRoute(rest.routes, path)?.route.exemptFromRateLimit !== true,
     trustProxy: config.trustProxy,
@@ -264,6 +317,7 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     const catalog = store.current();
     return {
       process: {
+        pid: process.pid,
         rssMb: mb(memory.rss),
         heapUsedMb: mb(memory.heapUsed),
         heapTotalMb: mb(memory.heapTotal),
@@ -278,14 +332,27 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     bodies: bodies.stats(),
     calculator: calc.stats(),
     history: services.history.stats(),
-    compiledQueries: { entries: compiledQueries.size, max: compiledQueries.max },
+    compiledQueries: {
+      entries: compiledQueries.size,
+      bytes: compiledQueries.size * COMPILED_QUERY_BYTES,
+      maxBytes: compiledQueries.max * COMPILED_QUERY_BYTES,
+    },
+    documents: { entries: documents.size, bytes: documents.calculatedSize, maxBytes: documentBytes },
+    requests: rest.stats(),
   });
+  cluster?.onStats(processMetrics);
   const watcher = watchDataVersion(store, {
     pollMs: config.reloadPollMs,
     listenUrl: db.kind === 'postgresql' ? db.url : undefined,
     logger,
     database: services.database,
   });
+  if (cluster) {
+    // The first worker to see a new version tells the others (through the primary), so that they all
+    // answer from it within moments rather than each at its own next poll.
+    store.onSwap((catalog) => cluster.swapped(catalog.version));
+    cluster.onRefresh(() => watcher.refresh('another worker loaded new data'));
+  }
   return {
     fetch,
     listener,
@@ -293,6 +360,7 @@ export async function createApp({ config, db, logger, clock = () => new Date() }
     services,
     yoga,
     closeStreams: () => changes.close(),
+    refresh: () => watcher.refresh('asked'),
     async close() {
       changes.close();
       await watcher.stop();

@@ -1,8 +1,34 @@
 // Configuration comes from the environment, parsed once; a bad value stops the process with a
 // message naming the variable instead of surfacing later as an odd failure.
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_MAX_FUTURE_SKEW_MINUTES } from './ingest/validate.js';
+
+/**
+ * The sample market (≈700 offers) on two workers and the embedded database: ≈200 MB for the primary and
+ * its database, ≈150 MB per worker before caches, and ≈70 MB of caches each (every offer's calculation
+ * pieces for many amounts, a few hundred finished answers).
+ */
+export const DEFAULT_BUDGET_MB = 640;
+export const MIN_BUDGET_MB = 128;
+
+/**
+ * The cores this process may use: the machine's, or fewer when a cgroup (a container's CPU limit)
+ * allows less: cpu.max holds "quota period" (or "max"), in microseconds per period.
+ */
+export function availableCores(cpuMax: () => string = () => readFileSync('/sys/fs/cgroup/cpu.max', 'utf8')): number {
+  const cores = os.availableParallelism();
+  try {
+    const [quota, period] = cpuMax().trim().split(/\s+/);
+    if (quota === 'max' || !quota || !period) return cores;
+    const allowed = Number(quota) / Number(period);
+    return Number.isFinite(allowed) && allowed > 0 ? Math.max(1, Math.min(cores, Math.ceil(allowed))) : cores;
+  } catch {
+    return cores; // no cgroup v2 here
+  }
+}
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -24,13 +50,10 @@ const envSchema = z.object({
   /** Health turns degraded when the newest ingested data is older than this. */
   MAX_DATA_AGE_HOURS: z.coerce.number().positive().default(48),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** Finished answers kept for repeats. */
-  CACHE_MAX_MB: z.coerce.number().min(0).max(4096).default(32),
-  CACHE_MAX_ENTRIES: z.coerce.number().int().min(0).max(1_000_000).default(20_000),
-  /** Calculation pieces kept (≈3 KB each): enough for every offer of a 14,000-offer market and its usual amounts. */
-  CALC_MAX_PIECES: z.coerce.number().int().min(100).max(1_000_000).default(30_000),
-  /** Recent (offer, amount) results kept, for amounts that come back. */
-  CALC_MAX_RECENT: z.coerce.number().int().min(0).max(1_000_000).default(5_000),
+  /** Processes that serve HTTP; 1 is a single process. Default: the cores this process may use. */
+  WORKERS: z.coerce.number().int().min(1).max(256).optional(),
+  /** The memory of the whole service, every process: sizes each worker's heap and every cache. */
+  MEMORY_BUDGET_MB: z.coerce.number().int().min(MIN_BUDGET_MB).max(1_048_576).default(DEFAULT_BUDGET_MB),
   /** How often to look for new data when the database cannot notify (the embedded one). */
   RELOAD_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).default(2_000),
   /** Requests per minute per client; 0 turns the limit off (the default). */
@@ -63,10 +86,8 @@ export type Config = Readonly<{
   sampleDays: number;
   maxDataAgeSeconds: number;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
-  cacheMaxBytes: number;
-  cacheMaxEntries: number;
-  calcMaxPieces: number;
-  calcMaxRecent: number;
+  workers: number;
+  memoryBudgetMb: number;
   reloadPollMs: number;
   rateLimitPerMinute: number;
   trustProxy: boolean;
@@ -103,10 +124,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sampleDays: e.SAMPLE_DAYS,
     maxDataAgeSeconds: e.MAX_DATA_AGE_HOURS * 3600,
     logLevel: e.LOG_LEVEL,
-    cacheMaxBytes: Math.round(e.CACHE_MAX_MB * 1024 * 1024),
-    cacheMaxEntries: e.CACHE_MAX_ENTRIES,
-    calcMaxPieces: e.CALC_MAX_PIECES,
-    calcMaxRecent: e.CALC_MAX_RECENT,
+    workers: e.WORKERS ?? availableCores(),
+    memoryBudgetMb: e.MEMORY_BUDGET_MB,
     reloadPollMs: e.RELOAD_POLL_MS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     trustProxy: e.TRUST_PROXY,

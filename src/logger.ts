@@ -12,9 +12,11 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 /**
  * The service's log: standard output, written in batches rather than one write per line (a line per
  * request would otherwise cost a system call per request), and at least every second, so that a quiet
- * service's lines ("listening on …") are not held back until 4 KB have gathered. Flush it before exiting.
+ * service's lines ("listening on …") are not held back until the batch is full. Flush it before exiting.
+ * Each write is whole lines and at most PIPE_BUF (4096) bytes, which a pipe writes in one piece: the
+ * workers of a cluster share one standard output, and their lines never interleave mid-line.
  */
 export function serviceLogger(level: string): { logger: Logger; flush(): void } {
-  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 1000 });
+  const destination = pino.destination({ dest: 1, sync: false, minLength: 2048, maxWrite: 4096, periodicFlush: 1000 });
   return { logger: createLogger(level, destination), flush: () => destination.flushSync() };
 }

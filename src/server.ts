@@ -1,10 +1,19 @@
 // Starts the service: configuration, database (migrated), sample data on first start, then listen.
 // On SIGTERM or SIGINT it stops accepting, ends the change streams, lets requests in flight finish (for
 // a bounded time), closes the database and exits 0.
+// With WORKERS > 1 this process becomes the primary of a cluster (src/cluster/primary.ts) and the same
+// file runs in each worker, which serves HTTP on the shared port and shuts down when the primary says.
+import cluster from 'node:cluster';
+import { existsSync } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
+import v8 from 'node:v8';
 import { createApp } from './app.js';
+import { runPrimary } from './cluster/primary.js';
+import { workerLink } from './cluster/worker-link.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { openDatabase, type Database } from './db/client.js';
+import { planMemory } from './memory.js';
+import { hasIngested, openDatabase, type Database } from './db/client.js';
 import { configuredTurn, takeTurn, withTurn } from './db/write-turn.js';
 import { formatSummary } from './ingest/run.js';
 import { serviceLogger, type Logger } from './logger.js';
@@ -38,7 +47,9 @@ async function openAndPrepare(config: Config, logger: Logger): Promise<Database>
       writeTurn: held ? 'held' : turn('migration'),
     });
     logger.info({ database: db.kind, dataDir: db.kind === 'embedded' ? config.dataDir : undefined }, 'database ready');
-    if (config.seedSample && (await db.prisma.ingestRun.count()) === 0) {
+    // Asked without Prisma: in a cluster's primary, a database that needs no seeding never loads
+    // Prisma's query compiler (WebAssembly, tens of MB resident), since the workers do the querying.
+    if (config.seedSample && !(await hasIngested(db.url))) {
       const now = new Date().toISOString();
       // Checked again in the turn: an ingest may have got there first.
       const seed = () =>
@@ -56,10 +67,25 @@ async function openAndPrepare(config: Config, logger: Logger): Promise<Database>
   }
 }
 
+/**
+ * PGlite (PostgreSQL compiled to WebAssembly) and Prisma's query compiler are machine code in this
+ * process: optimised, they take ≈75 MB more resident memory than compiled once by V8's baseline
+ * compiler. An existing embedded database is read at start and written by a daily ingest, where the
+ * baseline code is fast enough; the first start's 400-day seeding is not, so it keeps the optimising tier.
+ */
+function leanWebAssembly(config: Config): void {
+  if (config.databaseUrl || !existsSync(path.join(config.dataDir, 'pglite', 'PG_VERSION'))) return;
+  if (process.execArgv.some((a) => /^--(no-)?(liftoff|wasm-tier-up|wasm-dynamic-tiering)/.test(a))) return;
+  v8.setFlagsFromString('--liftoff-only');
+}
+
 async function main() {
   const started = Date.now();
   const config = configOrExit();
-  const { logger, flush } = serviceLogger(config.logLevel);
+  const { logger: processLogger, flush } = serviceLogger(config.logLevel);
+  const worker = cluster.isWorker ? cluster.worker!.id : null;
+  const link = workerLink();
+  const logger = worker === null ? processLogger : processLogger.child({ worker });
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
   process.on('uncaughtException', (err) => {
     // The process may be in any state now: say so and leave it to the supervisor to start a fresh one.
@@ -68,9 +94,29 @@ async function main() {
     process.exit(1);
   });
 
-  const db = await openAndPrepare(config, logger);
+  if (worker === null) leanWebAssembly(config);
+  const memory = planMemory({
+    budgetMb: config.memoryBudgetMb,
+    workers: config.workers,
+    embedded: !config.databaseUrl,
+  });
+  if (worker === null && config.workers > 1) {
+    return runPrimary({
+      config,
+      logger,
+      flush,
+      memory,
+      prepare: () => openAndPrepare(config, logger),
+      startedAt: started,
+    });
+  }
+  // A worker finds the database ready: the primary migrated and seeded it, and serves the embedded one.
+  const db =
+    worker === null
+      ? await openAndPrepare(config, logger)
+      : await openDatabase({ ...config, migrate: false, writeTurn: 'held' });
 
-  const app = await createApp({ config, db, logger });
+  const app = await createApp({ config, db, logger, memory, link });
   const server = http.createServer(
     {
       maxHeaderSize: 16 * 1024, // the request line and headers together; beyond it Node answers 431
@@ -82,10 +128,10 @@ async function main() {
   );
   server.on('clientError', app.clientError);
   server.listen(config.port, config.host, () => {
-    logger.info(
-      { port: config.port, host: config.host, startupMs: Date.now() - started },
-      `listening on http://${config.host}:${config.port}`,
-    );
+    const where = { port: config.port, host: config.host, startupMs: Date.now() - started };
+    // In a cluster the primary says it once all workers listen.
+    if (worker === null) logger.info(where, `listening on http://${config.host}:${config.port}`);
+    else logger.debug(where, 'worker listening');
   });
 
   let stopping = false;
@@ -125,6 +171,12 @@ async function main() {
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
+  if (worker !== null)
+    process.on(
+      'message',
+      (m: unknown) =>
+        (m as { savings?: string } | null)?.savings === 'shutdown' && void shutdown('the primary is shutting down'),
+    );
 }
 
 main().catch((err: Error) => {

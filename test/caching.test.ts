@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlReuseKey } from '../src/graphql/reuse-key.js';
+import { planMemory } from '../src/memory.js';
 import { BodyCache } from '../src/http/body-cache.js';
 import { createLogger } from '../src/logger.js';
 import { createRestFacade } from '../src/rest/facade.js';
@@ -125,18 +126,19 @@ describe('the body cache', () => {
     };
   };
 
-  it('evicts the least recently used beyond its entry limit', () => {
-    const cache = new BodyCache(10_000_000, 3);
-    for (const k of ['a', 'b', 'c']) cache.set(k, entry(10));
+  it('evicts the least recently used when its bytes are used up (issue 15: bytes, not entry counts)', () => {
+    const size = 10 + 512; // a body of 10 bytes and what each entry costs besides
+    const cache = new BodyCache(4 * size);
+    for (const k of ['a', 'b', 'c', 'd']) cache.set(k, entry(10));
     cache.get('a'); // a is now the most recent
-    cache.set('d', entry(10));
+    cache.set('e', entry(10));
     expect(cache.get('b')).toBeUndefined();
     expect(cache.get('a')).toBeDefined();
-    expect(cache.stats()).toMatchObject({ entries: 3, evictions: 1 });
+    expect(cache.stats()).toMatchObject({ entries: 4, bytes: 4 * size, evictions: 1 });
   });
 
   it('evicts beyond its byte limit, counting compressed forms, and refuses answers too big to share it', () => {
-    const cache = new BodyCache(10_000, 100);
+    const cache = new BodyCache(10_000);
     for (let i = 0; i < 10; i++) cache.set(`k${i}`, entry(1_500));
     expect(cache.stats().bytes).toBeLessThanOrEqual(10_000);
     expect(cache.stats().evictions).toBeGreaterThan(0);
@@ -171,29 +173,33 @@ describe('the body cache', () => {
       expect(key(a) === key(b)).toBe(same);
     });
 
-    it('reuses what depends on the clock for a minute at most, and never health, the export, metrics, bad or unknown requests', () => {
-      expect(rest.reuseKey('/api/products')?.reuse).toBe('version');
-      expect(rest.reuseKey('/api/products?freshness=24h')?.reuse).toBe('minute');
-      expect(rest.reuseKey('/api/meta/last-updated')?.reuse).toBe('minute');
-      expect(graphqlReuseKey('/graphql?query={products{total}}', '*/*')?.reuse).toBe('minute');
-      expect(graphqlReuseKey('/graphql?query={products{total}}', 'text/html')?.key).not.toBe(
-        graphqlReuseKey('/graphql?query={products{total}}', 'application/json')?.key,
-      );
-      expect(graphqlReuseKey('/graphql?query={products{total}}', 'application/graphql-response+json')?.key).not.toBe(
-        graphqlReuseKey('/graphql?query={products{total}}', 'application/json')?.key,
-      );
-      expect(graphqlReuseKey('/graphql?query={health{status}}', 'application/json')).toBeNull();
-      for (const path of [
-        '/api/health',
-        '/api/products/export?type=all',
-        '/api/metrics',
-        '/api/products?amount=-1',
-        '/api/nothing',
-        '/nothing',
-      ]) {
-        expect(rest.reuseKey(path), path).toBeNull();
-      }
-    });
+    it(
+      'reuses what depends on the clock for a minute at most, and never health, the export, metrics, bad or ' +
+        'unknown requests',
+      () => {
+        expect(rest.reuseKey('/api/products')?.reuse).toBe('version');
+        expect(rest.reuseKey('/api/products?freshness=24h')?.reuse).toBe('minute');
+        expect(rest.reuseKey('/api/meta/last-updated')?.reuse).toBe('minute');
+        expect(graphqlReuseKey('/graphql?query={products{total}}', '*/*')?.reuse).toBe('minute');
+        expect(graphqlReuseKey('/graphql?query={products{total}}', 'text/html')?.key).not.toBe(
+          graphqlReuseKey('/graphql?query={products{total}}', 'application/json')?.key,
+        );
+        expect(graphqlReuseKey('/graphql?query={products{total}}', 'application/graphql-response+json')?.key).not.toBe(
+          graphqlReuseKey('/graphql?query={products{total}}', 'application/json')?.key,
+        );
+        expect(graphqlReuseKey('/graphql?query={health{status}}', 'application/json')).toBeNull();
+        for (const path of [
+          '/api/health',
+          '/api/products/export?type=all',
+          '/api/metrics',
+          '/api/products?amount=-1',
+          '/api/nothing',
+          '/nothing',
+        ]) {
+          expect(rest.reuseKey(path), path).toBeNull();
+        }
+      },
+    );
   });
 
   it('is emptied when the data changes, and its size is visible in /api/metrics', async () => {
@@ -203,7 +209,10 @@ describe('the body cache', () => {
       process: { rssMb: number };
     };
     expect(metrics.caches.bodies.entries).toBeGreaterThan(0);
-    expect(metrics.caches.bodies.maxBytes).toBe(t.config.cacheMaxBytes);
+    expect(metrics.caches.bodies.maxBytes).toBe(
+      planMemory({ budgetMb: t.config.memoryBudgetMb, workers: t.config.workers, embedded: t.db.kind === 'embedded' })
+        .caches.bodies,
+    );
     expect(metrics.process.rssMb).toBeGreaterThan(10);
   });
 });

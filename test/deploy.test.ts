@@ -5,20 +5,21 @@ import { parse } from 'yaml';
 import { ConfigError, loadConfig } from '../src/config.js';
 
 describe('docker-compose.yml', () => {
-  it('runs PostgreSQL and the service against it, published on the service port', async () => {
-    const compose = parse(await readFile('docker-compose.yml', 'utf8')) as {
-      services: Record<
-        string,
-        {
-          image?: string;
-          build?: string;
-          environment?: Record<string, string>;
-          ports?: string[];
-          depends_on?: Record<string, { condition: string }>;
-        }
-      >;
-    };
-    const { db, api } = compose.services;
+  type Service = {
+    image?: string;
+    build?: string;
+    environment?: Record<string, string>;
+    ports?: string[];
+    expose?: string[];
+    volumes?: string[];
+    deploy?: { replicas?: number; resources?: { limits?: { memory?: string } } };
+    depends_on?: Record<string, { condition: string }>;
+  };
+  const compose = async () =>
+    parse(await readFile('docker-compose.yml', 'utf8')) as { services: Record<string, Service> };
+
+  it('runs PostgreSQL and the service against it, replicated, behind nginx on its published port', async () => {
+    const { db, api, proxy } = (await compose()).services;
     expect(db?.image).toMatch(/^postgres:\d+/);
     expect(api?.build).toBe('.');
     const env = api!.environment!;
@@ -30,12 +31,47 @@ describe('docker-compose.yml', () => {
     expect(url.username).toBe(dbEnv.POSTGRES_USER);
     expect(url.password).toBe(dbEnv.POSTGRES_PASSWORD);
     expect(url.pathname).toBe(`/${dbEnv.POSTGRES_DB}`);
-    expect(api!.ports).toContain(`${env.PORT}:${env.PORT}`);
     expect(api!.depends_on?.db?.condition).toBe('service_healthy');
-    // The service accepts its environment as given.
+    expect(api!.deploy?.replicas).toBeGreaterThanOrEqual(2);
+    expect(api!.expose).toContain(env.PORT);
+    expect(api!.ports).toBeUndefined(); // only through the proxy
+    // The service accepts its environment as given, trusts the proxy's X-Forwarded-For, and its memory
+    // budget fits the container's limit.
     expect(() => loadConfig(env)).not.toThrow();
-    expect(loadConfig(env)).toMatchObject({ databaseUrl: env.DATABASE_URL, port: Number(env.PORT), host: '0.0.0.0' });
+    const config = loadConfig(env);
+    expect(config).toMatchObject({
+      databaseUrl: env.DATABASE_URL,
+      port: Number(env.PORT),
+      host: '0.0.0.0',
+      trustProxy: true,
+    });
+    expect(config.memoryBudgetMb).toBeLessThanOrEqual(Number.parseInt(api!.deploy!.resources!.limits!.memory!, 10));
+
+    expect(proxy?.image).toMatch(/^nginx:/);
+    expect(proxy!.volumes).toContain('./deploy/nginx.conf:/etc/nginx/nginx.conf:ro');
+    expect(proxy!.ports).toContain('8080:8080');
+    expect(proxy!.depends_on?.api?.condition).toBe('service_healthy');
   });
+
+  it(
+    'has nginx balance over the replicas, cache as ' + 'Cache-Control says and pass the change stream unbuffered',
+    async () => {
+      const conf = await readFile('deploy/nginx.conf', 'utf8');
+      const env = (await compose()).services.api!.environment!;
+      expect(conf).toMatch(new RegExp(`server api:${env.PORT};`));
+      expect(conf).toMatch(/listen 8080;/);
+      expect(conf).toMatch(/proxy_cache api;/);
+      expect(conf).toMatch(/proxy_cache_revalidate on;/);
+      // No proxy_cache_valid and no proxy_ignore_headers: freshness is the service's Cache-Control.
+      expect(conf).not.toMatch(/proxy_cache_valid|proxy_ignore_headers/);
+      expect(conf).toMatch(/proxy_set_header X-Forwarded-For/);
+      const stream = /location = \/api\/changes\/stream \{([^}]*)\}/.exec(conf)?.[1] ?? '';
+      expect(stream).toMatch(/proxy_buffering off;/);
+      expect(stream).toMatch(/proxy_cache off;/);
+      // Every opening brace is closed (a typo would stop nginx from starting).
+      expect(conf.split('{').length).toBe(conf.split('}').length);
+    },
+  );
 
   it('builds an image that starts the compiled server', async () => {
     const dockerfile = await readFile('Dockerfile', 'utf8');

@@ -83,7 +83,8 @@ describe('one PGlite session shared by many connections', () => {
       await holder.connect();
       await pool.query('CREATE TABLE a (n int); CREATE TABLE b (s text)');
       await pool.query(
-        "INSERT INTO a SELECT g FROM generate_series(1, 50) g; INSERT INTO b SELECT 'b' || g FROM generate_series(1, 50) g",
+        "INSERT INTO a SELECT g FROM generate_series(1, 50) g; INSERT INTO b SELECT 'b' || g FROM " +
+          'generate_series(1, 50) g',
       );
       for (let round = 0; round < 3; round++) {
         // Another connection holds a transaction: every query of the pool waits, then all run at once.

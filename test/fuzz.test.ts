@@ -396,7 +396,9 @@ describe('GraphQL fuzzing', () => {
           let variables: Record<string, unknown> | undefined;
           if (Array.isArray(doc)) {
             variables = Object.fromEntries(doc.map((name, i) => [name, values[i]]));
-            query = `subscription(${doc.map((n) => `$${n}: ${subscriptionTypes[n]}`).join(', ')}) { changes(${doc.map((n) => `${n}: $${n}`).join(', ')}) { id impact { delta } } }`;
+            query =
+              `subscription(${doc.map((n) => `$${n}: ${subscriptionTypes[n]}`).join(', ')}) { changes(` +
+              `${doc.map((n) => `${n}: $${n}`).join(', ')}) { id impact { delta } } }`;
           } else query = doc;
           const params = new URLSearchParams({ query, ...(variables ? { variables: JSON.stringify(variables) } : {}) });
           const init: RequestInit =

@@ -23,11 +23,14 @@ afterAll(async () => {
   await t?.close();
 });
 
-const OFFER_FIELDS = `id name type brand { id name country } institution { id name country } channel platform termMonths noticeDays payout
+const OFFER_FIELDS =
+  `id name type brand { id name country } institution { id name country } channel platform termMonths noticeDays payout
   minAmount maxAmount rateType headlineRate tierMode tiers { from to rate } promotion { kind rate months maxBalance }
-  openToNewCustomers currentAccountRequired annualFee earlyWithdrawal interestCompounds withholding { kind rate reducedRate }
+  openToNewCustomers currentAccountRequired annualFee earlyWithdrawal interestCompounds withholding { kind ` +
+  `rate reducedRate }
   freshness { checkedAt official confirmed } sourceUrl eligible ineligibleReason
-  calc { amount months promotionApplied nominalRate grossInterest withholdingTax fees netInterest endBalance comparableYield effectiveRate returnPerYear steps { month } }
+  calc { amount months promotionApplied nominalRate grossInterest withholdingTax fees netInterest endBalance ` +
+  `comparableYield effectiveRate returnPerYear steps { month } }
   dgs { scheme country limit verified covered uncovered coveredPercent fullyCovered sharedWith }`;
 
 async function data<T = Record<string, any>>(query: string, variables?: Record<string, unknown>): Promise<T> {
@@ -39,11 +42,14 @@ async function data<T = Record<string, any>>(query: string, variables?: Record<s
 
 describe('root fields', () => {
   it('products: the list with counts, facets, term curve, type maxima and market', async () => {
-    const { products } =
-      await data(`{ products(type: ALL, pageSize: 3) { total hiddenByDgs hiddenIneligible items { ${OFFER_FIELDS} }
-      facets { type { value count } channel { value count } country { value count } dgsCountry { value count } payout { value count } term { value count } withholding { value count } }
-      termCurve { term rate offerId } typeMax { flexible { rate offerId } notice { rate offerId } deposit { rate offerId } }
-      market { offers institutions verifiedDgs best { flexible notice deposit12 deposit60 } } generatedAt } }`);
+    const { products } = await data(
+      `{ products(type: ALL, pageSize: 3) { total hiddenByDgs hiddenIneligible items { ${OFFER_FIELDS} }
+      facets { type { value count } channel { value count } country { value count } dgsCountry { value ` +
+        `count } payout { value count } term { value count } withholding { value count } }
+      termCurve { term rate offerId } typeMax { flexible { rate offerId } notice { rate offerId } ` +
+        `deposit { rate offerId } }
+      market { offers institutions verifiedDgs best { flexible notice deposit12 deposit60 } } generatedAt } }`,
+    );
     expect(products.total).toBeGreaterThan(500);
     expect(products.items).toHaveLength(3);
     expect(products.items[0].calc.steps).toEqual([]);
@@ -62,8 +68,10 @@ describe('root fields', () => {
   it('product: one offer with monthly steps, history, sources, events and the same-licence offers', async () => {
     const shared = t.app.services.store.current().offers.find((o) => o.sharedWith.length > 0 && o.type === 'deposit')!;
     const { product } = await data(
-      `query($id: ID!) { product(id: $id, amount: "12345.67", horizon: 24) { offer { ${OFFER_FIELDS} calc { steps { month openingBalance rate interest credited withholding closingBalance } } }
-        history { id offerId offer { id name brand { id name country } } validFrom validTo observedAt headlineRate rateType tierMode tiers { from to rate } promotion { kind } sourceId }
+      `query($id: ID!) { product(id: $id, amount: "12345.67", horizon: 24) { offer { ${OFFER_FIELDS} calc { ` +
+        `steps { month openingBalance rate interest credited withholding closingBalance } } }
+        history { id offerId offer { id name brand { id name country } } validFrom validTo observedAt ` +
+        `headlineRate rateType tierMode tiers { from to rate } promotion { kind } sourceId }
         sources { id name kind url status lastCheckedAt lastSuccessAt lastError }
         events { id kind at offerId brandId institutionId summary from to }
         sameLicence { id institution { id } calc { steps { month } } } } }`,
@@ -104,7 +112,8 @@ describe('root fields', () => {
 
   it('institutions: every institution with its DGS and brands', async () => {
     const { institutions } = await data(
-      `{ institutions { items { id name country lei dgs { scheme country limit verified source verifiedAt } brands { id name country website } } } }`,
+      `{ institutions { items { id name country lei dgs { scheme country limit verified source verifiedAt } ` +
+        `brands { id name country website } } } }`,
     );
     expect(institutions.items.length).toBe(t.app.services.store.current().institutions.length);
     expect(institutions.items.some((i: { dgs: { verified: boolean } }) => !i.dgs.verified)).toBe(true);
@@ -117,7 +126,8 @@ describe('root fields', () => {
       `query($id: ID!, $brand: ID!) {
         one: rateHistory(offerId: $id, limit: 2) { items { offerId validFrom } total page pageSize }
         page: rateHistory(page: 2, pageSize: 7) { items { id validFrom } total page pageSize }
-        flexible: rateHistory(type: FLEXIBLE, brand: $brand, pageSize: 500) { items { offer { brand { id } } } total } }`,
+        flexible: rateHistory(type: FLEXIBLE, brand: $brand, pageSize: 500) { items { offer { brand { ` +
+        `id } } } total } }`,
       { id: offer.id, brand: offer.brand.id },
     );
     expect(one.items.length).toBeLessThanOrEqual(2);
@@ -154,9 +164,11 @@ describe('root fields', () => {
   });
 
   it('meta and health', async () => {
-    const { meta, health } =
-      await data(`{ meta { generatedAt lastIngestAt dataVersion stale offers { active removed checked24h official confirmed } sources { total ok failing items { id status } } }
-      health { status checks { database data } dataAgeSeconds } }`);
+    const { meta, health } = await data(
+      `{ meta { generatedAt lastIngestAt dataVersion stale offers { active removed checked24h official ` +
+        `confirmed } sources { total ok failing items { id status } } }
+      health { status checks { database data } dataAgeSeconds } }`,
+    );
     expect(meta).toMatchObject({ generatedAt: '2026-11-20T06:00:00.000Z', dataVersion: 20, stale: false });
     expect(meta.offers.active).toBe(t.app.services.store.current().offers.length);
     expect(meta.sources.total).toBe(meta.sources.ok + meta.sources.failing);
@@ -187,9 +199,13 @@ describe('the same numbers as the catalogue pipeline', () => {
     ],
   ] as const)('products(%j) equals the pipeline', async (args: Record<string, unknown>, query) => {
     const { products } = await data(
-      `query($a: Decimal, $type: TypeFilter, $sort: SortKey, $order: SortOrder, $pageSize: Int, $page: Int, $horizon: Int, $promotions: PromotionsMode, $fullDgs: Boolean, $inc: Boolean) {
-        products(amount: $a, type: $type, sort: $sort, order: $order, pageSize: $pageSize, page: $page, horizon: $horizon, promotions: $promotions, fullDgs: $fullDgs, includeIneligible: $inc) {
-          total hiddenByDgs hiddenIneligible items { id calc { amount months promotionApplied nominalRate grossInterest withholdingTax fees netInterest endBalance comparableYield effectiveRate returnPerYear steps { month } } } } }`,
+      `query($a: Decimal, $type: TypeFilter, $sort: SortKey, $order: SortOrder, $pageSize: Int, $page: Int, ` +
+        `$horizon: Int, $promotions: PromotionsMode, $fullDgs: Boolean, $inc: Boolean) {
+        products(amount: $a, type: $type, sort: $sort, order: $order, pageSize: $pageSize, page: $page, ` +
+        `horizon: $horizon, promotions: $promotions, fullDgs: $fullDgs, includeIneligible: $inc) {
+          total hiddenByDgs hiddenIneligible items { id calc { amount months promotionApplied ` +
+        `nominalRate grossInterest withholdingTax fees netInterest endBalance comparableYield effectiveRate ` +
+        `returnPerYear steps { month } } } } }`,
       {
         a: args.amount,
         type: args.type,
@@ -295,8 +311,13 @@ describe('protection', () => {
     for (let i = 0; i < OPERATION_LIMITS.depth; i++) selection = `sameLicence { ${selection} }`;
     return `{ product(id: "x") { offer { id } ${selection} } }`;
   };
-  const aliased = () =>
-    `{ ${Array.from({ length: OPERATION_LIMITS.aliases + 1 }, (_, i) => `a${i}: changes(limit: 1) { items { id } }`).join(' ')} }`;
+  const aliased = () => {
+    const fields = Array.from(
+      { length: OPERATION_LIMITS.aliases + 1 },
+      (_, i) => `a${i}: changes(limit: 1) { items { id } }`,
+    );
+    return `{ ${fields.join(' ')} }`;
+  };
   /** offers with `n` ids and the whole detail selection: what GET /api/products/{id} answers, `n` times. */
   const details = (n: number, alias = 'offers') => {
     const printed = print(sofaProjection(schema)('product'));
@@ -406,7 +427,8 @@ describe('database access', () => {
       },
     });
     t.app.services.prisma = counting as unknown as typeof prisma;
-    const query = `query($ids: [ID!]!) { offers(ids: $ids) { offer { id } history { id } events { id } sources { id } } }`;
+    const query =
+      'query($ids: [ID!]!) { offers(ids: $ids) { offer { id } history { id } events { id } sources { id } } }';
     const ids = t.app.services.store.current().offers.map((o) => o.id);
     try {
       const counts: number[] = [];
@@ -420,7 +442,8 @@ describe('database access', () => {
       }
       expect(counts[0]).toBeGreaterThan(0);
       expect(new Set(counts).size).toBe(1); // 1, 5 or 50 offers: the same few queries
-      expect(counts[0]).toBeLessThanOrEqual(4); // plans, events, sources, and what the events' impacts are calculated from
+      // plans, events, sources, and what the events' impacts are calculated from
+      expect(counts[0]).toBeLessThanOrEqual(4);
       // Asked again (another amount, same data version): answered from the history cache.
       queries = 0;
       const { body } = await t.graphql(query.replace('offers(ids: $ids)', 'offers(ids: $ids, amount: "777")'), {
@@ -435,21 +458,24 @@ describe('database access', () => {
 });
 
 describe('GraphQL over GET', () => {
-  it('answers with the media type the client accepts, first time and from the cache, and 304 for its ETag', async () => {
-    const url = `/graphql?query=${encodeURIComponent('{ meta { dataVersion } }')}`;
-    for (const [accept, type] of [
-      ['application/json', 'application/json; charset=utf-8'],
-      ['application/graphql-response+json', 'application/graphql-response+json; charset=utf-8'],
-    ] as const) {
-      const first = await t.get(url, { headers: { accept } });
-      const again = await t.get(url, { headers: { accept } });
-      expect(first.headers.get('content-type'), accept).toBe(type);
-      expect(again.headers.get('content-type'), `${accept}, cached`).toBe(type);
-      expect(first.headers.get('vary')).toMatch(/Accept\b/);
-      const etag = again.headers.get('etag')!;
-      expect((await t.get(url, { headers: { accept, 'if-none-match': etag } })).status).toBe(304);
-    }
-  });
+  it(
+    'answers with the media type the client accepts, ' + 'first time and from the cache, and 304 for its ETag',
+    async () => {
+      const url = `/graphql?query=${encodeURIComponent('{ meta { dataVersion } }')}`;
+      for (const [accept, type] of [
+        ['application/json', 'application/json; charset=utf-8'],
+        ['application/graphql-response+json', 'application/graphql-response+json; charset=utf-8'],
+      ] as const) {
+        const first = await t.get(url, { headers: { accept } });
+        const again = await t.get(url, { headers: { accept } });
+        expect(first.headers.get('content-type'), accept).toBe(type);
+        expect(again.headers.get('content-type'), `${accept}, cached`).toBe(type);
+        expect(first.headers.get('vary')).toMatch(/Accept\b/);
+        const etag = again.headers.get('etag')!;
+        expect((await t.get(url, { headers: { accept, 'if-none-match': etag } })).status).toBe(304);
+      }
+    },
+  );
 });
 
 describe('GraphiQL and persisted queries', () => {
@@ -514,9 +540,10 @@ describe('facets (contract §11.6)', () => {
   // has exactly the bucket's count: one spelling for answers and arguments.
   it('round-trips every facet value into its filter', async () => {
     const base = 'amount: "25000", type: ALL, fullDgs: false';
-    const { products } =
-      await data(`{ products(${base}) { total facets { type { value count } channel { value count } country { value count }
-      dgsCountry { value count } payout { value count } term { value count } withholding { value count } } } }`);
+    const { products } = await data(
+      `{ products(${base}) { total facets { type { value count } channel { value count } country { value count }
+      dgsCountry { value count } payout { value count } term { value count } withholding { value count } } } }`,
+    );
     const filterOf: Record<string, string> = {
       type: 'TypeFilter!',
       channel: 'ChannelFilter!',
@@ -535,7 +562,9 @@ describe('facets (contract §11.6)', () => {
       const list = filterOf[facet]!.startsWith('[');
       for (const { value, count } of buckets) {
         // Passed as a variable of the argument's own type: what a typed client does with the value.
-        const query = `query($v: ${filterOf[facet]}) { products(${base.replace(facet === 'type' ? 'type: ALL, ' : '@', '')}, ${argument}: $v, pageSize: 500) { total items { type } } }`;
+        const query =
+          `query($v: ${filterOf[facet]}) { products(${base.replace(facet === 'type' ? 'type: ALL, ' : '@', '')}, ` +
+          `${argument}: $v, pageSize: 500) { total items { type } } }`;
         const result = await data(query, { v: list ? [value] : value });
         const total =
           facet === 'term'
@@ -550,19 +579,22 @@ describe('facets (contract §11.6)', () => {
 });
 
 describe('variables a scalar refuses', () => {
-  it('are answered with the scalar\'s own message, naming the variable, not graphql-jit\'s "Expected type"', async () => {
-    const { status, body } = await t.graphql(
-      'query($amount: Decimal!, $h: Int) { products(amount: $amount, horizon: $h) { total } }',
-      { amount: 'abc', h: 'twelve' },
-    );
-    expect(status).toBe(400);
-    const messages = body.errors!.map((e) => e.message);
-    expect(messages.some((m) => /Decimal must be a decimal number such as "1234\.56"/.test(m))).toBe(true);
-    expect(
-      body
-        .errors!.flatMap((e) => ((e.extensions?.errors ?? []) as { parameter: string }[]).map((p) => p.parameter))
-        .sort(),
-    ).toEqual(['amount', 'h']);
-    expect(body.errors!.every((e) => e.extensions?.code === 'BAD_USER_INPUT')).toBe(true);
-  });
+  it(
+    "are answered with the scalar's own message, naming " + 'the variable, not graphql-jit\'s "Expected type"',
+    async () => {
+      const { status, body } = await t.graphql(
+        'query($amount: Decimal!, $h: Int) { products(amount: $amount, horizon: $h) { total } }',
+        { amount: 'abc', h: 'twelve' },
+      );
+      expect(status).toBe(400);
+      const messages = body.errors!.map((e) => e.message);
+      expect(messages.some((m) => /Decimal must be a decimal number such as "1234\.56"/.test(m))).toBe(true);
+      expect(
+        body
+          .errors!.flatMap((e) => ((e.extensions?.errors ?? []) as { parameter: string }[]).map((p) => p.parameter))
+          .sort(),
+      ).toEqual(['amount', 'h']);
+      expect(body.errors!.every((e) => e.extensions?.code === 'BAD_USER_INPUT')).toBe(true);
+    },
+  );
 });

@@ -86,7 +86,8 @@ describe('ingests started while another one runs', () => {
   });
   beforeEach(async () => {
     await svc.prisma.$executeRawUnsafe(
-      'TRUNCATE "ChangeEvent", "RatePlan", "Offer", "Brand", "Institution", "Source", "IngestRun", "DataVersion" RESTART IDENTITY CASCADE',
+      'TRUNCATE "ChangeEvent", "RatePlan", "Offer", "Brand", "Institution", "Source", "IngestRun", ' +
+        '"DataVersion" RESTART IDENTITY CASCADE',
     );
   });
 
@@ -118,20 +119,26 @@ describe('ingests started while another one runs', () => {
     }
   }, 90_000);
 
-  it(`gives up after INGEST_WAIT_SECONDS with exit code ${EXIT.waitedTooLong}, writing nothing, and leaves the queue`, async () => {
-    const running = await takeTurn(svc.target, { activity: 'ingest', waitMs: 1_000 });
-    try {
-      const impatient = ingest(svc, 1, { INGEST_WAIT_SECONDS: '1' });
-      expect(await impatient.exited).toBe(EXIT.waitedTooLong);
-      expect(impatient.stderr()).toContain(
-        `gave up after 1 s waiting for the ingest that is running (pid ${process.pid}) (INGEST_WAIT_SECONDS); nothing was written.`,
-      );
-    } finally {
-      await running.release();
-    }
-    expect(await appliedDays(svc.prisma)).toEqual([]);
-    await expectQueueEmpty(svc);
-  }, 60_000);
+  it(
+    `gives up after INGEST_WAIT_SECONDS with exit code ${EXIT.waitedTooLong}, writing nothing, and leaves the ` +
+      `queue`,
+    async () => {
+      const running = await takeTurn(svc.target, { activity: 'ingest', waitMs: 1_000 });
+      try {
+        const impatient = ingest(svc, 1, { INGEST_WAIT_SECONDS: '1' });
+        expect(await impatient.exited).toBe(EXIT.waitedTooLong);
+        expect(impatient.stderr()).toContain(
+          `gave up after 1 s waiting for the ingest that is running (pid ${process.pid}) (INGEST_WAIT_SECONDS); ` +
+            `nothing was written.`,
+        );
+      } finally {
+        await running.release();
+      }
+      expect(await appliedDays(svc.prisma)).toEqual([]);
+      await expectQueueEmpty(svc);
+    },
+    60_000,
+  );
 
   it('does not wait for writers killed with their turn or in the queue', async () => {
     const holder = runCli('test/support/turn-holder.ts', [], svc.env);
@@ -146,25 +153,29 @@ describe('ingests started while another one runs', () => {
 });
 
 describe('ingests that reach a new database at once', () => {
-  it('migrate it once: the others wait, then apply (two migrations at once left it marked failed for good)', async () => {
-    const svc = await service({ migrated: false });
-    try {
-      // The same day twice, different rates: whichever order they run in, each one applies.
-      const same = baseSnapshot(day(1));
-      const children = await Promise.all(
-        ['2.11', '2.22'].map(async (rate) => {
-          same.offers[0]!.plan.headlineRate = rate;
-          const file = path.join(files, `same-${rate}.json`);
-          await writeFile(file, JSON.stringify(same));
-          return runCli('src/ingest/cli.ts', [file], svc.env);
-        }),
-      );
-      const codes = await Promise.all(children.map((c) => c.exited));
-      expect(codes, children.map((c) => c.stderr()).join('\n')).toEqual([EXIT.done, EXIT.done]);
-      expect(children.filter((c) => c.stderr().includes('applied migrations'))).toHaveLength(1);
-      expect(await svc.prisma.ingestRun.count()).toBe(2);
-    } finally {
-      await svc.close();
-    }
-  }, 90_000);
+  it(
+    'migrate it once: the others wait, then apply (two ' + 'migrations at once left it marked failed for good)',
+    async () => {
+      const svc = await service({ migrated: false });
+      try {
+        // The same day twice, different rates: whichever order they run in, each one applies.
+        const same = baseSnapshot(day(1));
+        const children = await Promise.all(
+          ['2.11', '2.22'].map(async (rate) => {
+            same.offers[0]!.plan.headlineRate = rate;
+            const file = path.join(files, `same-${rate}.json`);
+            await writeFile(file, JSON.stringify(same));
+            return runCli('src/ingest/cli.ts', [file], svc.env);
+          }),
+        );
+        const codes = await Promise.all(children.map((c) => c.exited));
+        expect(codes, children.map((c) => c.stderr()).join('\n')).toEqual([EXIT.done, EXIT.done]);
+        expect(children.filter((c) => c.stderr().includes('applied migrations'))).toHaveLength(1);
+        expect(await svc.prisma.ingestRun.count()).toBe(2);
+      } finally {
+        await svc.close();
+      }
+    },
+    90_000,
+  );
 });

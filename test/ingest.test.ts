@@ -53,7 +53,8 @@ async function dump(): Promise<unknown> {
 
 async function reset() {
   await db.prisma.$executeRawUnsafe(
-    'TRUNCATE "ChangeEvent", "RatePlan", "Offer", "Brand", "Institution", "Source", "IngestRun", "DataVersion" RESTART IDENTITY CASCADE',
+    'TRUNCATE "ChangeEvent", "RatePlan", "Offer", "Brand", "Institution", "Source", "IngestRun", "DataVersion" ' +
+      'RESTART IDENTITY CASCADE',
   );
 }
 
@@ -185,7 +186,8 @@ describe('transactions', () => {
     const before = await dump();
     // Events are written last: a database error there comes after offers and plans were written.
     await db.prisma.$executeRawUnsafe(
-      `CREATE FUNCTION fail_events() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'disk full (simulated)'; END $$ LANGUAGE plpgsql`,
+      `CREATE FUNCTION fail_events() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'disk full (simulated)'; END ` +
+        `$$ LANGUAGE plpgsql`,
     );
     await db.prisma.$executeRawUnsafe(
       'CREATE TRIGGER fail_events BEFORE INSERT ON "ChangeEvent" FOR EACH ROW EXECUTE FUNCTION fail_events()',
@@ -468,17 +470,20 @@ describe('npm run ingest', () => {
     expect((await counts()).ingestRun).toBe(2);
   });
 
-  it(`exits ${EXIT.failed} with the driver's message when the database cannot be reached, writing nothing`, async () => {
-    const file = path.join(await mkdtemp(path.join(os.tmpdir(), 'snapshots-')), 'day1.json');
-    await writeFile(file, JSON.stringify(baseSnapshot(day(1))));
-    const err = vi.spyOn(console, 'error').mockImplementation(() => {});
-    try {
-      expect(await ingestCli([file], { DATABASE_URL: 'postgresql://nobody:x@127.0.0.1:1/none' })).toBe(EXIT.failed);
-      expect(err.mock.calls.flat().join('\n')).toMatch(/^error: .*ECONNREFUSED.*; nothing was written\.$/m);
-    } finally {
-      err.mockRestore();
-    }
-  });
+  it(
+    `exits ${EXIT.failed} with the driver's message ` + `when the database cannot be reached, writing nothing`,
+    async () => {
+      const file = path.join(await mkdtemp(path.join(os.tmpdir(), 'snapshots-')), 'day1.json');
+      await writeFile(file, JSON.stringify(baseSnapshot(day(1))));
+      const err = vi.spyOn(console, 'error').mockImplementation(() => {});
+      try {
+        expect(await ingestCli([file], { DATABASE_URL: 'postgresql://nobody:x@127.0.0.1:1/none' })).toBe(EXIT.failed);
+        expect(err.mock.calls.flat().join('\n')).toMatch(/^error: .*ECONNREFUSED.*; nothing was written\.$/m);
+      } finally {
+        err.mockRestore();
+      }
+    },
+  );
 
   it('takes the allowed skew ahead of the clock from INGEST_MAX_FUTURE_SKEW_MINUTES', async () => {
     const file = path.join(await mkdtemp(path.join(os.tmpdir(), 'snapshots-')), 'ahead.json');

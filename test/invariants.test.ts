@@ -46,14 +46,16 @@ describe('checkInvariants', () => {
   it.each([
     [
       'a plan of a snapshot never applied',
-      `INSERT INTO "RatePlan" ("offerId", "validFrom", "observedAt", "headlineRate", "rateType", "tierMode", "tiers", "sourceId")
+      `INSERT INTO "RatePlan" ("offerId", "validFrom", "observedAt", "headlineRate", "rateType", "tierMode", ` +
+        `"tiers", "sourceId")
        VALUES ('zeeland-direct-flex', '${day(9)}', '${day(9)}', 3, 'variable', 'whole', '[]', 'src-zeeland')`,
       'plans of no applied snapshot',
       true,
     ],
     [
       'an event of a snapshot never applied',
-      `INSERT INTO "ChangeEvent" (kind, at, "offerId", summary) VALUES ('rate_up', '${day(9)}', 'zeeland-direct-flex', 'x')`,
+      `INSERT INTO "ChangeEvent" (kind, at, "offerId", summary) VALUES ('rate_up', '${day(9)}', ` +
+        `'zeeland-direct-flex', 'x')`,
       'events of no applied snapshot',
       true,
     ],

@@ -80,30 +80,34 @@ describe('rate limit headers', () => {
     await t?.close();
   });
 
-  it('tells the client its quota and what is left on every counted answer, the 429 included; health and metrics are not counted', async () => {
-    const remaining: string[] = [];
-    for (let i = 0; i < 3; i++) {
-      const res = await fetch(`${s.base}/api/institutions`);
-      await res.arrayBuffer();
-      expect(res.headers.get('ratelimit-policy')).toBe('"default";q=5;w=60');
-      remaining.push(res.headers.get('ratelimit')!);
-      // Probes and scrapes in between take nothing from the quota and say nothing of it.
-      for (const probe of ['/api/health', '/metrics']) {
-        const p = await fetch(`${s.base}${probe}`);
-        await p.arrayBuffer();
-        expect(p.status, probe).toBe(200);
-        expect(p.headers.get('ratelimit'), probe).toBeNull();
+  it(
+    'tells the client its quota and what is left on every counted answer, the 429 included; health and metrics ' +
+      'are not counted',
+    async () => {
+      const remaining: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await fetch(`${s.base}/api/institutions`);
+        await res.arrayBuffer();
+        expect(res.headers.get('ratelimit-policy')).toBe('"default";q=5;w=60');
+        remaining.push(res.headers.get('ratelimit')!);
+        // Probes and scrapes in between take nothing from the quota and say nothing of it.
+        for (const probe of ['/api/health', '/metrics']) {
+          const p = await fetch(`${s.base}${probe}`);
+          await p.arrayBuffer();
+          expect(p.status, probe).toBe(200);
+          expect(p.headers.get('ratelimit'), probe).toBeNull();
+        }
       }
-    }
-    expect(remaining.map((r) => /;r=(\d+);/.exec(r)?.[1])).toEqual(['4', '3', '2']);
-    for (const r of remaining) expect(r).toMatch(/^"default";r=\d+;t=\d+$/);
-    let last: Response | undefined;
-    for (let i = 0; i < 3; i++) {
-      last = await fetch(`${s.base}/api/products`);
-      await last.arrayBuffer();
-    }
-    expect(last!.status).toBe(429);
-    expect(last!.headers.get('ratelimit')).toMatch(/^"default";r=0;t=\d+$/);
-    expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
-  });
+      expect(remaining.map((r) => /;r=(\d+);/.exec(r)?.[1])).toEqual(['4', '3', '2']);
+      for (const r of remaining) expect(r).toMatch(/^"default";r=\d+;t=\d+$/);
+      let last: Response | undefined;
+      for (let i = 0; i < 3; i++) {
+        last = await fetch(`${s.base}/api/products`);
+        await last.arrayBuffer();
+      }
+      expect(last!.status).toBe(429);
+      expect(last!.headers.get('ratelimit')).toMatch(/^"default";r=0;t=\d+$/);
+      expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
+    },
+  );
 });

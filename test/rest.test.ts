@@ -172,7 +172,8 @@ describe('GET /api/products', () => {
     const rest = await getJson(`/api/products?${query}`);
     expect(rest.status).toBe(200);
     const graphql = await viaGraphql(
-      `{ products(${args}) { total hiddenByDgs hiddenIneligible items { id calc { amount months netInterest returnPerYear } eligible } } }`,
+      `{ products(${args}) { total hiddenByDgs hiddenIneligible items { id calc { amount months netInterest ` +
+        `returnPerYear } eligible } } }`,
     );
     expect({
       total: rest.body.total,
@@ -459,21 +460,33 @@ describe('GET /api/products/{id}', () => {
     ]);
     const custom = await getJson(`/api/products/${offer.id}?amount=2500.5&horizon=3`);
     expect(custom.body.offer.calc).toMatchObject({ amount: '2500.50', months: 3 });
+    const scalars = OFFER_KEYS.filter(
+      (k) => !['brand', 'institution', 'tiers', 'promotion', 'withholding', 'freshness', 'calc', 'dgs'].includes(k),
+    ).join(' ');
+    const calcScalars = CALC_KEYS.filter((k) => k !== 'steps').join(' ');
+    const nested =
+      'brand { id name country } institution { id name country } tiers { from to rate } ' +
+      'promotion { kind rate months maxBalance }';
+    const steps = 'month openingBalance rate interest credited withholding closingBalance';
+    const history =
+      'id offerId offer { id name brand { id name country } } validFrom validTo observedAt headlineRate rateType ' +
+      'tierMode tiers { from to rate } promotion { kind rate months maxBalance } sourceId';
+    const impact = 'impact { amount returnPerYearBefore returnPerYearAfter delta }';
     expect(custom.body).toEqual(
       await viaGraphql(
         `query($id: ID!) { product(id: $id, amount: "2500.5", horizon: 3) {
-      offer { ${OFFER_KEYS.filter((k) => !['brand', 'institution', 'tiers', 'promotion', 'withholding', 'freshness', 'calc', 'dgs'].includes(k)).join(' ')}
-        brand { id name country } institution { id name country } tiers { from to rate } promotion { kind rate months maxBalance }
+      offer { ${scalars}
+        ${nested}
         withholding { kind rate reducedRate } freshness { checkedAt official confirmed }
-        calc { ${CALC_KEYS.filter((k) => k !== 'steps').join(' ')} steps { month openingBalance rate interest credited withholding closingBalance } }
+        calc { ${calcScalars} steps { ${steps} } }
         dgs { ${DGS_KEYS.join(' ')} } }
-      history { id offerId offer { id name brand { id name country } } validFrom validTo observedAt headlineRate rateType tierMode tiers { from to rate } promotion { kind rate months maxBalance } sourceId }
+      history { ${history} }
       sources { id name kind url status lastCheckedAt lastSuccessAt lastError }
-      events { id kind at offerId brandId institutionId summary from to impact { amount returnPerYearBefore returnPerYearAfter delta } }
-      sameLicence { ${OFFER_KEYS.filter((k) => !['brand', 'institution', 'tiers', 'promotion', 'withholding', 'freshness', 'calc', 'dgs'].includes(k)).join(' ')}
-        brand { id name country } institution { id name country } tiers { from to rate } promotion { kind rate months maxBalance }
+      events { id kind at offerId brandId institutionId summary from to ${impact} }
+      sameLicence { ${scalars}
+        ${nested}
         withholding { kind rate reducedRate } freshness { checkedAt official confirmed }
-        calc { ${CALC_KEYS.filter((k) => k !== 'steps').join(' ')} steps { month } } dgs { ${DGS_KEYS.join(' ')} } } } }`,
+        calc { ${calcScalars} steps { month } } dgs { ${DGS_KEYS.join(' ')} } } } }`,
         { id: offer.id },
       ).then((d) => d.product),
     );
@@ -500,7 +513,8 @@ describe('the other endpoints', () => {
     expect(Object.keys(body.items[0].brands[0])).toEqual(['id', 'name', 'country', 'website']);
     expect(body).toEqual(
       await viaGraphql(
-        '{ institutions { items { id name country lei dgs { scheme country limit verified source verifiedAt } brands { id name country website } } } }',
+        '{ institutions { items { id name country lei dgs { scheme country limit verified source verifiedAt } ' +
+          'brands { id name country website } } } }',
       ).then((d) => d.institutions),
     );
   });
@@ -532,7 +546,10 @@ describe('the other endpoints', () => {
     const filtered = await getJson(`/api/rates/history?type=deposit&brand=${offer.brand.id}&page=1&pageSize=5`);
     expect(filtered.body).toEqual(
       await viaGraphql(
-        `{ rateHistory(type: DEPOSIT, brand: "${offer.brand.id}", page: 1, pageSize: 5) { items { id offerId offer { id name brand { id name country } } validFrom validTo observedAt headlineRate rateType tierMode tiers { from to rate } promotion { kind rate months maxBalance } sourceId } total page pageSize pages } }`,
+        `{ rateHistory(type: DEPOSIT, brand: "${offer.brand.id}", page: 1, pageSize: 5) { items { id offerId ` +
+          `offer { id name brand { id name country } } validFrom validTo observedAt headlineRate rateType ` +
+          `tierMode tiers { from to rate } promotion { kind rate months maxBalance } sourceId } total page ` +
+          `pageSize pages } }`,
       ).then((d) => d.rateHistory),
     );
     expect((await getJson('/api/rates/history?offerId=nope')).status).toBe(404);
@@ -589,22 +606,26 @@ describe('the numbers agree (contract §11.2)', () => {
     },
   );
 
-  it('shows, in every detail, the last balance as end balance + fees when interest compounds and the amount when it is paid out', async () => {
-    const offers = t.app.services.store.current().offers;
-    const chosen = offers.filter((_, i) => i % 23 === 0);
-    expect(chosen.some((o) => o.interestCompounds)).toBe(true);
-    expect(chosen.some((o) => !o.interestCompounds)).toBe(true);
-    for (const offer of chosen) {
-      for (const amount of ['1234.56', '25000', '99999.99']) {
-        const { body } = await getJson(`/api/products/${offer.id}?amount=${amount}&horizon=24`);
-        const c = body.offer.calc;
-        const last = c.steps.at(-1);
-        const expected = offer.interestCompounds ? new Decimal(c.endBalance).plus(c.fees) : new Decimal(c.amount);
-        expect(last.closingBalance, `${offer.id} ${amount}`).toBe(expected.toFixed(2));
-        expect(new Decimal(c.endBalance).eq(new Decimal(c.amount).plus(c.netInterest))).toBe(true);
+  it(
+    'shows, in every detail, the last balance as end balance + fees when interest compounds and the amount when ' +
+      'it is paid out',
+    async () => {
+      const offers = t.app.services.store.current().offers;
+      const chosen = offers.filter((_, i) => i % 23 === 0);
+      expect(chosen.some((o) => o.interestCompounds)).toBe(true);
+      expect(chosen.some((o) => !o.interestCompounds)).toBe(true);
+      for (const offer of chosen) {
+        for (const amount of ['1234.56', '25000', '99999.99']) {
+          const { body } = await getJson(`/api/products/${offer.id}?amount=${amount}&horizon=24`);
+          const c = body.offer.calc;
+          const last = c.steps.at(-1);
+          const expected = offer.interestCompounds ? new Decimal(c.endBalance).plus(c.fees) : new Decimal(c.amount);
+          expect(last.closingBalance, `${offer.id} ${amount}`).toBe(expected.toFixed(2));
+          expect(new Decimal(c.endBalance).eq(new Decimal(c.amount).plus(c.netInterest))).toBe(true);
+        }
       }
-    }
-  });
+    },
+  );
 });
 
 describe('HTTP behaviour', () => {

@@ -124,48 +124,55 @@ describe('one service on the embedded database', () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'stream-lifecycle-'));
+    // Two workers: the streams are spread over them, each worker's publisher woken by its own reload.
     service = await startService({
       DATA_DIR: dataDir,
       DATABASE_URL: '',
       SAMPLE_DAYS: String(DAYS),
       RELOAD_POLL_MS: '300',
+      WORKERS: '2',
     });
   }, 120_000);
   afterAll(() => {
     if (service?.child.exitCode === null) service.child.kill('SIGKILL');
   });
 
-  it('delivers an ingest made with npm run ingest to its open streams, then on SIGTERM ends them and exits 0 well within the grace period', async () => {
-    const streams = await Promise.all([openStream(service.base), openStream(service.base), openStream(service.base)]);
-    const subscription = await openSubscription(service.base);
+  it(
+    'delivers an ingest made with npm run ingest to its open streams, then on SIGTERM ends them and exits 0 well ' +
+      'within the grace period',
+    async () => {
+      const streams = await Promise.all([openStream(service.base), openStream(service.base), openStream(service.base)]);
+      const subscription = await openSubscription(service.base);
 
-    const { snapshot, offerId } = rateChange(DAYS);
-    await ingestWithCli(snapshot, { DATA_DIR: dataDir, DATABASE_URL: '' });
-    for (const sse of streams) {
-      const event = await nextEvent(sse);
-      expect(event.event).toBe('rate_up');
-      expect(JSON.parse(event.data!)).toMatchObject({ kind: 'rate_up', offerId });
-    }
-    const published = JSON.parse((await nextEvent(subscription)).data!) as {
-      data: { changes: { kind: string; offerId: string } };
-    };
-    expect(published.data.changes).toMatchObject({ kind: 'RATE_UP', offerId });
+      const { snapshot, offerId } = rateChange(DAYS);
+      await ingestWithCli(snapshot, { DATA_DIR: dataDir, DATABASE_URL: '' });
+      for (const sse of streams) {
+        const event = await nextEvent(sse);
+        expect(event.event).toBe('rate_up');
+        expect(JSON.parse(event.data!)).toMatchObject({ kind: 'rate_up', offerId });
+      }
+      const published = JSON.parse((await nextEvent(subscription)).data!) as {
+        data: { changes: { kind: string; offerId: string } };
+      };
+      expect(published.data.changes).toMatchObject({ kind: 'RATE_UP', offerId });
 
-    const stopping = Date.now();
-    service.child.kill('SIGTERM');
-    for (const sse of streams) {
-      const rest = await sse.until((m) => m.comments.some((c) => /shutting down/.test(c)), GRACE_MS);
-      expect(rest.every((m) => m.data === undefined)).toBe(true);
-      expect(await sse.next(GRACE_MS)).toBeNull(); // the stream ended
-    }
-    expect((await subscription.until((m) => m.event === 'complete', GRACE_MS)).at(-1)!.event).toBe('complete');
-    expect(await service.exited).toBe(0);
-    const took = Date.now() - stopping;
-    // Without ending the streams the server would wait for them the whole grace period, then cut them.
-    expect(took).toBeLessThan(GRACE_MS / 2);
-    expect(service.output()).not.toMatch(/requests still running at the end of the grace period/);
-    expect(service.output()).toMatch(/"exitCode":0.*"msg":"stopped"/);
-  }, 120_000);
+      const stopping = Date.now();
+      service.child.kill('SIGTERM');
+      for (const sse of streams) {
+        const rest = await sse.until((m) => m.comments.some((c) => /shutting down/.test(c)), GRACE_MS);
+        expect(rest.every((m) => m.data === undefined)).toBe(true);
+        expect(await sse.next(GRACE_MS)).toBeNull(); // the stream ended
+      }
+      expect((await subscription.until((m) => m.event === 'complete', GRACE_MS)).at(-1)!.event).toBe('complete');
+      expect(await service.exited).toBe(0);
+      const took = Date.now() - stopping;
+      // Without ending the streams the server would wait for them the whole grace period, then cut them.
+      expect(took).toBeLessThan(GRACE_MS / 2);
+      expect(service.output()).not.toMatch(/requests still running at the end of the grace period/);
+      expect(service.output()).toMatch(/"exitCode":0.*"msg":"stopped"/);
+    },
+    120_000,
+  );
 });
 
 describe.runIf(usingPostgres)('two services on one PostgreSQL', () => {
@@ -178,7 +185,8 @@ describe.runIf(usingPostgres)('two services on one PostgreSQL', () => {
     await seedSample(db.prisma, { seed: 42, days: DAYS, end: new Date().toISOString().slice(0, 10), scale: 1 });
     // A poll of a minute: within this test only NOTIFY can bring the ingest to them.
     const env = { DATABASE_URL: db.url, SEED_SAMPLE: 'false', RELOAD_POLL_MS: '60000' };
-    services = await Promise.all([startService(env), startService(env)]);
+    // One a cluster of two workers, one a single process: every worker LISTENs for itself.
+    services = await Promise.all([startService({ ...env, WORKERS: '2' }), startService({ ...env, WORKERS: '1' })]);
   }, 180_000);
   afterAll(async () => {
     for (const s of services) if (s.child.exitCode === null) s.child.kill('SIGKILL');
@@ -186,21 +194,36 @@ describe.runIf(usingPostgres)('two services on one PostgreSQL', () => {
     await db?.close();
   });
 
-  it('both deliver an ingest made next to one of them, with the same id, within seconds', async () => {
-    const [a, b] = services as [Service, Service];
-    const streams = [await openStream(a.base), await openStream(b.base)];
-    const subscriptions = [await openSubscription(a.base), await openSubscription(b.base)];
-    const { snapshot, offerId } = rateChange(DAYS);
-    const started = Date.now();
-    await ingestWithCli(snapshot, { DATABASE_URL: db.url });
-    const events = await Promise.all(streams.map(nextEvent));
-    expect(Date.now() - started).toBeLessThan(30_000);
-    expect(events[0]!.id).toBe(events[1]!.id);
-    for (const event of events) expect(JSON.parse(event.data!)).toMatchObject({ kind: 'rate_up', offerId });
-    const published = await Promise.all(subscriptions.map(nextEvent));
-    for (const p of published)
-      expect((JSON.parse(p.data!) as { data: { changes: { id: string } } }).data.changes.id).toBe(events[0]!.id);
-    for (const s of services) s.child.kill('SIGTERM');
-    expect(await Promise.all(services.map((s) => s.exited))).toEqual([0, 0]);
-  }, 120_000);
+  it(
+    'both deliver an ingest made next to one of them, with the same id, within seconds, and answer it with the ' +
+      'same ETag',
+    async () => {
+      const [a, b] = services as [Service, Service];
+      const etags = async () =>
+        Promise.all(
+          [a, b, a, b].map(async (s) =>
+            (await fetch(`${s.base}/api/products?type=all&amount=12345`)).headers.get('etag'),
+          ),
+        );
+      const streams = [await openStream(a.base), await openStream(b.base)];
+      const subscriptions = [await openSubscription(a.base), await openSubscription(b.base)];
+      const { snapshot, offerId } = rateChange(DAYS);
+      const started = Date.now();
+      await ingestWithCli(snapshot, { DATABASE_URL: db.url });
+      const events = await Promise.all(streams.map(nextEvent));
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(events[0]!.id).toBe(events[1]!.id);
+      for (const event of events) expect(JSON.parse(event.data!)).toMatchObject({ kind: 'rate_up', offerId });
+      const published = await Promise.all(subscriptions.map(nextEvent));
+      for (const p of published)
+        expect((JSON.parse(p.data!) as { data: { changes: { id: string } } }).data.changes.id).toBe(events[0]!.id);
+      // Identical answers carry identical ETags on every instance (and every worker of one): a proxy or
+      // client cache in front of them sees one resource.
+      const tags = await etags();
+      expect(new Set(tags).size).toBe(1);
+      for (const s of services) s.child.kill('SIGTERM');
+      expect(await Promise.all(services.map((s) => s.exited))).toEqual([0, 0]);
+    },
+    120_000,
+  );
 });

@@ -110,62 +110,69 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000
 }
 
 describe('GET /api/changes/stream', () => {
-  it('opens with retry: 5000 and the newest id; never cached, compressed or validated; with CORS and a request id', async () => {
-    const newest = await newestId();
-    const { res, sse, hello } = await openStream('', {
-      'accept-encoding': 'gzip, br',
-      'if-none-match': '*',
-      origin: 'https://elsewhere.example',
-      'x-request-id': 'stream-1',
-    });
-    expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
-    expect(res.headers.get('cache-control')).toBe('no-store');
-    expect(res.headers.get('x-accel-buffering')).toBe('no');
-    expect(res.headers.get('content-encoding')).toBeNull();
-    expect(res.headers.get('etag')).toBeNull();
-    expect(res.headers.get('access-control-allow-origin')).toBe('*');
-    expect(res.headers.get('x-request-id')).toBe('stream-1');
-    expect(hello).toEqual({ retry: 5000, id: String(newest), comments: [] });
-    await sse.close();
-  });
+  it(
+    'opens with retry: 5000 and the newest id; never cached, ' + 'compressed or validated; with CORS and a request id',
+    async () => {
+      const newest = await newestId();
+      const { res, sse, hello } = await openStream('', {
+        'accept-encoding': 'gzip, br',
+        'if-none-match': '*',
+        origin: 'https://elsewhere.example',
+        'x-request-id': 'stream-1',
+      });
+      expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(res.headers.get('x-accel-buffering')).toBe('no');
+      expect(res.headers.get('content-encoding')).toBeNull();
+      expect(res.headers.get('etag')).toBeNull();
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      expect(res.headers.get('x-request-id')).toBe('stream-1');
+      expect(hello).toEqual({ retry: 5000, id: String(newest), comments: [] });
+      await sse.close();
+    },
+  );
 
-  it('delivers an ingest that changes a rate to a connected SSE client and a GraphQL subscriber, with the right id and kind', async () => {
-    const before = await newestId();
-    const { sse } = await openStream();
-    const client = createClient({ url: `${base}/graphql` });
-    const subscription = client.iterate<{ changes: { id: string; kind: string; offerId: string } }>({
-      query: 'subscription { changes { id kind offerId } }',
-    });
-    const firstNext = subscription.next();
-    await until(() => t.app.services.changes.stats().open.graphql === 1);
+  it(
+    'delivers an ingest that changes a rate to a connected SSE client and a GraphQL subscriber, with the right ' +
+      'id and kind',
+    async () => {
+      const before = await newestId();
+      const { sse } = await openStream();
+      const client = createClient({ url: `${base}/graphql` });
+      const subscription = client.iterate<{ changes: { id: string; kind: string; offerId: string } }>({
+        query: 'subscription { changes { id kind offerId } }',
+      });
+      const firstNext = subscription.next();
+      await until(() => t.app.services.changes.stats().open.graphql === 1);
 
-    let changed = '';
-    await ingest((offers) => {
-      const offer = offers.find((o) => o.type === 'flexible')!;
-      changed = offer.id;
-      setRate(offer, otherRate(offer, false));
-    });
-    const expected = await eventsAfter(before);
-    expect(expected.some((e) => e.offerId === changed && e.kind === 'rate_down')).toBe(true);
+      let changed = '';
+      await ingest((offers) => {
+        const offer = offers.find((o) => o.type === 'flexible')!;
+        changed = offer.id;
+        setRate(offer, otherRate(offer, false));
+      });
+      const expected = await eventsAfter(before);
+      expect(expected.some((e) => e.offerId === changed && e.kind === 'rate_down')).toBe(true);
 
-    const received = await sse.events(expected.length);
-    expect(received.map((m) => [m.id, m.event])).toEqual(expected.map((e) => [e.id, e.kind]));
-    // The data is an item of /api/changes, key for key.
-    expect(received.map(asItem)).toEqual(expected);
+      const received = await sse.events(expected.length);
+      expect(received.map((m) => [m.id, m.event])).toEqual(expected.map((e) => [e.id, e.kind]));
+      // The data is an item of /api/changes, key for key.
+      expect(received.map(asItem)).toEqual(expected);
 
-    const subscribed = [(await firstNext).value];
-    for (let i = 1; i < expected.length; i++) subscribed.push((await subscription.next()).value);
-    expect(subscribed.map((r) => r!.data!.changes)).toEqual(
-      expected.map((e) => ({ id: e.id, kind: e.kind.toUpperCase(), offerId: e.offerId })),
-    );
+      const subscribed = [(await firstNext).value];
+      for (let i = 1; i < expected.length; i++) subscribed.push((await subscription.next()).value);
+      expect(subscribed.map((r) => r!.data!.changes)).toEqual(
+        expected.map((e) => ({ id: e.id, kind: e.kind.toUpperCase(), offerId: e.offerId })),
+      );
 
-    await subscription.return?.();
-    client.dispose();
-    await sse.close();
-    await until(
-      () => t.app.services.changes.stats().open.graphql === 0 && t.app.services.changes.stats().open.sse === 0,
-    );
-  });
+      await subscription.return?.();
+      client.dispose();
+      await sse.close();
+      await until(
+        () => t.app.services.changes.stats().open.graphql === 0 && t.app.services.changes.stats().open.sse === 0,
+      );
+    },
+  );
 
   it('resumes with Last-Event-ID: exactly the events missed, in order, then live ones', async () => {
     const start = await newestId();
@@ -568,7 +575,8 @@ describe('impact for an amount', () => {
     const client = createClient({ url: `${mBase}/graphql` });
     const subscription = client.iterate<{ changes: { id: string; impact: Item['impact'] } }>({
       query:
-        'subscription { changes(since: "0", amount: "30000") { id impact { amount returnPerYearBefore returnPerYearAfter delta } } }',
+        'subscription { changes(since: "0", amount: "30000") { id impact { amount returnPerYearBefore ' +
+        'returnPerYearAfter delta } } }',
     });
     for (const e of expected)
       expect((await subscription.next()).value!.data!.changes).toEqual({ id: e.id, impact: e.impact });
@@ -616,81 +624,91 @@ describe('limits and shutdown', () => {
     await sse.close();
   });
 
-  it('refuses a client more streams than STREAMS_PER_IP, SSE and subscriptions together, until one closes', async () => {
-    const a = await open();
-    const b = await open();
-    const refused = await open();
-    expect(refused.status).toBe(429);
-    expect(refused.headers.get('retry-after')).toBe('5');
-    expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    const sub = await s.app.fetch(
-      new Request('http://test.local/graphql', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-        body: JSON.stringify({ query: 'subscription { changes { id } }' }),
-      }),
-    );
-    expect(sub.status).toBe(429);
-    expect(await sub.text()).toMatch(/TOO_MANY_REQUESTS/);
-    await a.body!.cancel();
-    await until(() => s.app.services.changes.stats().open.sse === 1);
-    const c = await open();
-    expect(c.status).toBe(200);
-    await b.body!.cancel();
-    await c.body!.cancel();
-  });
+  it(
+    'refuses a client more streams than STREAMS_PER_IP, ' + 'SSE and subscriptions together, until one closes',
+    async () => {
+      const a = await open();
+      const b = await open();
+      const refused = await open();
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('5');
+      expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      const sub = await s.app.fetch(
+        new Request('http://test.local/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+          body: JSON.stringify({ query: 'subscription { changes { id } }' }),
+        }),
+      );
+      expect(sub.status).toBe(429);
+      expect(await sub.text()).toMatch(/TOO_MANY_REQUESTS/);
+      await a.body!.cancel();
+      await until(() => s.app.services.changes.stats().open.sse === 1);
+      const c = await open();
+      expect(c.status).toBe(200);
+      await b.body!.cancel();
+      await c.body!.cancel();
+    },
+  );
 
-  it('cuts a client that does not read once its unsent events pass the bound, without affecting the others', async () => {
-    const slow = await open(); // never read
-    const fast = readSse((await open()).body!);
-    await fast.next();
-    const before = Number(((await (await s.get('/api/changes?limit=1')).json()) as { items: Item[] }).items[0]!.id);
-    let last: Snapshot | undefined;
-    for (const snapshot of generateSnapshots({ ...SAMPLE, days: 3 })) last = snapshot;
-    // Two ingests of several changes each (1 KB is a few events): the slow client is still behind when the second comes.
-    for (const [n, offers] of [
-      [1, [0, 4]],
-      [2, [4, 8]],
-    ] as const) {
-      const next = clone(last!);
-      next.observedAt = new Date(Date.parse(next.observedAt) + n * 3_600_000).toISOString();
-      for (const o of next.offers.slice(...offers)) setRate(o, otherRate(o, n === 1));
-      await applied(s, await applySnapshot(s.db.prisma, next));
-      last = next;
-    }
-    const expected = ((await (await s.get('/api/changes?limit=100')).json()) as { items: Item[] }).items.filter(
-      (e) => Number(e.id) > before,
-    );
-    expect(expected.length).toBeGreaterThanOrEqual(8);
-    expect((await fast.events(expected.length)).map((m) => m.id)).toEqual(expected.map((e) => e.id).reverse());
-    await until(() => s.app.services.changes.stats().cut.sse === 1);
-    expect(s.app.services.changes.stats().open.sse).toBe(1);
-    // The slow one was ended: what it can still read is what it had been given (the opening), then the end.
-    const cut = readSse(slow.body!);
-    expect((await cut.next())!.retry).toBe(5000);
-    expect(await cut.next()).toBeNull();
-    await fast.close();
-  });
+  it(
+    'cuts a client that does not read once its unsent ' + 'events pass the bound, without affecting the others',
+    async () => {
+      const slow = await open(); // never read
+      const fast = readSse((await open()).body!);
+      await fast.next();
+      const before = Number(((await (await s.get('/api/changes?limit=1')).json()) as { items: Item[] }).items[0]!.id);
+      let last: Snapshot | undefined;
+      for (const snapshot of generateSnapshots({ ...SAMPLE, days: 3 })) last = snapshot;
+      // Two ingests of several changes each (1 KB is a few events): the slow client is still behind when the second
+      // comes.
+      for (const [n, offers] of [
+        [1, [0, 4]],
+        [2, [4, 8]],
+      ] as const) {
+        const next = clone(last!);
+        next.observedAt = new Date(Date.parse(next.observedAt) + n * 3_600_000).toISOString();
+        for (const o of next.offers.slice(...offers)) setRate(o, otherRate(o, n === 1));
+        await applied(s, await applySnapshot(s.db.prisma, next));
+        last = next;
+      }
+      const expected = ((await (await s.get('/api/changes?limit=100')).json()) as { items: Item[] }).items.filter(
+        (e) => Number(e.id) > before,
+      );
+      expect(expected.length).toBeGreaterThanOrEqual(8);
+      expect((await fast.events(expected.length)).map((m) => m.id)).toEqual(expected.map((e) => e.id).reverse());
+      await until(() => s.app.services.changes.stats().cut.sse === 1);
+      expect(s.app.services.changes.stats().open.sse).toBe(1);
+      // The slow one was ended: what it can still read is what it had been given (the opening), then the end.
+      const cut = readSse(slow.body!);
+      expect((await cut.next())!.retry).toBe(5000);
+      expect(await cut.next()).toBeNull();
+      await fast.close();
+    },
+  );
 
-  it('ends every stream on shutdown (a goodbye comment, the subscription completes) and refuses new ones with 503', async () => {
-    const sse = readSse((await open()).body!);
-    await sse.next();
-    const sub = await s.app.fetch(
-      new Request('http://test.local/graphql', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-        body: JSON.stringify({ query: 'subscription { changes { id } }' }),
-      }),
-    );
-    const subSse = readSse(sub.body!);
-    await until(() => s.app.services.changes.stats().open.graphql === 1);
-    s.app.closeStreams();
-    const rest = await sse.until((m) => m.comments.some((c) => /shutting down/.test(c)));
-    expect(rest.every((m) => m.data === undefined)).toBe(true);
-    expect(await sse.next()).toBeNull();
-    expect((await subSse.until((m) => m.event === 'complete')).at(-1)!.event).toBe('complete');
-    const refused = await open();
-    expect(refused.status).toBe(503);
-    expect(refused.headers.get('retry-after')).toBe('5');
-  });
+  it(
+    'ends every stream on shutdown (a goodbye comment, the ' + 'subscription completes) and refuses new ones with 503',
+    async () => {
+      const sse = readSse((await open()).body!);
+      await sse.next();
+      const sub = await s.app.fetch(
+        new Request('http://test.local/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+          body: JSON.stringify({ query: 'subscription { changes { id } }' }),
+        }),
+      );
+      const subSse = readSse(sub.body!);
+      await until(() => s.app.services.changes.stats().open.graphql === 1);
+      s.app.closeStreams();
+      const rest = await sse.until((m) => m.comments.some((c) => /shutting down/.test(c)));
+      expect(rest.every((m) => m.data === undefined)).toBe(true);
+      expect(await sse.next()).toBeNull();
+      expect((await subSse.until((m) => m.event === 'complete')).at(-1)!.event).toBe('complete');
+      const refused = await open();
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('5');
+    },
+  );
 });

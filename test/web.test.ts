@@ -203,36 +203,39 @@ describe.skipIf(browserSkip !== null)('the comparison page in Chromium', () => {
     }
   });
 
-  it('first load: the list with the API’s numbers in one request, fast, under the CSP and without console errors', async () => {
-    // The very first load also meets a cold service (nothing compiled or cached yet).
-    const cold = await open('/');
-    perf.serviceColdLoad = await timings(cold.page);
-    await cold.close();
+  it(
+    'first load: the list with the API’s numbers in one ' + 'request, fast, under the CSP and without console errors',
+    async () => {
+      // The very first load also meets a cold service (nothing compiled or cached yet).
+      const cold = await open('/');
+      perf.serviceColdLoad = await timings(cold.page);
+      await cold.close();
 
-    const loads: { fcp: number; list: number }[] = [];
-    for (let i = 0; i < 3; i++) {
-      const s = await open('/');
-      loads.push(await timings(s.page));
-      expect(ownQueries(s)).toEqual(['Comparison']);
-      await poll(() => s.graphql).toEqual(['Comparison', 'LatestChanges']);
-      await s.page.locator('.changes ol.events li').first().waitFor();
-      await expectApiRows(s.page, '');
-      expect(s.problems).toEqual([]);
-      if (i === 2) {
-        await expectAccessible(s.page, 'list');
-        await shoot(s.page, 'desktop');
+      const loads: { fcp: number; list: number }[] = [];
+      for (let i = 0; i < 3; i++) {
+        const s = await open('/');
+        loads.push(await timings(s.page));
+        expect(ownQueries(s)).toEqual(['Comparison']);
+        await poll(() => s.graphql).toEqual(['Comparison', 'LatestChanges']);
+        await s.page.locator('.changes ol.events li').first().waitFor();
+        await expectApiRows(s.page, '');
+        expect(s.problems).toEqual([]);
+        if (i === 2) {
+          await expectAccessible(s.page, 'list');
+          await shoot(s.page, 'desktop');
+        }
+        await s.close();
       }
-      await s.close();
-    }
-    perf.browserColdLoad = {
-      fcpMs: median(loads.map((l) => l.fcp)),
-      listShownMs: median(loads.map((l) => l.list)),
-      runs: loads,
-    };
-    requestsPerInteraction.firstLoad = 1;
-    // Generous against a busy two-core machine: the target (≤ 1 s) is reported in perf.json, not asserted.
-    expect(median(loads.map((l) => l.list))).toBeLessThan(3000);
-  });
+      perf.browserColdLoad = {
+        fcpMs: median(loads.map((l) => l.fcp)),
+        listShownMs: median(loads.map((l) => l.list)),
+        runs: loads,
+      };
+      requestsPerInteraction.firstLoad = 1;
+      // Generous against a busy two-core machine: the target (≤ 1 s) is reported in perf.json, not asserted.
+      expect(median(loads.map((l) => l.list))).toBeLessThan(3000);
+    },
+  );
 
   it('the page is served with the strict CSP, immutable assets and revalidation', async () => {
     const page = await fetch(`${base}/`);
@@ -284,101 +287,111 @@ describe.skipIf(browserSkip !== null)('the comparison page in Chromium', () => {
     await s.close();
   });
 
-  it('type, facets, sort and paging: one request each, the API’s rows, zero counts disabled; the URL keeps it all', async () => {
-    const s = await open('/?amount=25000');
-    await rows(s.page);
-    const counts: number[] = [];
-    counts.push(await interact(s, () => s.page.check('input[name="type"][value="deposit"]')));
-    const facets = (await api('/api/products?amount=25000&type=deposit&pageSize=1')).facets;
-    const term = String(facets.term[0].value);
-    counts.push(await interact(s, () => s.page.check(`input[name="terms"][value="${term}"]`)));
-    counts.push(await interact(s, () => s.page.selectOption('#sort', 'headline')));
-    requestsPerInteraction.facet = counts[1]!;
-    requestsPerInteraction.sort = counts[2]!;
-    expect(counts).toEqual([1, 1, 1]);
-    const query = `amount=25000&type=deposit&terms=${term}&sort=headline`;
-    const page1 = await expectApiRows(s.page, query);
+  it(
+    'type, facets, sort and paging: one request each, the API’s rows, ' + 'zero counts disabled; the URL keeps it all',
+    async () => {
+      const s = await open('/?amount=25000');
+      await rows(s.page);
+      const counts: number[] = [];
+      counts.push(await interact(s, () => s.page.check('input[name="type"][value="deposit"]')));
+      const facets = (await api('/api/products?amount=25000&type=deposit&pageSize=1')).facets;
+      const term = String(facets.term[0].value);
+      counts.push(await interact(s, () => s.page.check(`input[name="terms"][value="${term}"]`)));
+      counts.push(await interact(s, () => s.page.selectOption('#sort', 'headline')));
+      requestsPerInteraction.facet = counts[1]!;
+      requestsPerInteraction.sort = counts[2]!;
+      expect(counts).toEqual([1, 1, 1]);
+      const query = `amount=25000&type=deposit&terms=${term}&sort=headline`;
+      const page1 = await expectApiRows(s.page, query);
 
-    // A facet value no offer has (with the other filters) is listed, disabled.
-    const payouts = new Map(
-      (await api(`/api/products?${query}&pageSize=1`)).facets.payout.map((b: any) => [b.value, b.count]),
-    );
-    for (const payout of ['MONTHLY', 'QUARTERLY', 'ANNUALLY', 'AT_MATURITY', 'OTHER']) {
-      expect(await s.page.isDisabled(`input[name="payout"][value="${payout}"]`)).toBe(!payouts.get(payout));
-    }
+      // A facet value no offer has (with the other filters) is listed, disabled.
+      const payouts = new Map(
+        (await api(`/api/products?${query}&pageSize=1`)).facets.payout.map((b: any) => [b.value, b.count]),
+      );
+      for (const payout of ['MONTHLY', 'QUARTERLY', 'ANNUALLY', 'AT_MATURITY', 'OTHER']) {
+        expect(await s.page.isDisabled(`input[name="payout"][value="${payout}"]`)).toBe(!payouts.get(payout));
+      }
 
-    const total = (await api(`/api/products?${query}&pageSize=1`)).total as number;
-    if (total > 20) {
-      requestsPerInteraction.page = await interact(s, () => s.page.click('nav.pager button:has-text("Next")'));
-      expect(requestsPerInteraction.page).toBe(1);
-      const page2 = await expectApiRows(s.page, `${query}&page=2`);
-      expect(new URL(s.page.url()).search).toBe(`?${query}&page=2`);
+      const total = (await api(`/api/products?${query}&pageSize=1`)).total as number;
+      if (total > 20) {
+        requestsPerInteraction.page = await interact(s, () => s.page.click('nav.pager button:has-text("Next")'));
+        expect(requestsPerInteraction.page).toBe(1);
+        const page2 = await expectApiRows(s.page, `${query}&page=2`);
+        expect(new URL(s.page.url()).search).toBe(`?${query}&page=2`);
 
-      // Reload keeps the state, back and forward walk it.
-      await s.page.reload();
-      expect((await rows(s.page)).map((r) => r.id)).toEqual(page2.map((r) => r.id));
-      expect(await s.page.inputValue('#amount')).toBe('25,000');
-      expect(await s.page.inputValue('#sort')).toBe('headline');
-      expect(await s.page.isChecked(`input[name="terms"][value="${term}"]`)).toBe(true);
-      expect(await s.page.isChecked('input[name="type"][value="deposit"]')).toBe(true);
-      await s.page.goBack();
-      await poll(async () => (await rows(s.page)).map((r) => r.id)).toEqual(page1.map((r) => r.id));
-      expect(new URL(s.page.url()).search).toBe(`?${query}`);
-      await s.page.goForward();
-      await poll(async () => (await rows(s.page)).map((r) => r.id)).toEqual(page2.map((r) => r.id));
-    }
-    // back past the sort (and page 2) and the term: the deposits of the first step
-    for (let i = total > 20 ? 3 : 2; i > 0; i--) await s.page.goBack();
-    await poll(() => s.page.isChecked(`input[name="terms"][value="${term}"]`)).toBe(false);
-    expect(new URL(s.page.url()).search).toBe('?amount=25000&type=deposit');
-    expect(s.problems).toEqual([]);
-    await s.close();
-  });
+        // Reload keeps the state, back and forward walk it.
+        await s.page.reload();
+        expect((await rows(s.page)).map((r) => r.id)).toEqual(page2.map((r) => r.id));
+        expect(await s.page.inputValue('#amount')).toBe('25,000');
+        expect(await s.page.inputValue('#sort')).toBe('headline');
+        expect(await s.page.isChecked(`input[name="terms"][value="${term}"]`)).toBe(true);
+        expect(await s.page.isChecked('input[name="type"][value="deposit"]')).toBe(true);
+        await s.page.goBack();
+        await poll(async () => (await rows(s.page)).map((r) => r.id)).toEqual(page1.map((r) => r.id));
+        expect(new URL(s.page.url()).search).toBe(`?${query}`);
+        await s.page.goForward();
+        await poll(async () => (await rows(s.page)).map((r) => r.id)).toEqual(page2.map((r) => r.id));
+      }
+      // back past the sort (and page 2) and the term: the deposits of the first step
+      for (let i = total > 20 ? 3 : 2; i > 0; i--) await s.page.goBack();
+      await poll(() => s.page.isChecked(`input[name="terms"][value="${term}"]`)).toBe(false);
+      expect(new URL(s.page.url()).search).toBe('?amount=25000&type=deposit');
+      expect(s.problems).toEqual([]);
+      await s.close();
+    },
+  );
 
-  it('an offer’s detail: monthly steps, a drawn rate-history chart, events, the same licence; Escape closes it', async () => {
-    const s = await open('/?amount=25000');
-    const [first] = await rows(s.page);
-    requestsPerInteraction.detail = await interact(s, () => s.page.click(`button[data-offer="${first!.id}"]`));
-    expect(requestsPerInteraction.detail).toBe(1);
-    expect(new URL(s.page.url()).searchParams.get('offer')).toBe(first!.id);
-    const detail = await api(`/api/products/${first!.id}?amount=25000`);
-    const dialog = s.page.locator('dialog.detail[open]');
-    await poll(() => dialog.locator('table.steps tbody tr').count()).toBe(detail.offer.calc.steps.length);
-    const lastStep = detail.offer.calc.steps.at(-1);
-    expect(await dialog.locator('table.steps tbody tr').last().locator('td data').last().getAttribute('value')).toBe(
-      lastStep.closingBalance,
-    );
-    await dialog.locator('.chart canvas').first().waitFor();
-    await poll(() =>
-      dialog
-        .locator('.chart canvas')
-        .first()
-        .evaluate((c: HTMLCanvasElement) => {
-          const { data } = c.getContext('2d')!.getImageData(0, 0, c.width, c.height);
-          let inked = 0;
-          for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) inked++;
-          return inked;
-        }),
-    ).toBeGreaterThan(500);
-    await poll(() => dialog.locator('#events-title').isVisible()).toBe(true);
-    expect(await dialog.locator('#licence-title').textContent()).toBe('Under the same licence');
-    await expectAccessible(s.page, 'detail');
-    await shoot(s.page, 'detail');
+  it(
+    'an offer’s detail: monthly steps, a drawn rate-history ' + 'chart, events, the same licence; Escape closes it',
+    async () => {
+      const s = await open('/?amount=25000');
+      const [first] = await rows(s.page);
+      requestsPerInteraction.detail = await interact(s, () => s.page.click(`button[data-offer="${first!.id}"]`));
+      expect(requestsPerInteraction.detail).toBe(1);
+      expect(new URL(s.page.url()).searchParams.get('offer')).toBe(first!.id);
+      const detail = await api(`/api/products/${first!.id}?amount=25000`);
+      const dialog = s.page.locator('dialog.detail[open]');
+      await poll(() => dialog.locator('table.steps tbody tr').count()).toBe(detail.offer.calc.steps.length);
+      const lastStep = detail.offer.calc.steps.at(-1);
+      expect(await dialog.locator('table.steps tbody tr').last().locator('td data').last().getAttribute('value')).toBe(
+        lastStep.closingBalance,
+      );
+      await dialog.locator('.chart canvas').first().waitFor();
+      await poll(() =>
+        dialog
+          .locator('.chart canvas')
+          .first()
+          .evaluate((c: HTMLCanvasElement) => {
+            const { data } = c.getContext('2d')!.getImageData(0, 0, c.width, c.height);
+            let inked = 0;
+            for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) inked++;
+            return inked;
+          }),
+      ).toBeGreaterThan(500);
+      await poll(() => dialog.locator('#events-title').isVisible()).toBe(true);
+      expect(await dialog.locator('#licence-title').textContent()).toBe('Under the same licence');
+      await expectAccessible(s.page, 'detail');
+      await shoot(s.page, 'detail');
 
-    await s.page.keyboard.press('Escape');
-    await poll(() => s.page.locator('dialog.detail').count()).toBe(0);
-    expect(new URL(s.page.url()).searchParams.get('offer')).toBeNull();
-    expect(await s.page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.offer)).toBe(first!.id);
-    expect(s.problems).toEqual([]);
-    await s.close();
+      await s.page.keyboard.press('Escape');
+      await poll(() => s.page.locator('dialog.detail').count()).toBe(0);
+      expect(new URL(s.page.url()).searchParams.get('offer')).toBeNull();
+      expect(await s.page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.offer)).toBe(
+        first!.id,
+      );
+      expect(s.problems).toEqual([]);
+      await s.close();
 
-    // An offer the API does not know: its message, in the dialog.
-    const unknown = await open('/?offer=no-such-offer');
-    const refused = await t.graphql('{ product(id: "no-such-offer") { offer { id } } }');
-    await poll(() => unknown.page.textContent('dialog.detail[open] .problems')).toBe(refused.body.errors![0]!.message);
-    expect(unknown.problems).toEqual([]);
-    await unknown.close();
-  });
+      // An offer the API does not know: its message, in the dialog.
+      const unknown = await open('/?offer=no-such-offer');
+      const refused = await t.graphql('{ product(id: "no-such-offer") { offer { id } } }');
+      await poll(() => unknown.page.textContent('dialog.detail[open] .problems')).toBe(
+        refused.body.errors![0]!.message,
+      );
+      expect(unknown.problems).toEqual([]);
+      await unknown.close();
+    },
+  );
 
   it('the market: term curve and market history drawn, in one request', async () => {
     const s = await open('/');
@@ -493,38 +506,41 @@ describe.skipIf(browserSkip !== null)('the comparison page in Chromium', () => {
     await s.close();
   });
 
-  it('shows a change ingested while it is open as it lands (the change stream), marked new, without asking again', async () => {
-    const s = await open('/');
-    await s.page.locator('.changes ol.events li').first().waitFor();
-    await poll(() => t.app.services.changes.stats().open.sse).toBe(1); // the page follows the stream
-    let last: Snapshot | undefined;
-    for (const snapshot of generateSnapshots(SAMPLE)) last = snapshot;
-    const next = structuredClone(last!);
-    next.observedAt = new Date(Date.parse(next.observedAt) + 3_600_000).toISOString();
-    const offer = next.offers.find((o) => o.type === 'flexible')!;
-    const rate = (Number(offer.plan.headlineRate) + 0.53).toFixed(2);
-    offer.plan = {
-      ...offer.plan,
-      headlineRate: rate,
-      tierMode: 'whole',
-      tiers: [{ from: '0.00', to: null, rate }],
-      promotion: null,
-    };
-    await applySnapshot(t.db.prisma, next);
-    const fresh = s.page.locator('.changes ol.events li.fresh');
-    await fresh.first().waitFor({ timeout: 15_000 });
-    // It arrived after the reload, so the list answers with the new data too.
-    const { items } = await api<{ items: { summary: string; offerId: string; kind: string }[] }>(
-      '/api/changes?limit=5',
-    );
-    const arrived = items.filter((e) => e.offerId === offer.id);
-    await poll(() => fresh.allTextContents()).toEqual(
-      expect.arrayContaining(arrived.map((e) => expect.stringContaining(e.summary))),
-    );
-    expect(s.graphql.filter((name) => name === 'LatestChanges')).toHaveLength(1); // no polling
-    expect(s.problems).toEqual([]);
-    await s.close();
-  });
+  it(
+    'shows a change ingested while it is open as it lands ' + '(the change stream), marked new, without asking again',
+    async () => {
+      const s = await open('/');
+      await s.page.locator('.changes ol.events li').first().waitFor();
+      await poll(() => t.app.services.changes.stats().open.sse).toBe(1); // the page follows the stream
+      let last: Snapshot | undefined;
+      for (const snapshot of generateSnapshots(SAMPLE)) last = snapshot;
+      const next = structuredClone(last!);
+      next.observedAt = new Date(Date.parse(next.observedAt) + 3_600_000).toISOString();
+      const offer = next.offers.find((o) => o.type === 'flexible')!;
+      const rate = (Number(offer.plan.headlineRate) + 0.53).toFixed(2);
+      offer.plan = {
+        ...offer.plan,
+        headlineRate: rate,
+        tierMode: 'whole',
+        tiers: [{ from: '0.00', to: null, rate }],
+        promotion: null,
+      };
+      await applySnapshot(t.db.prisma, next);
+      const fresh = s.page.locator('.changes ol.events li.fresh');
+      await fresh.first().waitFor({ timeout: 15_000 });
+      // It arrived after the reload, so the list answers with the new data too.
+      const { items } = await api<{ items: { summary: string; offerId: string; kind: string }[] }>(
+        '/api/changes?limit=5',
+      );
+      const arrived = items.filter((e) => e.offerId === offer.id);
+      await poll(() => fresh.allTextContents()).toEqual(
+        expect.arrayContaining(arrived.map((e) => expect.stringContaining(e.summary))),
+      );
+      expect(s.graphql.filter((name) => name === 'LatestChanges')).toHaveLength(1); // no polling
+      expect(s.problems).toEqual([]);
+      await s.close();
+    },
+  );
 
   it('loads at most 150 KB of JavaScript (as served, brotli), the chart code included', async () => {
     const context = await browser.newContext({ locale: 'en-US' });

@@ -102,7 +102,8 @@ async function main() {
   const domain = benchFastCalc({ offers: 600 });
   console.log(
     `calculation of 600 varied offers per request, p50: reference ${domain.reference.p50Ms} ms, ` +
-      `fast (new amount) ${domain.fastWarmNewAmount.p50Ms} ms, list path (yields for all, full for 50) ${domain.fastListNewAmount.p50Ms} ms; ` +
+      `fast (new amount) ${domain.fastWarmNewAmount.p50Ms} ms, list path (yields for all, full for 50) ` +
+      `${domain.fastListNewAmount.p50Ms} ms; ` +
       `${domain.checked} results checked against the reference, ${domain.mismatches} mismatches`,
   );
   for (const r of domain.root) console.log(`  root ${r.case}: ${r.rootUs} µs (decimal.js pow ${r.decimalPowUs} µs)`);
@@ -118,15 +119,20 @@ async function main() {
     }
   }
   console.log(
-    '\nscale  amounts  offers  catalog heap  first request  first 200 new amounts p50  then new amounts p50 / p95 / p99',
+    '\nscale  amounts  offers  catalog heap  first request  first 200 new amounts p50  then new amounts p50 / ' +
+      'p95 / p99',
   );
   for (const r of results) {
     console.log(
-      `${String(r.scale).padStart(5)}  ${r.distribution.padStart(7)}  ${String(r.offers).padStart(6)}  ${`${r.catalogHeapMb} MB`.padStart(12)}  ${`${r.firstRequestMs} ms`.padStart(13)}  ${`${r.learning.p50Ms} ms`.padStart(25)}  ${r.newAmount.p50Ms} / ${r.newAmount.p95Ms} / ${r.newAmount.p99Ms} ms`,
+      `${String(r.scale).padStart(5)}  ${r.distribution.padStart(7)}  ${String(r.offers).padStart(6)}  ` +
+        `${`${r.catalogHeapMb} MB`.padStart(12)}  ${`${r.firstRequestMs} ms`.padStart(13)}  ` +
+        `${`${r.learning.p50Ms} ms`.padStart(25)}  ${r.newAmount.p50Ms} / ${r.newAmount.p95Ms} / ` +
+        `${r.newAmount.p99Ms} ms`,
     );
   }
   console.log(
-    'amounts: savings = log-uniform 500–500,000 EUR; uniform = 1–1,000,000 EUR (most offers then fall outside min/max or the DGS limit)',
+    'amounts: savings = log-uniform 500–500,000 EUR; uniform = 1–1,000,000 EUR (most offers then fall outside ' +
+      'min/max or the DGS limit)',
   );
 }
 

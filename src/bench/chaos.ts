@@ -213,7 +213,8 @@ async function apiCaughtUp(service: Service, what: string): Promise<number | nul
     }
     if (performance.now() - t > 30_000) {
       fail(
-        `${what}: the API still shows data version ${meta?.dataVersion ?? '(no answer)'} 30 s later, the database ${db.version}`,
+        `${what}: the API still shows data version ${meta?.dataVersion ?? '(no answer)'} 30 s later, the ` +
+          `database ${db.version}`,
       );
       return null;
     }
@@ -300,7 +301,8 @@ async function killPhase(service: Service, files: SnapshotFile[], deadline: numb
       expectedMs = performance.now() - t;
       target++;
       log(
-        `ingest of ${path.basename(file)} finished in ${(expectedMs / 1000).toFixed(1)} s, before its kill at ${(afterMs / 1000).toFixed(1)} s`,
+        `ingest of ${path.basename(file)} finished in ${(expectedMs / 1000).toFixed(1)} s, before its kill at ` +
+          `${(afterMs / 1000).toFixed(1)} s`,
       );
       continue;
     }
@@ -330,8 +332,10 @@ async function killPhase(service: Service, files: SnapshotFile[], deadline: numb
     };
     records.push(record);
     log(
-      `kill ${record.n}: ${record.snapshot} at ${(afterMs / 1000).toFixed(2)} s (${phase}, ${committed ? 'after its commit' : 'not committed'}); ` +
-        `turn free after ${record.turnMs} ms, a write after ${record.writeMs} ms; partial writes ${record.partialWrites}, violations ${record.violations}`,
+      `kill ${record.n}: ${record.snapshot} at ${(afterMs / 1000).toFixed(2)} s (${phase}, ` +
+        `${committed ? 'after its commit' : 'not committed'}); ` +
+        `turn free after ${record.turnMs} ms, a write after ${record.writeMs} ms; partial writes ` +
+        `${record.partialWrites}, violations ${record.violations}`,
     );
   }
   return { records, completed, appliedBefore: target };
@@ -349,7 +353,8 @@ async function diskPhase(large: SnapshotFile, port: number, workDir: string) {
     execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${tmpfsMb}m`, 'tmpfs', mnt], { stdio: 'pipe' });
   } catch (err) {
     return {
-      skipped: `mount -t tmpfs failed: ${(err as { stderr?: Buffer }).stderr?.toString().trim() || (err as Error).message}`,
+      skipped:
+        'mount -t tmpfs failed: ' + ((err as { stderr?: Buffer }).stderr?.toString().trim() || (err as Error).message),
     };
   }
   const dataDir = path.join(mnt, 'data');
@@ -526,13 +531,15 @@ async function main(): Promise<number> {
       `chaos: seed ${seed}, scale ${scale}, ${summary.seconds} s`,
       row(
         'kills tried',
-        `${summary.killsTried} (${summary.killsBeforeCommit} before the commit, ${summary.killsAfterCommit} after it; ${summary.killsBeforeConnecting} before connecting)`,
+        `${summary.killsTried} (${summary.killsBeforeCommit} before the commit, ${summary.killsAfterCommit} ` +
+          `after it; ${summary.killsBeforeConnecting} before connecting)`,
       ),
       ...(summary.killsTried < kills
         ? [
             row(
               '',
-              `fewer than the ${kills} asked for: ${killResult.appliedBefore >= files.length ? 'every snapshot was applied' : 'the time was up'}`,
+              `fewer than the ${kills} asked for: ` +
+                `${killResult.appliedBefore >= files.length ? 'every snapshot was applied' : 'the time was up'}`,
             ),
           ]
         : []),
@@ -570,7 +577,8 @@ async function main(): Promise<number> {
             row('disk full: answers meanwhile', disk.answersWhileFull),
             row(
               'disk freed: recovery',
-              `ingest applied ${(disk.recoveryMs.ingestApplied / 1000).toFixed(1)} s after, API showed it after ${disk.recoveryMs.apiShowsIt === null ? '-' : `${(disk.recoveryMs.apiShowsIt / 1000).toFixed(1)} s`}`,
+              `ingest applied ${(disk.recoveryMs.ingestApplied / 1000).toFixed(1)} s after, API showed it after ` +
+                (disk.recoveryMs.apiShowsIt === null ? '-' : `${(disk.recoveryMs.apiShowsIt / 1000).toFixed(1)} s`),
             ),
           ]),
       row('result', failures.length === 0 ? 'all checks passed' : `${failures.length} FAILED`),

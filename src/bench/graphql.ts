@@ -9,12 +9,16 @@ import { schema } from '../graphql/schema/index.js';
 import { createLogger } from '../logger.js';
 import { arg, marketDatabase, percentile } from './support.js';
 
-const QUERY = `query($amount: Decimal, $pageSize: Int) { products(type: ALL, amount: $amount, pageSize: $pageSize) {
-  total items { id name type brand { id name country } institution { id name country } channel platform termMonths noticeDays payout
+const QUERY =
+  `query($amount: Decimal, $pageSize: Int) { products(type: ALL, amount: $amount, pageSize: $pageSize) {
+  total items { id name type brand { id name country } institution { id name country } channel platform ` +
+  `termMonths noticeDays payout
   minAmount maxAmount rateType headlineRate tierMode tiers { from to rate } promotion { kind rate months maxBalance }
-  openToNewCustomers currentAccountRequired annualFee earlyWithdrawal interestCompounds withholding { kind rate reducedRate }
+  openToNewCustomers currentAccountRequired annualFee earlyWithdrawal interestCompounds withholding { kind ` +
+  `rate reducedRate }
   freshness { checkedAt official confirmed } sourceUrl eligible ineligibleReason
-  calc { amount months promotionApplied nominalRate grossInterest withholdingTax fees netInterest endBalance comparableYield effectiveRate returnPerYear steps { month } }
+  calc { amount months promotionApplied nominalRate grossInterest withholdingTax fees netInterest endBalance ` +
+  `comparableYield effectiveRate returnPerYear steps { month } }
   dgs { scheme country limit verified covered uncovered coveredPercent fullyCovered sharedWith } } } }`;
 
 async function main() {

@@ -35,16 +35,22 @@ const CHECKS: { name: string; partialWrite: boolean; sql: string }[] = [
   {
     name: 'applied snapshots missing plans or events',
     partialWrite: true,
-    sql: `SELECT 'snapshot ' || r."observedAt" || ': ' || r.plans || ' plans recorded, ' || (SELECT count(*) FROM "RatePlan" p WHERE p."observedAt" = r."observedAt")
-                 || ' found; ' || r.events || ' events recorded, ' || (SELECT count(*) FROM "ChangeEvent" e WHERE e.at = r."observedAt") || ' found' AS what
-            FROM (SELECT "observedAt", sum("plansAdded") AS plans, sum("eventsAdded") AS events FROM "IngestRun" GROUP BY "observedAt") r
+    sql:
+      `SELECT 'snapshot ' || r."observedAt" || ': ' || r.plans || ' plans recorded, ' || (SELECT count(*) FROM ` +
+      `"RatePlan" p WHERE p."observedAt" = r."observedAt")
+                 || ' found; ' || r.events || ' events recorded, ' || (SELECT count(*) FROM "ChangeEvent" ` +
+      `e WHERE e.at = r."observedAt") || ' found' AS what
+            FROM (SELECT "observedAt", sum("plansAdded") AS plans, sum("eventsAdded") AS events FROM ` +
+      `"IngestRun" GROUP BY "observedAt") r
            WHERE r.plans <> (SELECT count(*) FROM "RatePlan" p WHERE p."observedAt" = r."observedAt")
               OR r.events <> (SELECT count(*) FROM "ChangeEvent" e WHERE e.at = r."observedAt")`,
   },
   {
     name: 'data version other than the number of applied snapshots that changed data',
     partialWrite: true,
-    sql: `SELECT 'data version ' || coalesce((SELECT version FROM "DataVersion" WHERE id = 1), 0) || ', changing snapshots ' || n AS what
+    sql:
+      `SELECT 'data version ' || coalesce((SELECT version FROM "DataVersion" WHERE id = 1), 0) || ', changing ` +
+      `snapshots ' || n AS what
             FROM (SELECT count(*) AS n FROM "IngestRun" WHERE changed) c
            WHERE n <> coalesce((SELECT version FROM "DataVersion" WHERE id = 1), 0)`,
   },
@@ -59,28 +65,36 @@ const CHECKS: { name: string; partialWrite: boolean; sql: string }[] = [
   {
     name: 'plans that overlap the next or do not end where it begins',
     partialWrite: false,
-    sql: `WITH chain AS (SELECT p.id, p."offerId", p."validFrom", p."validTo",
+    sql:
+      `WITH chain AS (SELECT p.id, p."offerId", p."validFrom", p."validTo",
                                lead(p."validFrom") OVER w AS "nextFrom", lead(p.id) OVER w AS "nextId"
                           FROM "RatePlan" p WINDOW w AS (PARTITION BY p."offerId" ORDER BY p."validFrom", p.id))
-          SELECT 'plan ' || c.id || ' of ' || c."offerId" || ' [' || c."validFrom" || ', ' || coalesce(c."validTo"::text, 'open') || ') then plan ' || coalesce(c."nextId"::text, '-') AS what
+          SELECT 'plan ' || c.id || ' of ' || c."offerId" || ' [' || c."validFrom" || ', ' || ` +
+      `coalesce(c."validTo"::text, 'open') || ') then plan ' || coalesce(c."nextId"::text, '-') AS what
             FROM chain c
            WHERE (c."validTo" IS NOT NULL AND c."validTo" <= c."validFrom")
               OR (c."nextId" IS NOT NULL AND (c."validTo" IS NULL OR c."validTo" > c."nextFrom"))
               OR (c."nextId" IS NOT NULL AND c."validTo" < c."nextFrom" AND NOT (
-                    EXISTS (SELECT 1 FROM "ChangeEvent" e WHERE e."offerId" = c."offerId" AND e.kind = 'removed_offer' AND e.at = c."validTo")
-                AND EXISTS (SELECT 1 FROM "ChangeEvent" e WHERE e."offerId" = c."offerId" AND e.kind = 'new_offer' AND e.at = c."nextFrom")))`,
+                    EXISTS (SELECT 1 FROM "ChangeEvent" e WHERE e."offerId" = c."offerId" AND e.kind = ` +
+      `'removed_offer' AND e.at = c."validTo")
+                AND EXISTS (SELECT 1 FROM "ChangeEvent" e WHERE e."offerId" = c."offerId" AND e.kind = ` +
+      `'new_offer' AND e.at = c."nextFrom")))`,
   },
   {
     name: 'plans that begin an offer without a new_offer event',
     partialWrite: false,
-    sql: `SELECT 'plan ' || p.id || ' of ' || p."offerId" || ' from ' || p."validFrom" AS what FROM "RatePlan" p
+    sql:
+      `SELECT 'plan ' || p.id || ' of ' || p."offerId" || ' from ' || p."validFrom" AS what FROM "RatePlan" p
            WHERE NOT EXISTS (SELECT 1 FROM "RatePlan" q WHERE q."offerId" = p."offerId" AND q."validTo" = p."validFrom")
-             AND NOT EXISTS (SELECT 1 FROM "ChangeEvent" e WHERE e."offerId" = p."offerId" AND e.kind = 'new_offer' AND e.at = p."validFrom")`,
+             AND NOT EXISTS (SELECT 1 FROM "ChangeEvent" e WHERE e."offerId" = p."offerId" AND e.kind = ` +
+      `'new_offer' AND e.at = p."validFrom")`,
   },
   {
     name: 'offer events without the plan they announce',
     partialWrite: false,
-    sql: `SELECT 'event ' || e.id || ' ' || e.kind || ' of ' || e."offerId" || ' at ' || e.at AS what FROM "ChangeEvent" e
+    sql:
+      `SELECT 'event ' || e.id || ' ' || e.kind || ' of ' || e."offerId" || ' at ' || e.at AS what ` +
+      `FROM "ChangeEvent" e
            WHERE e."offerId" IS NOT NULL AND NOT EXISTS (
                  SELECT 1 FROM "RatePlan" p WHERE p."offerId" = e."offerId"
                     AND CASE WHEN e.kind = 'removed_offer' THEN p."validTo" = e.at ELSE p."validFrom" = e.at END)`,

@@ -95,7 +95,8 @@ export async function startService({
   const database = databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir };
   if (databaseUrl ? !(await hasData(databaseUrl)) : !existsSync(path.join(dataDir, 'pglite'))) {
     console.error(
-      `seeding ${databaseUrl ? 'PostgreSQL' : dataDir}: the sample market, ${days} days, scale ${scale} (once; kept for later runs)`,
+      `seeding ${databaseUrl ? 'PostgreSQL' : dataDir}: the sample market, ${days} days, scale ${scale} (once; ` +
+        `kept for later runs)`,
     );
     await run(
       'node',
@@ -107,7 +108,8 @@ export async function startService({
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const startedAt = performance.now();
-  // SERVICE_NODE_ARGS: flags for the service's node only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to see what bounds a run.
+  // SERVICE_NODE_ARGS: flags for the service's node only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to see what bounds
+  // a run.
   const nodeArgs = (process.env.SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   const child = spawn('node', [...nodeArgs, 'dist/main.js'], {
     cwd: root,

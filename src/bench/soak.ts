@@ -148,7 +148,9 @@ function nextRequest(
       return {
         kind,
         method: 'GET',
-        path: `/api/products/${encodeURIComponent(rng.pick(m.offerIds))}?amount=${amountOf(rng)}${rng.chance(0.3) ? `&horizon=${rng.int(1, 60)}` : ''}`,
+        path:
+          `/api/products/${encodeURIComponent(rng.pick(m.offerIds))}?amount=${amountOf(rng)}` +
+          `${rng.chance(0.3) ? `&horizon=${rng.int(1, 60)}` : ''}`,
       };
     case 'export':
       return {
@@ -158,8 +160,11 @@ function nextRequest(
       };
     case 'graphql': {
       const query = rng.chance(0.5)
-        ? 'query($a: Decimal!, $t: TypeFilter!) { products(amount: $a, type: $t, pageSize: 20) { total items { id name headlineRate dgs { covered uncovered } calc { comparableYield returnPerYear netInterest } } } }'
-        : 'query($id: ID!, $a: Decimal!) { product(id: $id, amount: $a) { offer { id calc { netInterest steps { month interest closingBalance } } } history { validFrom headlineRate } events { kind at } } }';
+        ? 'query($a: Decimal!, $t: TypeFilter!) { products(amount: $a, type: $t, pageSize: 20) { total items { ' +
+          'id name headlineRate dgs { covered uncovered } calc { comparableYield returnPerYear netInterest } ' +
+          '} } }'
+        : 'query($id: ID!, $a: Decimal!) { product(id: $id, amount: $a) { offer { id calc { netInterest steps { ' +
+          'month interest closingBalance } } } history { validFrom headlineRate } events { kind at } } }';
       const variables = query.includes('products')
         ? {
             a: amountOf(rng),
@@ -197,7 +202,9 @@ function nextRequest(
           {
             kind,
             method: 'GET',
-            path: `/api/rates/history?type=${rng.pick(['all', 'flexible', 'deposit'])}&page=${rng.int(1, 20)}&pageSize=${rng.pick([20, 100])}`,
+            path:
+              `/api/rates/history?type=${rng.pick(['all', 'flexible', 'deposit'])}&page=${rng.int(1, 20)}` +
+              `&pageSize=${rng.pick([20, 100])}`,
           },
           4,
         ],
@@ -305,8 +312,10 @@ function combine(rounds: Phase[]): Phase {
 
 const describe = (name: string, p: Phase) =>
   [
-    `  ${name}: ${p.seconds} s, ${p.requests} requests (${p.requestsPerSecond}/s), errors ${p.errors}; statuses ${JSON.stringify(p.statuses)}`,
-    `    latency p50 ${p.latencyMs.p50} ms, p90 ${p.latencyMs.p90} ms, p99 ${p.latencyMs.p99} ms, max ${p.latencyMs.max} ms`,
+    `  ${name}: ${p.seconds} s, ${p.requests} requests (${p.requestsPerSecond}/s), errors ${p.errors}; ` +
+      `statuses ${JSON.stringify(p.statuses)}`,
+    `    latency p50 ${p.latencyMs.p50} ms, p90 ${p.latencyMs.p90} ms, p99 ${p.latencyMs.p99} ms, max ` +
+      `${p.latencyMs.max} ms`,
   ].join('\n');
 
 async function main() {
@@ -412,14 +421,16 @@ async function main() {
         ...(warmUp
           ? [
               describe(
-                `warm-up (until the caches were ${warmedUp ? 'full' : 'NOT full, max-warm-up reached'}; worst round's percentiles)`,
+                `warm-up (until the caches were ${warmedUp ? 'full' : 'NOT full, max-warm-up reached'}; worst ` +
+                  `round's percentiles)`,
                 warmUp,
               ),
             ]
           : []),
         describe('measured', measured),
         `    mix ${JSON.stringify(measured.mix)}`,
-        `  resident memory ${rssBeforeTraffic} MB before traffic, ${rssAtStart} MB at the start of the measured run, ${rssAtEnd} MB at its end (${growth >= 0 ? '+' : ''}${growth} %), peak ${peak} MB`,
+        `  resident memory ${rssBeforeTraffic} MB before traffic, ${rssAtStart} MB at the start of the ` +
+          `measured run, ${rssAtEnd} MB at its end (${growth >= 0 ? '+' : ''}${growth} %), peak ${peak} MB`,
         `  caches at the end ${JSON.stringify(summary.caches)}`,
         `  SIGTERM: exit ${exitCode}`,
         `  written to ${path.relative(root, file)}`,

@@ -1,4 +1,5 @@
-// npm run bench:stream [-- --clients 1000 --rounds 10 --duration 10 --client-processes 2 --scale 1 --days 400 --database-url URL]
+// npm run bench:stream [-- --clients 1000 --rounds 10 --duration 10 --client-processes 2 --scale 1 --days 400
+// --database-url URL]
 // The change stream under many clients, on this machine: the compiled service (node dist/main.js) on
 // loopback, its clients in processes of their own (the load generator must not share the service's
 // event loop), the ingest made beside it as `npm run ingest` makes it.
@@ -207,7 +208,8 @@ async function main() {
     console.error(
       `service on ${service.base} (${service.database}); ${clients} clients in ${clientProcesses} processes`,
     );
-    for (let i = 0; i < 50; i++) await (await fetch(`${service.base}/api/products`)).arrayBuffer(); // warm: the answer is cached
+    // warm: the answer is cached
+    for (let i = 0; i < 50; i++) await (await fetch(`${service.base}/api/products`)).arrayBuffer();
     const heapMb = async () =>
       ((await (await fetch(`${service.base}/api/metrics`)).json()) as { process: { heapUsedMb: number } }).process
         .heapUsedMb;

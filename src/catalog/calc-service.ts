@@ -43,7 +43,15 @@ export interface CalcService {
   full(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): CalcResult;
   /** A rate event's impact for an amount, as the list calculates it for that horizon (promotions included). */
   impact(basis: ImpactBasis, amount: Decimal, horizon: number): ChangeImpact;
-  stats(): CalculatorStats & { constantYields: number; recentRanks: number; recentSummaries: number; impacts: number };
+  stats(): CalculatorStats & {
+    constantYields: number;
+    recentRanks: number;
+    recentSummaries: number;
+    impacts: number;
+    entries: number;
+    bytes: number;
+    maxBytes: number;
+  };
   clear(): void;
 }
 
@@ -114,20 +122,37 @@ export class RecentByAmount<V> {
   }
 }
 
-export function createCalcService(
-  options: { maxPieces?: number; maxExact?: number; maxRecent?: number; maxImpacts?: number } = {},
-): CalcService {
-  const calculator = createCalculator(options);
+/**
+ * What one kept item costs on the heap, measured (npm run bench:calc prints the heap per piece): a
+ * piece (its affine pairs and bounds, a few dozen Decimals), an exact result, a kept pair of yields, a
+ * kept summary (a dozen Decimals and their map entry), an amount-independent pair of yields, an impact.
+ */
+export const ITEM_BYTES = {
+  piece: 3_000,
+  exact: 1_600,
+  rank: 320,
+  summary: 1_400,
+  constant: 320,
+  impact: 700,
+} as const;
+
+/** How the calculator's part of the memory budget is shared among what it keeps. */
+const PARTS = { piece: 0.45, exact: 0.1, rank: 0.1, summary: 0.25, constant: 0.05, impact: 0.05 } as const;
+
+export function createCalcService(options: { maxBytes?: number } = {}): CalcService {
+  const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+  const count = (item: keyof typeof ITEM_BYTES) => Math.max(1, Math.floor((maxBytes * PARTS[item]) / ITEM_BYTES[item]));
+  const calculator = createCalculator({ maxPieces: count('piece'), maxExact: count('exact') });
   // Popular amounts come back (25,000; 50,000): their results are kept, so a repeat under other filters,
   // or through GraphQL, costs a lookup. The text of the amount is made once per list, not per offer.
-  const recentRanks = new RecentByAmount<RankYields>(options.maxRecent ?? 50_000);
-  const recentSummaries = new RecentByAmount<CalcSummary>(options.maxRecent ?? 50_000);
+  const recentRanks = new RecentByAmount<RankYields>(count('rank'));
+  const recentSummaries = new RecentByAmount<CalcSummary>(count('summary'));
   // Terms whose yields are the same for every amount (a single rate, no tiers or caps: most flexible
   // accounts), by calculation key. Kept here rather than on the catalogue's offers, which stay as
-  // loaded; at most one entry per key the calculator has seen, so it is bounded like the calculator.
-  const constants = new LRUCache<string, RankYields>({ max: options.maxPieces ?? 50_000 });
+  // loaded; bounded by its part of the bytes like everything else here.
+  const constants = new LRUCache<string, RankYields>({ max: count('constant') });
   // A rate event reaches every client that follows it, often with the same few amounts.
-  const impacts = new LRUCache<string, ChangeImpact>({ max: options.maxImpacts ?? 20_000 });
+  const impacts = new LRUCache<string, ChangeImpact>({ max: count('impact') });
   let lastAmount: Decimal | undefined;
   let lastText = '';
   const textOf = (amount: Decimal) => {
@@ -185,13 +210,32 @@ export function createCalcService(
         impacts.set(key, (impact = changeImpact({ amount, months, before: basis.before, after: basis.after })));
       return impact;
     },
-    stats: () => ({
-      ...calculator.stats(),
-      constantYields: constants.size,
-      recentRanks: recentRanks.size,
-      recentSummaries: recentSummaries.size,
-      impacts: impacts.size,
-    }),
+    stats: () => {
+      const own = calculator.stats();
+      const sizes = {
+        piece: own.pieces,
+        exact: own.exactEntries,
+        rank: recentRanks.size,
+        summary: recentSummaries.size,
+        constant: constants.size,
+        impact: impacts.size,
+      };
+      const entries = Object.values(sizes).reduce((a, b) => a + b, 0);
+      const bytes = (Object.keys(sizes) as (keyof typeof sizes)[]).reduce(
+        (n, item) => n + sizes[item] * ITEM_BYTES[item],
+        0,
+      );
+      return {
+        ...own,
+        constantYields: constants.size,
+        recentRanks: recentRanks.size,
+        recentSummaries: recentSummaries.size,
+        impacts: impacts.size,
+        entries,
+        bytes,
+        maxBytes,
+      };
+    },
     clear: () => {
       calculator.clear();
       constants.clear();

@@ -84,61 +84,65 @@ function step(sim: Simulation, what: Step, total: number): void {
 }
 
 describe('Follower', () => {
-  it('hands over from the backlog to live events without losing or repeating one, whatever the interleaving', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.record({
-          total: fc.integer({ min: 1, max: 30 }),
-          committed: fc.integer({ min: 0, max: 30 }),
-          lag: fc.integer({ min: 0, max: 30 }),
-          since: fc.option(fc.integer({ min: 0, max: 30 }), { nil: null }),
-          pageSize: fc.integer({ min: 1, max: 6 }),
-          steps: fc.array(fc.constantFrom<Step>('commit', 'deliver', 'read', 'answer', 'take'), { maxLength: 120 }),
-        }),
-        async ({ total, committed, lag, since, pageSize, steps }) => {
-          const initialCommitted = Math.min(committed, total);
-          const initialDelivered = Math.max(0, initialCommitted - lag);
-          // A client resumes from an id it was given: one that has committed (possibly not yet read by this instance).
-          const resumeAfter = since === null ? null : Math.min(since, initialCommitted);
-          const sim = simulate(initialCommitted, initialDelivered, pageSize);
-          const follower = new Follower(sim.hub, {
-            filter: ANY_CHANGE,
-            since: resumeAfter,
-            client: 'c',
-            transport: 'sse',
-          });
-          const started = follower.start();
-          const received: number[] = [];
-          let _taking: Promise<void> | null = null;
-          const take = () => {
-            _taking ??= follower.nextBatch().then((batch) => {
-              received.push(...(batch ?? []).map((e) => e.id));
-              _taking = null;
+  it(
+    'hands over from the backlog to live events without ' + 'losing or repeating one, whatever the interleaving',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.record({
+            total: fc.integer({ min: 1, max: 30 }),
+            committed: fc.integer({ min: 0, max: 30 }),
+            lag: fc.integer({ min: 0, max: 30 }),
+            since: fc.option(fc.integer({ min: 0, max: 30 }), { nil: null }),
+            pageSize: fc.integer({ min: 1, max: 6 }),
+            steps: fc.array(fc.constantFrom<Step>('commit', 'deliver', 'read', 'answer', 'take'), { maxLength: 120 }),
+          }),
+          async ({ total, committed, lag, since, pageSize, steps }) => {
+            const initialCommitted = Math.min(committed, total);
+            const initialDelivered = Math.max(0, initialCommitted - lag);
+            // A client resumes from an id it was given: one that has committed (possibly not yet read by this
+            // instance).
+            const resumeAfter = since === null ? null : Math.min(since, initialCommitted);
+            const sim = simulate(initialCommitted, initialDelivered, pageSize);
+            const follower = new Follower(sim.hub, {
+              filter: ANY_CHANGE,
+              since: resumeAfter,
+              client: 'c',
+              transport: 'sse',
             });
-          };
-          // start() reads the first backlog page before it returns.
-          const run = async (what: Step) => {
-            if (what === 'take') {
-              if (startedDone) take();
-            } else step(sim, what, total);
-            await flush();
-          };
-          let startedDone = false;
-          void started.then(() => (startedDone = true));
-          for (const what of steps) await run(what);
-          // Then everything commits and is delivered, and the client reads to the end.
-          for (let guard = 0; guard < 10 * total + 50 && (received.at(-1) ?? 0) < total; guard++) {
-            for (const what of ['commit', 'deliver', 'read', 'answer', 'take'] as const) await run(what);
-          }
-          const start = resumeAfter ?? initialDelivered;
-          expect(received).toEqual(Array.from({ length: total - start }, (_, i) => start + i + 1));
-          await follower.return();
-          expect(sim.registered).toHaveLength(0);
-        },
-      ),
-      { numRuns: 400 },
-    );
-  });
+            const started = follower.start();
+            const received: number[] = [];
+            let _taking: Promise<void> | null = null;
+            const take = () => {
+              _taking ??= follower.nextBatch().then((batch) => {
+                received.push(...(batch ?? []).map((e) => e.id));
+                _taking = null;
+              });
+            };
+            // start() reads the first backlog page before it returns.
+            const run = async (what: Step) => {
+              if (what === 'take') {
+                if (startedDone) take();
+              } else step(sim, what, total);
+              await flush();
+            };
+            let startedDone = false;
+            void started.then(() => (startedDone = true));
+            for (const what of steps) await run(what);
+            // Then everything commits and is delivered, and the client reads to the end.
+            for (let guard = 0; guard < 10 * total + 50 && (received.at(-1) ?? 0) < total; guard++) {
+              for (const what of ['commit', 'deliver', 'read', 'answer', 'take'] as const) await run(what);
+            }
+            const start = resumeAfter ?? initialDelivered;
+            expect(received).toEqual(Array.from({ length: total - start }, (_, i) => start + i + 1));
+            await follower.return();
+            expect(sim.registered).toHaveLength(0);
+          },
+        ),
+        { numRuns: 400 },
+      );
+    },
+  );
 
   it('is cut, and unregistered, when what it has not taken passes the bound', async () => {
     const sim = simulate(0, 0, 10, 1_000);

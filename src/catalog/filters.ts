@@ -13,7 +13,10 @@ export const F = {
   dgsCountry: 1 << 4,
   payout: 1 << 5,
   withholding: 1 << 6,
-  /** everything else: promotions=only, newCustomers, currentAccount, fees, earlyWithdrawal, noticeMax, freshness, brand, zoek */
+  /**
+   * everything else: promotions=only, newCustomers, currentAccount, fees, earlyWithdrawal, noticeMax, freshness, brand,
+   * zoek
+   */
   other: 1 << 7,
 } as const;
 

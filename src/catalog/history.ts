@@ -208,9 +208,9 @@ export interface MarketHistory {
   best(catalog: Catalog): Promise<MarketBest>;
 }
 
-/** The market view, computed once per (data version, days) and kept for a few windows. */
-export function createMarketHistory(prisma: PrismaClient, maxEntries = 16): MarketHistory {
-  const cache = new LoadMemo<MarketDay[]>(maxEntries);
+/** The market view, computed once per (data version, days) and kept for a few windows (by bytes). */
+export function createMarketHistory(prisma: PrismaClient, maxBytes = 4 * 1024 * 1024): MarketHistory {
+  const cache = new LoadMemo<MarketDay[]>(maxBytes);
   const days = (catalog: Catalog, n: number): Promise<MarketDay[]> => {
     if (catalog.version === 0) return Promise.resolve([]);
     return cache.get(`${catalog.version}:${n}`, () => {

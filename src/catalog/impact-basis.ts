@@ -89,7 +89,9 @@ export async function loadImpactBases(
       termMonths: offer.type === 'deposit' ? offer.termMonths : null,
       before: terms(before),
       after: terms(after),
-      key: `${before.id}>${after.id}|${offer.type}:${offer.termMonths ?? ''}|${offer.payout}|${offer.interestCompounds}|${annualFee.toString()}|${withholdingRate.toString()}`,
+      key:
+        `${before.id}>${after.id}|${offer.type}:${offer.termMonths ?? ''}|${offer.payout}|` +
+        `${offer.interestCompounds}|${annualFee.toString()}|${withholdingRate.toString()}`,
     });
   }
   return result;

@@ -23,9 +23,13 @@ function termsKeyOf(o: Pick<CatalogOffer, 'terms'>): string {
   const t = o.terms;
   const tiers = t.tiers.map((x) => `${x.from.toString()}-${x.to?.toString() ?? ''}:${x.rate.toString()}`).join(',');
   const promo = t.promotion
-    ? `${t.promotion.kind}:${t.promotion.rate.toString()}:${t.promotion.months}:${t.promotion.maxBalance?.toString() ?? ''}`
+    ? `${t.promotion.kind}:${t.promotion.rate.toString()}:${t.promotion.months}:` +
+      `${t.promotion.maxBalance?.toString() ?? ''}`
     : '';
-  return `${t.tierMode}|${tiers}|${promo}|${t.payout}|${t.interestCompounds ? 1 : 0}|${t.annualFee.toString()}|${t.withholdingRate.toString()}`;
+  return (
+    `${t.tierMode}|${tiers}|${promo}|${t.payout}|${t.interestCompounds ? 1 : 0}|${t.annualFee.toString()}|` +
+    `${t.withholdingRate.toString()}`
+  );
 }
 
 const text = (d: Decimal) => toFixed2(d);

@@ -30,7 +30,8 @@ describe('marketDays', () => {
     const plans = [
       plan({ rate: '2.00', from: '2026-11-01' }), // all along
       plan({ rate: '2.50', from: '2026-11-02', to: '2026-11-04' }), // valid at the ends of the 2nd and 3rd
-      plan({ rate: '3.00', from: '2026-11-05', to: '2026-11-05', institutionId: 'bank-b' }), // closed the same day: never at a day's end
+      // closed the same day: never at a day's end
+      plan({ rate: '3.00', from: '2026-11-05', to: '2026-11-05', institutionId: 'bank-b' }),
       plan({ rate: '1.10', from: '2026-11-03', type: 'notice' }),
       plan({ rate: '2.80', from: '2026-11-01', type: 'deposit', termMonths: 12 }),
       plan({ rate: '2.90', from: '2026-11-01', type: 'deposit', termMonths: 24 }), // no category

@@ -8,6 +8,8 @@ import type { Logger } from '../logger.js';
 import type { CatalogStore } from './store.js';
 
 export interface Watcher {
+  /** Looks now, besides the poll and the notifications. */
+  refresh(why: string): void;
   stop(): Promise<void>;
 }
 
@@ -65,6 +67,7 @@ export function watchDataVersion(store: CatalogStore, { pollMs, listenUrl, logge
   void listen();
 
   return {
+    refresh,
     async stop() {
       stopped = true;
       clearInterval(timer);

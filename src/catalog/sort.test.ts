@@ -4,7 +4,8 @@ import { firstK } from './sort.js';
 
 describe('firstK', () => {
   it('gives the first k of the full sort, for any k and input', () => {
-    const cmp = (a: [number, number], b: [number, number]) => a[0] - b[0] || a[1] - b[1]; // a total order on distinct pairs
+    // a total order on distinct pairs
+    const cmp = (a: [number, number], b: [number, number]) => a[0] - b[0] || a[1] - b[1];
     fc.assert(
       fc.property(
         fc.uniqueArray(fc.tuple(fc.integer({ min: 0, max: 50 }), fc.integer()), {

@@ -36,7 +36,10 @@ const PRIMARY: Record<Exclude<SortKey, 'term'>, (a: Ranked, b: Ranked) => number
   min: (a, b) => cmpDec(a.offer.minAmount, b.offer.minAmount),
 };
 
-/** returnPerYear desc (as comparableYield: see PRIMARY.return), coveredPercent desc, id asc: what decides between equals. */
+/**
+ * returnPerYear desc (as comparableYield: see PRIMARY.return), coveredPercent desc, id asc: what decides between
+ * equals.
+ */
 export function tieBreak(a: Ranked, b: Ranked): number {
   return (
     cmpDec(b.yields.comparableYield, a.yields.comparableYield) ||

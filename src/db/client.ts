@@ -1,6 +1,7 @@
 // The one way the service reaches its database: embedded PGlite (default) or PostgreSQL
 // (DATABASE_URL), both through pg and @prisma/adapter-pg, so everything above this file is the same.
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { EMBEDDED_POOL_SIZE, openEmbedded, type EmbeddedDatabase } from './embedded.js';
 import { PrismaClient } from './generated/client.js';
 import { applyMigrations, isUpToDate } from './migrate.js';
@@ -27,6 +28,8 @@ export interface OpenOptions {
    * caller has its turn already (an ingest), else how long to wait for one.
    */
   writeTurn: 'held' | TurnOptions;
+  /** Processes that will share the embedded database (the workers and the primary of a cluster). */
+  workers?: number;
 }
 
 export function createPrisma(url: string, poolSize: number): PrismaClient {
@@ -49,6 +52,17 @@ export function createPrisma(url: string, poolSize: number): PrismaClient {
  */
 export const SNAPSHOT_READ = { isolationLevel: 'RepeatableRead', maxWait: 10_000, timeout: 30_000 } as const;
 
+/** Whether anything was ever ingested (a migrated database). */
+export async function hasIngested(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query('SELECT 1 FROM "IngestRun" LIMIT 1')).rowCount! > 0;
+  } finally {
+    await client.end();
+  }
+}
+
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   const log = options.log ?? (() => {});
   let embedded: EmbeddedDatabase | undefined;
@@ -56,7 +70,10 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.databaseUrl) {
     url = options.databaseUrl;
   } else {
-    embedded = await openEmbedded(options.dataDir, { log });
+    embedded = await openEmbedded(options.dataDir, {
+      log,
+      processes: (options.workers ?? 1) + (options.workers && options.workers > 1 ? 1 : 0),
+    });
     url = embedded.url;
   }
   try {

@@ -88,8 +88,14 @@ const compiledWasm = () =>
 export async function startPglite(
   dataDir: string | null,
   onFailure: (msg: string) => void = () => {},
+  processes = 1,
 ): Promise<{ port: number; stop(): Promise<void> }> {
-  const input: WorkerInput = { dataDir, maxConnections: EMBEDDED_POOL_SIZE * 2 + 4, ...(await compiledWasm()) };
+  // Each serving process's pool, and room for one more (an ingest) and a few single connections.
+  const input: WorkerInput = {
+    dataDir,
+    maxConnections: EMBEDDED_POOL_SIZE * (processes + 1) + 4,
+    ...(await compiledWasm()),
+  };
   const worker = workerFile.pathname.endsWith('.ts')
     ? new Worker(
         `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(workerFile.href)}); })`,
@@ -131,11 +137,12 @@ export async function openInMemory(): Promise<EmbeddedDatabase> {
 
 /**
  * Opens the embedded database in `dataDir` or reaches the process that has it open.
- * `waitMs` bounds how long to wait for a lock whose owner is alive but not yet answering.
+ * `waitMs` bounds how long to wait for a lock whose owner is alive but not yet answering; `processes`
+ * is how many will connect with a pool each (the workers of a cluster and its primary).
  */
 export async function openEmbedded(
   dataDir: string,
-  options: { log?: (msg: string) => void; waitMs?: number } = {},
+  options: { log?: (msg: string) => void; waitMs?: number; processes?: number } = {},
 ): Promise<EmbeddedDatabase> {
   const log = options.log ?? (() => {});
   await mkdir(dataDir, { recursive: true }); // PGlite does not create parent folders
@@ -151,7 +158,8 @@ export async function openEmbedded(
       }
       if (Date.now() > deadline) {
         throw new Error(
-          `the embedded database ${dataDir} is locked by process ${lock.pid}, which does not answer on port ${lock.port}`,
+          `the embedded database ${dataDir} is locked by process ${lock.pid}, which does not answer on port ` +
+            `${lock.port}`,
         );
       }
       await new Promise((r) => setTimeout(r, 200));
@@ -160,7 +168,7 @@ export async function openEmbedded(
     if (lock) await rm(lockPath(dataDir), { force: true }); // stale: its process is gone
 
     // Exclusive create: of two processes starting at once, exactly one becomes the owner.
-    let handle: Awaited<ReturnType<typeof open>>;
+    let handle;
     try {
       handle = await open(lockPath(dataDir), 'wx');
     } catch (err) {
@@ -171,7 +179,7 @@ export async function openEmbedded(
       throw err;
     }
     try {
-      const served = await startPglite(path.join(dataDir, 'pglite'), log);
+      const served = await startPglite(path.join(dataDir, 'pglite'), log, options.processes);
       const info: LockInfo = { pid: process.pid, port: served.port, startedAt: new Date().toISOString() };
       await handle.writeFile(JSON.stringify(info));
       await handle.close();

@@ -59,7 +59,10 @@ export class TurnTimeout extends Error {
 /** The line a waiting writer shows. */
 export function waitingLine(holder: Writer | null, ahead: number, waitMs: number): string {
   const queued = ahead > 0 ? `, ${ahead} more ahead in the queue` : '';
-  return `waiting for ${describeWriter(holder)}${queued}; giving up after ${Math.round(waitMs / 1000)} s (INGEST_WAIT_SECONDS)`;
+  return (
+    `waiting for ${describeWriter(holder)}${queued}; giving up after ${Math.round(waitMs / 1000)} s ` +
+    `(INGEST_WAIT_SECONDS)`
+  );
 }
 
 /** A configured process's turn: its bound (INGEST_WAIT_SECONDS), and its waiting lines told by `say`. */
@@ -105,7 +108,9 @@ function fileQueue(dataDir: string, activity: string): Queue {
   const content = JSON.stringify({ activity, pid: process.pid, host: null, token });
   let holding = false;
 
-  /** The writer recorded in a file; null when there is none or it is gone (its process ended, or it crashed half-way). */
+  /**
+   * The writer recorded in a file; null when there is none or it is gone (its process ended, or it crashed half-way).
+   */
   async function live(file: string): Promise<Writer | null> {
     let text: string;
     try {
@@ -194,7 +199,9 @@ async function pgQueue(url: string, activity: string): Promise<Queue> {
   });
   client.on('error', () => {}); // a dropped connection ends the turn; the ingest's own transaction reports it
   await client.connect();
-  const thisDatabase = `l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
+  const thisDatabase =
+    `l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.database = (SELECT oid FROM pg_database ` +
+    `WHERE datname = current_database())`;
   const flag = async (sql: string, ...values: number[]) =>
     (await client.query<{ ok: boolean }>(sql, values)).rows[0]?.ok === true;
   return {
@@ -210,7 +217,8 @@ async function pgQueue(url: string, activity: string): Promise<Queue> {
     tryTake: () => flag('SELECT pg_try_advisory_lock($1, 0) AS ok', TURN_KEY),
     async holder() {
       const { rows } = await client.query<{ name: string; pid: number }>(
-        `SELECT a.application_name AS name, a.pid FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE ${thisDatabase} AND l.classid = $1 AND l.objid = 0`,
+        `SELECT a.application_name AS name, a.pid FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid ` +
+          `WHERE ${thisDatabase} AND l.classid = $1 AND l.objid = 0`,
         [TURN_KEY],
       );
       return rows[0] ? parseApplicationName(rows[0].name, rows[0].pid) : null;

@@ -230,7 +230,8 @@ describe('calculate: promotions (60,000; 2.00 % base; credited at the end of 6 m
   const base = terms({ tiers: tiers(['0', null, '2.00']), payout: 'ANNUALLY' });
   // Without the promotion a month earns 60,000 × 2/1200 = 100.
   it.each([
-    // 100 + 50,000 × 1/1200 = 141.666… a month for 3 months (425) + 3 × 100 = 725; month 1: 141.67 × 1200 / 60,000 = 2.83 %
+    // 100 + 50,000 × 1/1200 = 141.666… a month for 3 months (425) + 3 × 100 = 725; month 1: 141.67 × 1200 / 60,000
+    // = 2.83 %
     {
       label: 'bonus with a cap',
       p: promotion('bonus', '1.00', 3, '50000'),
@@ -332,7 +333,8 @@ describe('calculate: withholding (10,000 at 3.00 %, credited yearly, 12 months)'
   });
 
   it('compounds interest net of tax', () => {
-    // 10,000 at 2.40 % monthly, 25 % tax: B grows by 20 × 0.75 = 15 a month at first; 10,000 × (1.0015^2 − 1) = 30.0225
+    // 10,000 at 2.40 % monthly, 25 % tax: B grows by 20 × 0.75 = 15 a month at first; 10,000 × (1.0015^2 − 1) =
+    // 30.0225
     const r = shown('10000', 2, terms({ withholdingRate: new Decimal(25) }));
     // gross: 20 + 10,015 × 0.2 % = 20.03 → 40.03; tax 25 % of 40.03 = 10.0075
     expect(r.grossInterest).toBe('40.03');

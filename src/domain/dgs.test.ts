@@ -43,7 +43,8 @@ describe('dgsSplit', () => {
       percent: '66.66666666666666666666666666666667',
       full: false,
     },
-    // a cent over: 100,000 / 100,000.01 = 1 − 1e-7 + 1e-14 − 1e-21 + 1e-28 … = 0.99999990000000999999900000009999…,
+    // a cent over: 100,000 / 100,000.01 = 1 − 1e-7 + 1e-14 − 1e-21 + 1e-28 … =
+    // 0.99999990000000999999900000009999…,
     // which is 0.9999999000000099999990000001 to 34 digits; × 100
     {
       label: 'leaves a cent over the limit uncovered',
@@ -105,26 +106,29 @@ describe('dgsSplit', () => {
     );
   });
 
-  it('property: covered + uncovered = amount, covered ≤ min(amount, limit), percent = covered / amount × 100', () => {
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 100_000_000_000 }),
-        fc.integer({ min: 0, max: 50_000_000 }),
-        fc.boolean(),
-        (amountCents, limitCents, verified) => {
-          const amount = new Decimal(amountCents).div(100);
-          const limit = new Decimal(limitCents).div(100);
-          const split = dgsSplit(amount, { scheme: 'x', country: 'BE', limit, verified }, []);
-          expect(split.covered.plus(split.uncovered).eq(amount)).toBe(true);
-          expect(split.covered.lte(Decimal.min(amount, limit))).toBe(true);
-          expect(split.covered.gte(0) && split.uncovered.gte(0)).toBe(true);
-          expect(split.coveredPercent.eq(split.covered.div(amount).times(100))).toBe(true);
-          expect(split.fullyCovered).toBe(split.covered.eq(amount));
-        },
-      ),
-      { numRuns: 300 },
-    );
-  });
+  it(
+    'property: covered + uncovered = amount, covered ≤ ' + 'min(amount, limit), percent = covered / amount × 100',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 1, max: 100_000_000_000 }),
+          fc.integer({ min: 0, max: 50_000_000 }),
+          fc.boolean(),
+          (amountCents, limitCents, verified) => {
+            const amount = new Decimal(amountCents).div(100);
+            const limit = new Decimal(limitCents).div(100);
+            const split = dgsSplit(amount, { scheme: 'x', country: 'BE', limit, verified }, []);
+            expect(split.covered.plus(split.uncovered).eq(amount)).toBe(true);
+            expect(split.covered.lte(Decimal.min(amount, limit))).toBe(true);
+            expect(split.covered.gte(0) && split.uncovered.gte(0)).toBe(true);
+            expect(split.coveredPercent.eq(split.covered.div(amount).times(100))).toBe(true);
+            expect(split.fullyCovered).toBe(split.covered.eq(amount));
+          },
+        ),
+        { numRuns: 300 },
+      );
+    },
+  );
 
   it.each(['0', '-1'])('rejects the amount %s', (amount) => {
     expect(() => dgsSplit(new Decimal(amount), scheme('100000', true), [])).toThrow(RangeError);

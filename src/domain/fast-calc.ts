@@ -78,7 +78,10 @@ export interface CalculatorStats {
   fallbacks: number;
   /** Evaluations with no piece possible: a month not affine in B (or a balance slope ≤ 0). */
   unpieceable: number;
-  /** Evaluations a piece could not answer: the amount at a rounded boundary, a shown value next to a half cent, a ratio near 0. */
+  /**
+   * Evaluations a piece could not answer: the amount at a rounded boundary, a shown value next to a half cent, a ratio
+   * near 0.
+   */
   guarded: number;
   /** Evaluations answered from the exact-result cache. */
   exactHits: number;

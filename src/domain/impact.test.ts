@@ -116,16 +116,19 @@ describe('changeImpact', () => {
     });
   });
 
-  it('takes the difference of the shown values, so the three numbers add up (201.8436 → 206.9372: 5.10, not 5.09)', () => {
-    const impact = changeImpact({
-      amount: new Decimal('10000'),
-      months: 12,
-      before: terms('2.00'),
-      after: terms('2.05'),
-    });
-    expect(new Decimal(impact.returnPerYearAfter).minus(impact.returnPerYearBefore).toFixed(2)).toBe(impact.delta);
-    expect(impact.delta).toBe('5.10');
-  });
+  it(
+    'takes the difference of the shown values, so the three numbers add up ' + '(201.8436 → 206.9372: 5.10, not 5.09)',
+    () => {
+      const impact = changeImpact({
+        amount: new Decimal('10000'),
+        months: 12,
+        before: terms('2.00'),
+        after: terms('2.05'),
+      });
+      expect(new Decimal(impact.returnPerYearAfter).minus(impact.returnPerYearBefore).toFixed(2)).toBe(impact.delta);
+      expect(impact.delta).toBe('5.10');
+    },
+  );
 
   it('shows the amount with two decimals', () => {
     expect(

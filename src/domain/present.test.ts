@@ -114,7 +114,9 @@ describe('centsAmbiguous', () => {
     {
       value: '2.3849999999999999',
       ambiguous: true,
-      why: '1e-16 from a half cent: noise could not move it, but a nearby computation may land on either side of the kept digit',
+      why:
+        '1e-16 from a half cent: noise could not move it, but a nearby computation may land on either side of ' +
+        'the kept digit',
     },
     { value: '2.38500000000000001', ambiguous: true, why: '1e-17 above' },
     { value: '2.3851', ambiguous: false, why: 'clearly above' },

@@ -34,11 +34,17 @@ const L = OPERATION_LIMITS;
 builder.queryType({
   description:
     'Savings offers calculated for an amount, their deposit guarantee, history and changes. ' +
-    `Limits of one request: a document of at most ${L.tokens} tokens, nesting depth ${L.depth}, ${L.aliases} aliases, an estimated cost of ${L.cost} (a field costs 1, a plan ${FIELD_COST.plan}; a list counts as often as it can be long: its pageSize, limit, ids, days or maxOffers, or what the data allows) shared by every operation of an HTTP batch, and ${L.batch} operations in a batch (a JSON array). ` +
-    'Over any of them: HTTP 400 and an error with extensions { code: QUERY_TOO_COMPLEX, limit, max }. See also each argument for its own range.',
+    `Limits of one request: a document of at most ${L.tokens} tokens, nesting depth ${L.depth}, ${L.aliases} ` +
+    `aliases, an estimated cost of ${L.cost} (a field costs 1, a plan ${FIELD_COST.plan}; a list counts as often ` +
+    `as it can be long: its pageSize, limit, ids, days or maxOffers, or what the data allows) shared by every ` +
+    `operation of an HTTP batch, and ${L.batch} operations in a batch (a JSON array). ` +
+    'Over any of them: HTTP 400 and an error with extensions { code: QUERY_TOO_COMPLEX, limit, max }. See also ' +
+    'each argument for its own range.',
 });
 
 builder.subscriptionType({
   description:
-    'What happens as it happens, over Server-Sent Events (the graphql-sse protocol, "distinct connections" mode): POST or GET /graphql with Accept: text/event-stream; each result is an `event: next`, the end an `event: complete`.',
+    'What happens as it happens, over Server-Sent Events (the graphql-sse protocol, "distinct connections" ' +
+    'mode): POST or GET /graphql with Accept: text/event-stream; each result is an `event: next`, the end an ' +
+    '`event: complete`.',
 });

@@ -94,7 +94,8 @@ export const WithholdingFilterEnum = enumOf(
 export const PromotionsModeEnum = enumOf(
   'PromotionsMode',
   upper(PROMOTIONS_MODES),
-  'include: calculate with promotions; exclude: calculate every offer at its rate after the promotion (nothing is hidden); only: offers with a promotion',
+  'include: calculate with promotions; exclude: calculate every offer at its rate after the promotion (nothing ' +
+    'is hidden); only: offers with a promotion',
 );
 export const NewCustomersFilterEnum = enumOf(
   'NewCustomersFilter',
@@ -126,7 +127,9 @@ export const FreshnessFilterEnum = enumOf(
 export const SortKeyEnum = enumOf(
   'SortKey',
   upper(SORT_KEYS),
-  'return: euros per year at the comparable yield; effective: net effective rate; headline: headline rate; term: term, then notice period; bank: brand name; country: brand country; verified: last check; min: minimum amount',
+  'return: euros per year at the comparable yield; effective: net effective rate; headline: headline rate; ' +
+    'term: term, then notice period; bank: brand name; country: brand country; verified: last check; min: ' +
+    'minimum amount',
 );
 export const PlanSortEnum = enumOf(
   'PlanSort',

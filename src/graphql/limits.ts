@@ -113,7 +113,8 @@ function costLimit(bounds: () => ListBounds): Plugin {
           errors: [
             limitError(
               'cost',
-              `Query too complex: its estimated cost ${cost}${batch} exceeds ${OPERATION_LIMITS.cost}. Ask for fewer or smaller lists, or split the query.`,
+              `Query too complex: its estimated cost ${cost}${batch} exceeds ${OPERATION_LIMITS.cost}. Ask for ` +
+                `fewer or smaller lists, or split the query.`,
               cost,
             ),
           ],
@@ -171,7 +172,8 @@ function batchLimit(): Plugin {
           if (Array.isArray(requestParserResult) && requestParserResult.length > OPERATION_LIMITS.batch) {
             throw limitError(
               'batch',
-              `A batch may hold at most ${OPERATION_LIMITS.batch} operations; this one holds ${requestParserResult.length}.`,
+              `A batch may hold at most ${OPERATION_LIMITS.batch} operations; this one holds ` +
+                `${requestParserResult.length}.`,
               requestParserResult.length,
             );
           }

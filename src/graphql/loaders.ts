@@ -15,7 +15,7 @@ import {
   type EventItem,
   type PlanItem,
 } from '../catalog/history.js';
-import { LoadMemo } from '../catalog/load-memo.js';
+import { LoadMemo, MemoPool } from '../catalog/load-memo.js';
 import { loadImpactBases, type ImpactBasis } from '../catalog/impact-basis.js';
 import type { CatalogSource } from '../catalog/types.js';
 import type { PrismaClient } from '../db/client.js';
@@ -59,8 +59,8 @@ export class HistoryCache {
   impactBases!: LoadMemo<ImpactBasis | null>;
   planPages!: LoadMemo<{ items: PlanItem[]; total: number }>;
 
-  /** maxOffers: offers whose plans and events are kept (a few KB each). */
-  constructor(private readonly maxOffers = 5_000) {
+  /** maxBytes: what the memos together may hold (by estimate), shared out below. */
+  constructor(private readonly maxBytes = 16 * 1024 * 1024) {
     this.reset(-1);
   }
 
@@ -70,28 +70,22 @@ export class HistoryCache {
   }
 
   stats() {
-    return {
-      version: this.version,
-      plans: this.plans.size,
-      events: this.events.size,
-      sources: this.sources.size,
-      changes: this.changes.size,
-      filteredChanges: this.filteredChanges.size,
-      impactBases: this.impactBases.size,
-      planPages: this.planPages.size,
-      maxOffers: this.maxOffers,
-    };
+    return { version: this.version, entries: this.pool.entries, bytes: this.pool.bytes, maxBytes: this.maxBytes };
   }
 
+  private pool!: MemoPool;
+
   private reset(version: number) {
+    // One bound for them all: a service asked mostly for details keeps plans, one asked for changes keeps those.
+    this.pool = new MemoPool(this.maxBytes);
     this.version = version;
-    this.plans = new LoadMemo(this.maxOffers);
-    this.events = new LoadMemo(this.maxOffers);
-    this.sources = new LoadMemo(this.maxOffers);
-    this.changes = new LoadMemo(1);
-    this.filteredChanges = new LoadMemo(200);
-    this.impactBases = new LoadMemo(CHANGES_MAX * 4);
-    this.planPages = new LoadMemo(500);
+    this.plans = new LoadMemo(this.pool, 'plans');
+    this.events = new LoadMemo(this.pool, 'events');
+    this.sources = new LoadMemo(this.pool, 'sources');
+    this.changes = new LoadMemo(this.pool, 'changes');
+    this.filteredChanges = new LoadMemo(this.pool, 'filteredChanges');
+    this.impactBases = new LoadMemo(this.pool, 'impactBases');
+    this.planPages = new LoadMemo(this.pool, 'planPages');
   }
 }
 

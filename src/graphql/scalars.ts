@@ -35,7 +35,8 @@ export const perYear = (what: string) => `${what}; ${UNIT.perYear}`;
 
 export const DecimalScalar = builder.scalarType('Decimal', {
   description:
-    'An exact decimal as a string: money in euros and rates in percent per year, with two decimals ("1234.56", "2.35").',
+    'An exact decimal as a string: money in euros and rates in percent per year, with two decimals ("1234.56", ' +
+    '"2.35").',
   serialize: (value) => (typeof value === 'string' ? value : toFixed2(value)),
   parseValue: parseDecimal,
   parseLiteral: (node) => {

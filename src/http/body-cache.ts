@@ -1,13 +1,12 @@
 // Finished answers (body, ETag, compressed forms) of repeated questions, keyed by the normalised
-// request and the data version, so that a repeat costs what serving bytes costs. Bounded in bytes and
-// entries, least recently used out first; emptied when the data changes.
+// request and the data version, so that a repeat costs what serving bytes costs. Bounded in bytes (its
+// part of MEMORY_BUDGET_MB), least recently used out first; emptied when the data changes.
 import { LRUCache } from 'lru-cache';
 import type { FinishedBody } from './layer.js';
 
 export interface BodyCacheStats {
   entries: number;
   bytes: number;
-  maxEntries: number;
   maxBytes: number;
   hits: number;
   misses: number;
@@ -23,15 +22,11 @@ export class BodyCache {
   private misses = 0;
   private evictions = 0;
 
-  constructor(
-    readonly maxBytes: number,
-    readonly maxEntries: number,
-  ) {
+  constructor(readonly maxBytes: number) {
     this.entries = new LRUCache<string, FinishedBody>({
-      max: maxEntries,
-      maxSize: maxBytes,
+      maxSize: Math.max(1, maxBytes),
       // one huge answer must not push out everything else
-      maxEntrySize: Math.floor(maxBytes / 4),
+      maxEntrySize: Math.max(1, Math.floor(maxBytes / 4)),
       sizeCalculation: sizeOf,
       dispose: (_entry, _key, reason) => {
         if (reason === 'evict') this.evictions++;
@@ -72,7 +67,6 @@ export class BodyCache {
     return {
       entries: this.entries.size,
       bytes: this.entries.calculatedSize,
-      maxEntries: this.maxEntries,
       maxBytes: this.maxBytes,
       hits: this.hits,
       misses: this.misses,

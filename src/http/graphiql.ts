@@ -49,17 +49,25 @@ const WORKERS = {
   graphql: `${ASSET_PREFIX}monacoeditorwork/graphql.worker..bundle.js`,
 };
 
-const START_JS = `// Starts GraphiQL on this page (a file, not an inline script: the page's CSP allows only this origin).
-self.MonacoEnvironment = { globalAPI: false, getWorkerUrl: (_id, label) => (${JSON.stringify(WORKERS)})[label] ?? ${JSON.stringify(WORKERS.editorWorkerService)} };
-YogaGraphiQL.renderYogaGraphiQL(document.getElementById('graphiql'), ${JSON.stringify({ title: TITLE, endpoint: '/graphql', query: DEFAULT_QUERY })});
+const START_JS =
+  `// Starts GraphiQL on this page (a file, not an inline script: the page's CSP allows only this origin).
+self.MonacoEnvironment = { globalAPI: false, getWorkerUrl: (_id, label) => (${JSON.stringify(WORKERS)}` +
+  `)[label] ?? ${JSON.stringify(WORKERS.editorWorkerService)} };
+YogaGraphiQL.renderYogaGraphiQL(document.getElementById('graphiql'), ` +
+  `${JSON.stringify({ title: TITLE, endpoint: '/graphql', query: DEFAULT_QUERY })});
 `;
 
 export const FAVICON_SVG_PATH = `${ASSET_PREFIX}favicon.svg`;
 
 /** A euro sign on a coin: the tab of the API's pages. */
-export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><circle cx="16" cy="16" r="15" fill="#0b5cad"/><path d="M21.5 10.2a7 7 0 1 0 0 11.6" fill="none" stroke="#fff" stroke-width="2.6" stroke-linecap="round"/><path d="M8 14h9M8 18h9" stroke="#fff" stroke-width="2.2" stroke-linecap="round"/></svg>`;
+export const FAVICON_SVG =
+  `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><circle cx="16" cy="16" r="15" ` +
+  `fill="#0b5cad"/><path d="M21.5 10.2a7 7 0 1 0 0 11.6" fill="none" stroke="#fff" stroke-width="2.6" ` +
+  `stroke-linecap="round"/><path d="M8 14h9M8 18h9" stroke="#fff" stroke-width="2.2" ` +
+  `stroke-linecap="round"/></svg>`;
 
-export const PAGE_HTML = `<!doctype html>
+export const PAGE_HTML =
+  `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -70,7 +78,8 @@ export const PAGE_HTML = `<!doctype html>
 <link rel="stylesheet" href="${ASSET_PREFIX}page.css">
 </head>
 <body>
-<noscript>GraphiQL needs JavaScript. The same API answers plain HTTP: POST /graphql, or GET /graphql?query=…; the REST API is described at /api/docs.</noscript>
+<noscript>GraphiQL needs JavaScript. The same API answers plain HTTP: POST /graphql, or GET /graphql?query=…; ` +
+  `the REST API is described at /api/docs.</noscript>
 <div id="graphiql">Loading GraphiQL…</div>
 <script src="${ASSET_PREFIX}yoga-graphiql.umd.js"></script>
 <script src="${ASSET_PREFIX}start.js"></script>

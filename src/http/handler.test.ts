@@ -24,7 +24,7 @@ function handlerWith(upstream: HttpDeps['upstream'], extra: Partial<HttpDeps> = 
   const log = capturedLog();
   const handler = createHttpHandler({
     upstream,
-    cache: new BodyCache(1_000_000, 100),
+    cache: new BodyCache(1_000_000),
     reuseKey: (pathAndQuery) => ({ key: pathAndQuery, reuse: 'version' }),
     cacheable: () => true,
     version: () => 1,
@@ -160,33 +160,37 @@ describe('on a node server', () => {
 });
 
 describe('reuse of finished answers', () => {
-  it('answers again from the cache while the data version stays, and what depends on the clock for a minute at most', async () => {
-    let version = 1;
-    const clock = { now: new Date('2026-11-23T12:00:10Z') };
-    let calls = 0;
-    const { handler } = handlerWith(
-      () => {
-        calls++;
-        return ok();
-      },
-      {
-        version: () => version,
-        clock: () => clock.now,
-        reuseKey: (path) =>
-          path.includes('never') ? null : { key: path, reuse: path.includes('clock') ? 'minute' : 'version' },
-      },
-    );
-    const get = async (path: string) => (await handler.fetch(new Request(`http://test.local${path}`))).status;
-    for (const path of ['/data', '/clock', '/never']) await get(path);
-    expect(calls).toBe(3);
-    clock.now = new Date('2026-11-23T12:00:50Z');
-    for (const path of ['/data', '/clock', '/never']) await get(path);
-    expect(calls).toBe(4); // only /never went upstream again
-    clock.now = new Date('2026-11-23T12:01:00Z');
-    for (const path of ['/data', '/clock']) await get(path);
-    expect(calls).toBe(5); // the next minute: /clock again
-    version = 2;
-    await get('/data');
-    expect(calls).toBe(6); // new data: /data again
-  });
+  it(
+    'answers again from the cache while the data version stays, and what depends on the clock for a minute at ' +
+      'most',
+    async () => {
+      let version = 1;
+      const clock = { now: new Date('2026-11-23T12:00:10Z') };
+      let calls = 0;
+      const { handler } = handlerWith(
+        () => {
+          calls++;
+          return ok();
+        },
+        {
+          version: () => version,
+          clock: () => clock.now,
+          reuseKey: (path) =>
+            path.includes('never') ? null : { key: path, reuse: path.includes('clock') ? 'minute' : 'version' },
+        },
+      );
+      const get = async (path: string) => (await handler.fetch(new Request(`http://test.local${path}`))).status;
+      for (const path of ['/data', '/clock', '/never']) await get(path);
+      expect(calls).toBe(3);
+      clock.now = new Date('2026-11-23T12:00:50Z');
+      for (const path of ['/data', '/clock', '/never']) await get(path);
+      expect(calls).toBe(4); // only /never went upstream again
+      clock.now = new Date('2026-11-23T12:01:00Z');
+      for (const path of ['/data', '/clock']) await get(path);
+      expect(calls).toBe(5); // the next minute: /clock again
+      version = 2;
+      await get('/data');
+      expect(calls).toBe(6); // new data: /data again
+    },
+  );
 });

@@ -29,7 +29,7 @@ import { pagePolicy, SECURITY_HEADERS } from './security.js';
 import type { StaticFiles } from './static.js';
 import { logged, logLine, type RequestObserver } from './logging.js';
 import { problemResponse } from './problem.js';
-import { RateLimiter } from './rate-limit.js';
+import { RateLimiter, type Taken } from './rate-limit.js';
 import { currentRequestId, requestIdFrom, requestScope, type RequestScope } from './request-context.js';
 
 /**
@@ -58,6 +58,11 @@ export interface HttpDeps {
   logger: Logger;
   /** Requests per minute per client, 0: no limit. */
   rateLimitPerMinute?: number;
+  /**
+   * Where the tokens come from when several processes serve (the primary's buckets, shared by all);
+   * by default a bucket per client in this process.
+   */
+  takeToken?: (client: string) => Promise<Taken>;
   /** Whether a request to this path counts toward the rate limit (default: every path). */
   counted?(path: string): boolean;
   /** Take the client from X-Forwarded-For (behind a trusted proxy). */
@@ -72,8 +77,6 @@ export interface HttpDeps {
 
 /** What every answer carries, whichever path gives it. */
 const EVERY_ANSWER: Readonly<Record<string, string>> = { ...CORS_HEADERS, ...SECURITY_HEADERS };
-
-/** Probes and scrapes are not the traffic the rate limit is for: health checks and metrics are not counted. */
 
 /** URLs longer than this are refused (414) before anything reads them. */
 export const MAX_URL_LENGTH = 8 * 1024;
@@ -107,13 +110,21 @@ export function createHttpHandler({
   clock,
   logger,
   rateLimitPerMinute = 0,
+  takeToken,
   counted = () => true,
   trustProxy = false,
   requestTimeoutMs = 30_000,
   observe,
   statics = () => undefined,
 }: HttpDeps): HttpHandler {
-  const limiter = rateLimitPerMinute > 0 ? new RateLimiter(rateLimitPerMinute) : null;
+  const local = rateLimitPerMinute > 0 && !takeToken ? new RateLimiter(rateLimitPerMinute) : null;
+  const limiter =
+    rateLimitPerMinute > 0
+      ? {
+          policy: RateLimiter.policyOf(rateLimitPerMinute),
+          take: takeToken ?? ((client: string) => local!.take(client)),
+        }
+      : null;
 
   /** The upstream's answer, or a 503 when it does not start in time (the work goes on; the client is told). */
   function withTimeout(request: Request): Promise<Response> {
@@ -283,27 +294,39 @@ export function createHttpHandler({
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     const startedAt = process.hrtime.bigint();
-    if (limiter && counted((req.url ?? '/').split('?', 1)[0]!)) {
-      const taken = limiter.take(clientOf(req));
-      // Set on the response now, so that whichever path answers (cache, application, refusal) carries them.
-      res.setHeader('ratelimit-policy', limiter.policy);
-      res.setHeader('ratelimit', RateLimiter.header(taken));
-      if (taken.retryAfter > 0) {
-        const wait = taken.retryAfter;
-        refuse(
-          req,
-          res,
-          startedAt,
-          problemResponse(
-            'TOO_MANY_REQUESTS',
-            `Too many requests; please wait ${wait} s (the limit is ${rateLimitPerMinute} a minute).`,
-            undefined,
-            { 'retry-after': String(wait) },
-          ),
-        );
-        return;
-      }
+    if (!limiter || !counted((req.url ?? '/').split('?', 1)[0]!)) return admit(req, res, startedAt);
+    const taken = limiter.take(clientOf(req));
+    if (!(taken instanceof Promise)) return count(req, res, startedAt, taken);
+    taken.then(
+      (t) => count(req, res, startedAt, t),
+      // The shared count is out of reach (the primary is going away): the request is served uncounted.
+      () => admit(req, res, startedAt),
+    );
+  };
+
+  function count(req: IncomingMessage, res: ServerResponse, startedAt: bigint, taken: Taken): void {
+    // Set on the response now, so that whichever path answers (cache, application, refusal) carries them.
+    res.setHeader('ratelimit-policy', limiter!.policy);
+    res.setHeader('ratelimit', RateLimiter.header(taken));
+    if (taken.retryAfter > 0) {
+      const wait = taken.retryAfter;
+      refuse(
+        req,
+        res,
+        startedAt,
+        problemResponse(
+          'TOO_MANY_REQUESTS',
+          `Too many requests; please wait ${wait} s (the limit is ${rateLimitPerMinute} a minute).`,
+          undefined,
+          { 'retry-after': String(wait) },
+        ),
+      );
+      return;
     }
+    admit(req, res, startedAt);
+  }
+
+  function admit(req: IncomingMessage, res: ServerResponse, startedAt: bigint): void {
     if (declaredTooLarge(req.headers['content-length'])) {
       refuse(req, res, startedAt, tooLarge());
       return;
@@ -339,7 +362,7 @@ export function createHttpHandler({
       }
     }
     void adapter.requestListener(req, res);
-  };
+  }
 
   /**
    * Node answers a request it cannot parse (headers over 16 KB, a malformed request line) with a bare

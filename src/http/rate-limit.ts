@@ -21,7 +21,11 @@ export class RateLimiter {
 
   constructor(private readonly perMinute: number) {
     this.perMs = perMinute / 60_000;
-    this.policy = `"${POLICY}";q=${perMinute};w=60`;
+    this.policy = RateLimiter.policyOf(perMinute);
+  }
+
+  static policyOf(perMinute: number): string {
+    return `"${POLICY}";q=${perMinute};w=60`;
   }
 
   /** Takes a token for the client. */

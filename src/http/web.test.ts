@@ -20,7 +20,7 @@ const front = (page: WebPage) =>
   createHttpHandler({
     upstream: async (request) =>
       new Response(`api ${request.method} ${new URL(request.url).pathname}`, { status: 404 }),
-    cache: new BodyCache(1_000_000, 100),
+    cache: new BodyCache(1_000_000),
     reuseKey: () => null,
     cacheable: () => true,
     version: () => 1,

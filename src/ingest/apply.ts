@@ -29,7 +29,8 @@ export const DATA_VERSION_CHANNEL = 'savings_data_version';
 export class IngestError extends Error {
   constructor(readonly problems: SnapshotProblem[]) {
     super(
-      `${problems.length} problem${problems.length === 1 ? '' : 's'} in the snapshot:\n${problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`,
+      `${problems.length} problem${problems.length === 1 ? '' : 's'} in the snapshot:\n` +
+        `${problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`,
     );
   }
 }
@@ -125,7 +126,8 @@ async function upsertRows(tx: Tx, table: keyof typeof COLUMNS, rows: readonly ob
     .map(([name]) => `"${name}" = EXCLUDED."${name}"`)
     .join(', ');
   await tx.$executeRawUnsafe(
-    `INSERT INTO "${table}" (${names}) SELECT ${names} FROM jsonb_to_recordset($1::jsonb) AS x(${record}) ON CONFLICT ("id") DO UPDATE SET ${updates}`,
+    `INSERT INTO "${table}" (${names}) SELECT ${names} FROM jsonb_to_recordset($1::jsonb) AS x(${record}) ON ` +
+      `CONFLICT ("id") DO UPDATE SET ${updates}`,
     JSON.stringify(rows),
   );
 }
@@ -146,7 +148,9 @@ async function appendRows<R = never>(
   const names = Object.keys(rows[0]!)
     .map((name) => `"${name}"`)
     .join(', ');
-  const sql = `INSERT INTO "${table}" (${names}) SELECT ${names} FROM jsonb_populate_recordset(NULL::"${table}", $1::jsonb) WITH ORDINALITY AS x ORDER BY x.ordinality`;
+  const sql =
+    `INSERT INTO "${table}" (${names}) SELECT ${names} FROM jsonb_populate_recordset(NULL::"${table}", ` +
+    `$1::jsonb) WITH ORDINALITY AS x ORDER BY x.ordinality`;
   const json = JSON.stringify(rows);
   if (!returning) {
     await tx.$executeRawUnsafe(sql, json);
@@ -164,14 +168,16 @@ async function write(tx: Tx, changes: ChangeSet, observedAt: string): Promise<Ma
   if (changes.freshness.length > 0) {
     await tx.$executeRawUnsafe(
       `UPDATE "Offer" AS o SET "checkedAt" = x."checkedAt", "official" = x."official", "confirmed" = x."confirmed"
-         FROM jsonb_to_recordset($1::jsonb) AS x("id" text, "checkedAt" timestamptz, "official" boolean, "confirmed" boolean) WHERE o."id" = x."id"`,
+         FROM jsonb_to_recordset($1::jsonb) AS x("id" text, "checkedAt" timestamptz, "official" ` +
+        `boolean, "confirmed" boolean) WHERE o."id" = x."id"`,
       JSON.stringify(changes.freshness),
     );
   }
   if (changes.closePlans.length > 0) {
     // One statement for any number of plans (Prisma would split a long id list into concurrent queries).
     await tx.$executeRawUnsafe(
-      `UPDATE "RatePlan" SET "validTo" = $1::timestamptz WHERE "validTo" IS NULL AND "id" IN (SELECT jsonb_array_elements_text($2::jsonb)::int)`,
+      `UPDATE "RatePlan" SET "validTo" = $1::timestamptz WHERE "validTo" IS NULL AND "id" IN (SELECT ` +
+        `jsonb_array_elements_text($2::jsonb)::int)`,
       observedAt,
       JSON.stringify(changes.closePlans),
     );

@@ -87,7 +87,8 @@ export async function main(args: string[], env: NodeJS.ProcessEnv = process.env)
     if (err instanceof SnapshotFailed) {
       if (err.completed.snapshots > 0) console.error(`${err.completed.snapshots} snapshot(s) before it were applied.`);
       console.error(
-        `${err.cause instanceof IngestError ? 'rejected' : 'could not apply'} ${err.snapshot}; nothing of it was written.`,
+        `${err.cause instanceof IngestError ? 'rejected' : 'could not apply'} ${err.snapshot}; nothing of it ` +
+          `was written.`,
       );
       console.error(
         err.cause instanceof IngestError ? err.cause.message : `error: ${describeDatabaseFailure(err.cause, config)}`,

@@ -108,7 +108,8 @@ function dgsChange(prev: InstitutionRow, next: InstitutionRow, at: string): NewE
 
 const pct = (rate: string) => `${rate} %`;
 const describePromotion = (p: NonNullable<PlanTerms['promotion']>) =>
-  `${p.kind === 'bonus' ? `+${p.rate} points` : `${p.rate} % instead of the base rate`} for ${p.months} months${p.maxBalance ? ` up to ${p.maxBalance}` : ''}`;
+  `${p.kind === 'bonus' ? `+${p.rate} points` : `${p.rate} % instead of the base rate`} for ${p.months} months` +
+  `${p.maxBalance ? ` up to ${p.maxBalance}` : ''}`;
 
 function planEvents(
   prev: PlanTerms,
@@ -122,7 +123,9 @@ function planEvents(
     events.push({
       ...base,
       kind: up ? 'rate_up' : 'rate_down',
-      summary: `${label}: headline rate ${up ? 'up' : 'down'} from ${pct(prev.headlineRate)} to ${pct(next.headlineRate)}`,
+      summary:
+        `${label}: headline rate ${up ? 'up' : 'down'} ` +
+        `from ${pct(prev.headlineRate)} to ${pct(next.headlineRate)}`,
       from: { headlineRate: prev.headlineRate },
       to: { headlineRate: next.headlineRate },
     });

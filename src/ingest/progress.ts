@@ -31,7 +31,8 @@ export function createProgress(
         const width = 30;
         const filled = Math.round((pct / 100) * width);
         stream.write(
-          `\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${count}/${total} ${label} ${pct}% ${rate.toFixed(1)}/s ETA ${duration(eta)}  `,
+          `\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${count}/${total} ${label} ${pct}% ` +
+            `${rate.toFixed(1)}/s ETA ${duration(eta)}  `,
         );
       } else if (Math.floor(pct / 10) > lastDecile || count === total) {
         lastDecile = Math.floor(pct / 10);

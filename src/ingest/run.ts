@@ -44,7 +44,8 @@ const TIDY_EVERY = 25;
 export async function tidy(prisma: PrismaClient): Promise<void> {
   await prisma
     .$executeRawUnsafe(
-      'VACUUM (ANALYZE) "Offer", "RatePlan", "ChangeEvent", "Source", "Institution", "Brand", "IngestRun", "DataVersion"',
+      'VACUUM (ANALYZE) "Offer", "RatePlan", "ChangeEvent", "Source", "Institution", "Brand", "IngestRun", ' +
+        '"DataVersion"',
     )
     .catch(() => {});
 }

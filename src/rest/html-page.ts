@@ -16,9 +16,12 @@ export const escapeHtml = (text: unknown) =>
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
   );
 
-const BASE_STYLE = `body{font:15px/1.5 system-ui,sans-serif;margin:0 auto;padding:1rem 2rem;color:#1d232a}
-table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid #d8dde3;padding:.25rem .5rem;text-align:left;vertical-align:top}
-th{background:#f2f4f7}code{background:#f2f4f7;padding:0 .2rem;border-radius:3px}pre{background:#f2f4f7;padding:.5rem;overflow:auto}
+const BASE_STYLE =
+  `body{font:15px/1.5 system-ui,sans-serif;margin:0 auto;padding:1rem 2rem;color:#1d232a}
+table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid #d8dde3;padding:.25rem ` +
+  `.5rem;text-align:left;vertical-align:top}
+th{background:#f2f4f7}code{background:#f2f4f7;padding:0 ` +
+  `.2rem;border-radius:3px}pre{background:#f2f4f7;padding:.5rem;overflow:auto}
 a{color:#0b5cad}`;
 
 export function htmlPage({ title, style = '', body }: { title: string; style?: string; body: string }): HtmlPage {

@@ -287,7 +287,8 @@ function sharedResponses(options: OpenApiOptions): Record<string, JsonSchema> {
 function okContent(route: RestRoute, components: Map<string, JsonSchema>, schema: GraphQLSchema): JsonSchema {
   const example = examples[route.operationId]?.['200'];
   const withExample = (s: JsonSchema): JsonSchema => (example === undefined ? { schema: s } : { schema: s, example });
-  const object = (name: string) => typeSchema(schema.getType(name) as GraphQLOutputType, components); // never null: a 200 is the value
+  // never null: a 200 is the value
+  const object = (name: string) => typeSchema(schema.getType(name) as GraphQLOutputType, components);
   const body = route.body;
   if ('csv' in body) return { 'text/csv': withExample({ type: 'string', description: body.csv }) };
   if ('html' in body) return { 'text/html': withExample({ type: 'string', description: body.html }) };
@@ -311,7 +312,8 @@ function okContent(route: RestRoute, components: Map<string, JsonSchema>, schema
   if ('atom' in body) return { 'application/atom+xml': withExample({ type: 'string', description: body.atom }) };
   if ('sse' in body) {
     const description =
-      'Server-Sent Events: each event has `id:` its id, `event:` its kind and `data:` the JSON in x-event-data; comment lines keep the connection open; `retry:` the reconnection delay.';
+      'Server-Sent Events: each event has `id:` its id, `event:` its kind and `data:` the JSON in ' +
+      'x-event-data; comment lines keep the connection open; `retry:` the reconnection delay.';
     return { 'text/event-stream': { schema: { type: 'string', description }, 'x-event-data': object(body.sse) } };
   }
   return { 'application/json': withExample(object(body.json)) };
@@ -366,7 +368,8 @@ function responsesFor(
     const degraded = examples.getHealth?.['503'];
     responses[503] = {
       description:
-        'Degraded: the database does not answer, or the data is older than the configured maximum age (or, rarely, the check itself took too long: a problem).',
+        'Degraded: the database does not answer, or the data is older than the configured maximum age (or, ' +
+        'rarely, the check itself took too long: a problem).',
       headers: { 'X-Request-Id': ref('headers', 'RequestId'), 'Cache-Control': ref('headers', 'CacheControl') },
       content: {
         'application/json': {
@@ -406,9 +409,14 @@ const TAGS = [
 ];
 
 const DESCRIPTION =
-  'A read-only API that calculates, on the server, what every savings offer earns for an amount, how much of it the deposit guarantee scheme covers, and how rates have moved. Rates are gross, per year, as published by the provider; variable rates can change; the data is not advice. ' +
-  'Amounts are in euros and rates in percent per year, as strings with two decimals; dates are ISO 8601. The ordering of results follows only from the rate, the amount and the deposit guarantee, never from fees paid by banks. ' +
-  'Every answer carries a weak ETag: send it back in If-None-Match for a 304. Errors are RFC 9457 problem details (application/problem+json) listing every bad parameter at once. No key or credential is needed. ' +
+  'A read-only API that calculates, on the server, what every savings offer earns for an amount, how much of ' +
+  'it the deposit guarantee scheme covers, and how rates have moved. Rates are gross, per year, as published ' +
+  'by the provider; variable rates can change; the data is not advice. ' +
+  'Amounts are in euros and rates in percent per year, as strings with two decimals; dates are ISO 8601. The ' +
+  'ordering of results follows only from the rate, the amount and the deposit guarantee, never from fees paid ' +
+  'by banks. ' +
+  'Every answer carries a weak ETag: send it back in If-None-Match for a 304. Errors are RFC 9457 problem ' +
+  'details (application/problem+json) listing every bad parameter at once. No key or credential is needed. ' +
   'GraphQL at /graphql serves the same schema (this REST API is a projection of it).';
 
 export function openApiDocument(
@@ -447,7 +455,9 @@ export function openApiDocument(
       description: DESCRIPTION,
       termsOfService: '/api/docs#terms',
       license: {
-        name: 'Free for personal and non-commercial use with attribution and a link; the full dataset must not be republished as a competing comparison; please keep request rates polite.',
+        name:
+          'Free for personal and non-commercial use with attribution and a link; the full dataset must not be ' +
+          'republished as a competing comparison; please keep request rates polite.',
         url: '/api/docs#terms',
       },
     },

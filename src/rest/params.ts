@@ -163,7 +163,9 @@ export function parseParams(
     if (odd.has(spec.name)) {
       errors.push({
         parameter: spec.name,
-        message: `is sent in a form this API does not read; send ${spec.name}=a${spec.list ? `,b (or ${spec.name}=a&${spec.name}=b, or ${spec.name}[]=a&${spec.name}[]=b)` : ''}`,
+        message:
+          `is sent in a form this API does not read; send ${spec.name}=a` +
+          `${spec.list ? `,b (or ${spec.name}=a&${spec.name}=b, or ${spec.name}[]=a&${spec.name}[]=b)` : ''}`,
       });
       continue;
     }
@@ -223,7 +225,10 @@ export function parseParams(
   return errors.length > 0 ? { ok: false, errors } : { ok: true, variables };
 }
 
-/** The variables with every argument default filled in, in GraphQL spelling (sofa declares defaulted arguments as required variables). */
+/**
+ * The variables with every argument default filled in, in GraphQL spelling (sofa declares defaulted arguments as
+ * required variables).
+ */
 export function withDefaults(specs: readonly ParamSpec[], variables: Record<string, unknown>): Record<string, unknown> {
   const filled = { ...variables };
   for (const spec of specs) {

@@ -46,7 +46,10 @@ export interface RouteRequest {
   version(): Promise<number>;
   /** The request itself: its headers (Last-Event-ID), and its signal, which aborts when the client leaves. */
   request: Request;
-  /** The request's GraphQL context, for a route that reads a service rather than running an operation (the change stream). */
+  /**
+   * The request's GraphQL context, for a route that reads a service rather than running an operation (the change
+   * stream).
+   */
   context(): Promise<Context>;
 }
 

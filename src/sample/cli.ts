@@ -23,7 +23,9 @@ export interface SampleCliOptions extends SampleOptions {
 
 export type ParsedSampleArgs = { ok: true; options: SampleCliOptions } | { ok: false; errors: string[] };
 
-export const SAMPLE_USAGE = `Usage: npm run sample -- [--seed N] [--days N] [--end YYYY-MM-DD] [--scale N] (--out DIR | --ingest)
+export const SAMPLE_USAGE =
+  'Usage: npm run sample -- [--seed N] [--days N] [--end YYYY-MM-DD] [--scale N] (--out DIR | --ingest)' +
+  `
 
 Writes one snapshot of the fictional sample market per day into DIR, named YYYY-MM-DD.json,
 or (--ingest) applies them one by one to the configured database through the ingest.
@@ -111,7 +113,8 @@ async function ingest(options: SampleOptions): Promise<number> {
     const db = await openDatabase({ ...config, log: say, writeTurn: 'held' });
     try {
       process.stderr.write(
-        `sample: ${options.days} days to ${options.end}, seed ${options.seed}, scale ${options.scale} → ${db.kind} database\n`,
+        `sample: ${options.days} days to ${options.end}, seed ${options.seed}, scale ${options.scale} → ` +
+          `${db.kind} database\n`,
       );
       const summary = await seedSample(db.prisma, options, true);
       process.stdout.write(`${formatSummary(summary)}\n`);
@@ -164,11 +167,13 @@ async function main(): Promise<number> {
   const stale = readdirSync(out).filter((f) => f.endsWith('.json') && !written.has(f));
   if (stale.length > 0) {
     process.stderr.write(
-      `warning: ${out} also holds ${stale.length} other .json file(s) (e.g. ${stale[0]}); an ingest of the directory would apply them too\n`,
+      `warning: ${out} also holds ${stale.length} other .json file(s) (e.g. ${stale[0]}); an ingest of the ` +
+        `directory would apply them too\n`,
     );
   }
   process.stderr.write(
-    `sample: ${day} days, ${lastOffers} offers on the last day, ${bytes} bytes (${(bytes / 1_048_576).toFixed(1)} MiB) in ${seconds.toFixed(1)} s\n`,
+    `sample: ${day} days, ${lastOffers} offers on the last day, ${bytes} bytes (` +
+      `${(bytes / 1_048_576).toFixed(1)} MiB) in ${seconds.toFixed(1)} s\n`,
   );
   return 0;
 }

@@ -87,7 +87,8 @@ describe('generateSnapshots', () => {
   beforeAll(() => {
     full = summarise(FULL);
     console.info(
-      `400 days generated and summarised in ${Math.round(full.ms)} ms; ${full.last.offers.length} offers on the last day; ${full.planChanges} plan changes`,
+      `400 days generated and summarised in ${Math.round(full.ms)} ms; ${full.last.offers.length} offers on ` +
+        `the last day; ${full.planChanges} plan changes`,
     );
   });
 
@@ -183,29 +184,33 @@ describe('generateSnapshots', () => {
     expect(full.returned.size).toBeGreaterThanOrEqual(1);
   });
 
-  it('keeps rates realistic: 0.00–4.50, headline = best tier (+ bonus, or the replace rate), longer deposits mostly higher', () => {
-    const bad: string[] = [];
-    for (const o of full.last.offers) {
-      const best = Decimal.max(...o.plan.tiers.map((t) => new Decimal(t.rate)));
-      const p = o.plan.promotion;
-      const headline = p === null ? best : p.kind === 'bonus' ? best.plus(p.rate) : Decimal.max(best, p.rate);
-      if (!headline.eq(o.plan.headlineRate))
-        bad.push(`${o.id}: headline ${o.plan.headlineRate}, expected ${headline.toFixed(2)}`);
-      for (const r of [o.plan.headlineRate, ...o.plan.tiers.map((t) => t.rate)]) {
-        if (!/^\d\.\d\d$/.test(r) || new Decimal(r).gt('4.50')) bad.push(`${o.id}: rate ${r}`);
+  it(
+    'keeps rates realistic: 0.00–4.50, headline = best tier (+ bonus, or the replace rate), longer deposits ' +
+      'mostly higher',
+    () => {
+      const bad: string[] = [];
+      for (const o of full.last.offers) {
+        const best = Decimal.max(...o.plan.tiers.map((t) => new Decimal(t.rate)));
+        const p = o.plan.promotion;
+        const headline = p === null ? best : p.kind === 'bonus' ? best.plus(p.rate) : Decimal.max(best, p.rate);
+        if (!headline.eq(o.plan.headlineRate))
+          bad.push(`${o.id}: headline ${o.plan.headlineRate}, expected ${headline.toFixed(2)}`);
+        for (const r of [o.plan.headlineRate, ...o.plan.tiers.map((t) => t.rate)]) {
+          if (!/^\d\.\d\d$/.test(r) || new Decimal(r).gt('4.50')) bad.push(`${o.id}: rate ${r}`);
+        }
       }
-    }
-    expect(bad).toEqual([]);
-    const median = (term: number): Decimal => {
-      const rates = full.last.offers
-        .filter((o) => o.termMonths === term)
-        .map((o) => new Decimal(o.plan.headlineRate))
-        .sort((a, b) => a.comparedTo(b));
-      return rates[Math.floor(rates.length / 2)] as Decimal;
-    };
-    expect(median(120).gt(median(12))).toBe(true);
-    expect(median(12).gt(median(1))).toBe(true);
-  });
+      expect(bad).toEqual([]);
+      const median = (term: number): Decimal => {
+        const rates = full.last.offers
+          .filter((o) => o.termMonths === term)
+          .map((o) => new Decimal(o.plan.headlineRate))
+          .sort((a, b) => a.comparedTo(b));
+        return rates[Math.floor(rates.length / 2)] as Decimal;
+      };
+      expect(median(120).gt(median(12))).toBe(true);
+      expect(median(12).gt(median(1))).toBe(true);
+    },
+  );
 
   it('shows a failing source as failing with an error, and its offers as last seen (checkedAt not renewed)', () => {
     expect(full.staleViolations).toEqual([]);

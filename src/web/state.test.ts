@@ -11,7 +11,8 @@ describe('page state in the URL', () => {
 
   it('round-trips every kind of parameter in the REST spelling', () => {
     const search =
-      '?amount=25000&horizon=24&type=deposit&terms=12,24&channel=aggregator&country=NL,DE&fullDgs=false&payout=MONTHLY&freshness=24h&sort=headline&order=asc&zoek=bank&page=3&view=market&days=30&offer=abc-1';
+      '?amount=25000&horizon=24&type=deposit&terms=12,24&channel=aggregator&country=NL,DE&fullDgs=false' +
+      '&payout=MONTHLY&freshness=24h&sort=headline&order=asc&zoek=bank&page=3&view=market&days=30&offer=abc-1';
     const state = parseState(search);
     expect(state).toMatchObject({
       amount: '25000',

@@ -21,7 +21,9 @@ function jsBudget(limit: number): Plugin {
         total += gzipped;
         lines.push(`  ${file.fileName}: ${(gzipped / 1024).toFixed(1)} KB gzipped`);
       }
-      const summary = `JavaScript: ${(total / 1024).toFixed(1)} KB gzipped in total (budget ${limit / 1024} KB)\n${lines.join('\n')}`;
+      const summary =
+        `JavaScript: ${(total / 1024).toFixed(1)} KB gzipped in total ` +
+        `(budget ${limit / 1024} KB)\n${lines.join('\n')}`;
       if (total > limit) this.error(`over the JavaScript budget. ${summary}`);
       this.info(summary);
     },

@@ -20,7 +20,10 @@ export type ChangeEventValue = EventItem & { impact?: ChangeImpact | null };
 
 const ChangeImpactRef = builder.objectRef<ChangeImpact>('ChangeImpact').implement({
   description:
-    "What a rate change means for the amount asked about: the return per year (euros per year at the comparable yield, as the list calculates it: over the horizon for flexible and notice accounts (12 months; in an offer's detail, its horizon), over the term for deposits, promotions included) under the plan before the change and under the plan after it.",
+    'What a rate change means for the amount asked about: the return per year (euros per year at the ' +
+    'comparable yield, as the list calculates it: over the horizon for flexible and notice accounts (12 ' +
+    "months; in an offer's detail, its horizon), over the term for deposits, promotions included) under the " +
+    'plan before the change and under the plan after it.',
   fields: (t) => ({
     amount: t.field({ type: 'Decimal', description: euros('the amount calculated'), resolve: (i) => i.amount }),
     returnPerYearBefore: t.field({
@@ -62,7 +65,8 @@ export const ChangeEventRef = builder.objectRef<ChangeEventValue>('ChangeEvent')
       type: ChangeImpactRef,
       nullable: true,
       description:
-        'for rate events (rate up or down, promotion start or end) when an amount was given: what the change means for it; null otherwise',
+        'for rate events (rate up or down, promotion start or end) when an amount was given: what the change ' +
+        'means for it; null otherwise',
       resolve: (e) => e.impact ?? null,
     }),
   }),
@@ -174,7 +178,8 @@ builder.subscriptionField('changes', (t) =>
   t.field({
     type: ChangeEventRef,
     description:
-      'Every change event as it is ingested, one at a time, in id order (GET /api/changes/stream is the same as Server-Sent Events). With since, first every matching event after that id, then live ones, each once.',
+      'Every change event as it is ingested, one at a time, in id order (GET /api/changes/stream is the same ' +
+      'as Server-Sent Events). With since, first every matching event after that id, then live ones, each once.',
     args: {
       ...filterArgs,
       since: t.arg.id({

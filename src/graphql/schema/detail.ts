@@ -36,7 +36,8 @@ export const OfferDetailRef = builder.objectRef<DetailSource>('OfferDetail').imp
       type: [RatePlanRef],
       nullable: true,
       description:
-        'rate plans, newest first (at most 100); null while the database is unreachable (the offer itself is answered from memory)',
+        'rate plans, newest first (at most 100); null while the database is unreachable (the offer itself is ' +
+        'answered from memory)',
       resolve: (d, _args, ctx) =>
         ctx.loaders.plans.load(d.offer.id).then(
           (plans) => plans.slice(0, DETAIL_LIMIT),
@@ -64,7 +65,8 @@ export const OfferDetailRef = builder.objectRef<DetailSource>('OfferDetail').imp
       type: [ChangeEventRef],
       nullable: true,
       description:
-        'changes of this offer and of its institution, newest first (at most 100), rate changes with their impact for the amount and horizon; null while the database is unreachable',
+        'changes of this offer and of its institution, newest first (at most 100), rate changes with their ' +
+        'impact for the amount and horizon; null while the database is unreachable',
       resolve: (d, _args, ctx) =>
         ctx.loaders.events
           .load({ id: d.offer.id, institutionId: d.offer.institution.id })
@@ -89,7 +91,9 @@ function detail(ctx: Context, id: string, amount: Decimal, horizon: number): Det
     throw removed !== undefined
       ? clientError(
           'NOT_FOUND',
-          `offer "${id}" is no longer offered${removed ? ` (removed ${removed.toISOString().slice(0, 10)})` : ''}; its history remains at /api/rates/history?offerId=${encodeURIComponent(id)}`,
+          `offer "${id}" is no longer offered` +
+            `${removed ? ` (removed ${removed.toISOString().slice(0, 10)})` : ''}; its history remains at ` +
+            `/api/rates/history?offerId=${encodeURIComponent(id)}`,
         )
       : clientError('NOT_FOUND', `no offer with id "${id}"`);
   }
@@ -132,7 +136,8 @@ builder.queryField('offers', (t) =>
     type: [OfferDetailRef],
     nullable: { list: false, items: true },
     description:
-      'Several offers in detail at once (at most 100 ids); an unknown id gives null with a NOT_FOUND error at its position.',
+      'Several offers in detail at once (at most 100 ids); an unknown id gives null with a NOT_FOUND error at ' +
+      'its position.',
     args: {
       ids: t.arg.idList({ required: true, validate: { schema: PARAMS.ids } }),
       ...calculatedFor,

@@ -19,7 +19,8 @@ const PlanOfferRef = builder.objectRef<PlanItem['offer']>('RatePlanOffer').imple
 
 export const RatePlanRef = builder.objectRef<PlanItem>('RatePlan').implement({
   description:
-    "One version of an offer's rates. Append-only: a new plan whenever anything about the rates changes; the previous one gets validTo.",
+    "One version of an offer's rates. Append-only: a new plan whenever anything about the rates changes; the " +
+    'previous one gets validTo.',
   fields: (t) => ({
     id: t.id({ resolve: (p) => String(p.id) }),
     offerId: t.exposeID('offerId'),
@@ -68,7 +69,8 @@ builder.queryField('rateHistory', (t) =>
   t.field({
     type: RatePlanPageRef,
     description:
-      "GET /api/rates/history: with offerId, that offer's append-only plan history; without, every historic plan, newest first, filtered by brand and type, paged.",
+      "GET /api/rates/history: with offerId, that offer's append-only plan history; without, every historic " +
+      'plan, newest first, filtered by brand and type, paged.',
     args: {
       offerId: t.arg.id({ required: false, validate: { schema: PARAMS.offerId } }),
       limit: t.arg.int({

@@ -64,7 +64,8 @@ const MetaSummaryRef = builder.objectRef<MetaSummary>('MetaSummary').implement({
     dataVersion: t.exposeInt('dataVersion', { description: 'increases with every change of the data' }),
     stale: t.exposeBoolean('stale', {
       description:
-        'the newest data is older than the configured maximum age, or there is none (the same rule as health: checks.data is then not ok)',
+        'the newest data is older than the configured maximum age, or there is none (the same rule as health: ' +
+        'checks.data is then not ok)',
     }),
     offers: t.field({ type: OfferCountsRef, resolve: (m) => m.offers }),
     sources: t.field({ type: SourceHealthRef, resolve: (m) => m.sources }),

@@ -171,7 +171,9 @@ const money = (description: string) => ({ type: 'Decimal' as const, description:
 const rate = (description: string) => ({ type: 'Decimal' as const, description: perYear(description) });
 
 export const CalcRef = builder.objectRef<PresentedCalc>('Calc').implement({
-  description: `What the offer earns on the amount over the period, explained at ${CALCULATION_PATH} (contract §2). Each value rounded once, half-up; net and end balance are exact sums of the values shown.`,
+  description:
+    `What the offer earns on the amount over the period, explained at ${CALCULATION_PATH} (contract §2). Each ` +
+    `value rounded once, half-up; net and end balance are exact sums of the values shown.`,
   fields: (t) => ({
     amount: t.field({ ...money('the amount calculated'), resolve: (c) => c.amount }),
     months: t.exposeInt('months', {
@@ -206,7 +208,8 @@ export const CalcRef = builder.objectRef<PresentedCalc>('Calc').implement({
 
 export const DgsSplitRef = builder.objectRef<DgsSplit>('DgsSplit').implement({
   description:
-    'How much of the amount the deposit guarantee scheme covers. The limit is per institution: sharedWith names its other brands.',
+    'How much of the amount the deposit guarantee scheme covers. The limit is per institution: sharedWith ' +
+    'names its other brands.',
   fields: (t) => ({
     scheme: t.exposeString('scheme'),
     country: t.exposeString('country'),

@@ -68,7 +68,8 @@ const WithholdingFacetRef = builder.objectRef<FacetValue>('WithholdingFacet').im
 
 const FacetsRef = builder.objectRef<ProductList['facets']>('Facets').implement({
   description:
-    'Counts per value over the offers that pass every other filter (each facet leaves its own filter out), sorted by value. Each value can be passed back as the filter of the same name.',
+    'Counts per value over the offers that pass every other filter (each facet leaves its own filter out), ' +
+    'sorted by value. Each value can be passed back as the filter of the same name.',
   fields: (t) => ({
     type: t.field({ type: [TypeFacetRef], resolve: (f) => f.type }),
     channel: t.field({ type: [ChannelFacetRef], resolve: (f) => f.channel }),

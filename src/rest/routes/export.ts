@@ -18,9 +18,11 @@ const argTypes = new Map(
 // One document for every export, whatever the filters: each distinct document costs a compiled query
 // (graphql-jit, hundreds of KB), so one per combination of parameters would fill memory.
 const names = params.map((p) => p.name);
-const operation =
-  parse(`query export($page: Int, $pageSize: Int${names.map((n) => `, $${n}: ${argTypes.get(n) ?? 'String'}`).join('')}) {
-  products(page: $page, pageSize: $pageSize${names.map((n) => `, ${n}: $${n}`).join('')}) { total items { ${EXPORT_SELECTION} } } }`);
+const operation = parse(
+  `query export($page: Int, $pageSize: Int${names.map((n) => `, $${n}: ${argTypes.get(n) ?? 'String'}`).join('')}) {
+  products(page: $page, pageSize: $pageSize${names.map((n) => `, ${n}: $${n}`).join('')}) { total items { ` +
+    `${EXPORT_SELECTION} } } }`,
+);
 
 type Page = { products: { total: number; items: ExportItem[] } };
 

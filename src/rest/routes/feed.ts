@@ -17,15 +17,21 @@ const argTypes = new Map(
     .changes!.args.map((a): [string, string] => [a.name, String(a.type).replace(/!$/, '')]),
 );
 const names = params.map((p) => p.name);
-const operation = parse(`query feed($limit: Int${names.map((n) => `, $${n}: ${argTypes.get(n)}`).join('')}) {
-  changes(limit: $limit${names.map((n) => `, ${n}: $${n}`).join('')}) { items { id kind at offerId brandId institutionId summary impact { amount returnPerYearBefore returnPerYearAfter delta } } } }`);
+const operation = parse(
+  `query feed($limit: Int${names.map((n) => `, $${n}: ${argTypes.get(n)}`).join('')}) {
+  changes(limit: $limit${names.map((n) => `, ${n}: $${n}`).join('')}) { items { id kind at offerId brandId ` +
+    `institutionId summary impact { amount returnPerYearBefore returnPerYearAfter delta } } } }`,
+);
 
 export const feedRoute: RestRoute = {
   path: '/api/changes/feed',
   operationId: 'changesFeed',
   tag: 'Market',
   summary: 'Change events as an Atom feed',
-  description: `The newest ${DEFAULTS.feedEntries} change events matching the filters as Atom 1.0, for feed readers: one entry per event (its summary as title, its time as updated, a link to the offer), with the impact for the amount when one is given.`,
+  description:
+    `The newest ${DEFAULTS.feedEntries} change events matching the filters as Atom 1.0, for feed readers: one ` +
+    `entry per event (its summary as title, its time as updated, a link to the offer), with the impact for ` +
+    `the amount when one is given.`,
   params,
   cache: DATA,
   body: { atom: 'Atom 1.0 (RFC 4287); links are relative to the feed URL' },

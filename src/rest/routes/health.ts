@@ -13,7 +13,8 @@ export const healthRoute: RestRoute = {
   tag: 'Service',
   summary: 'Liveness and readiness',
   description:
-    '200 when ok; 503 when degraded: the database does not answer, or the data is older than the configured maximum age.',
+    '200 when ok; 503 when degraded: the database does not answer, or the data is older than the configured ' +
+    'maximum age.',
   params: [],
   cache: { control: CACHE_CONTROL.health, reuse: 'never' },
   body: { json: 'Health' },

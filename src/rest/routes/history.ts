@@ -24,7 +24,8 @@ const viewParam: ParamSpec = {
     type: RateHistoryView,
     defaultValue: 'plans',
     description:
-      'plans: rate plans (of one offer with offerId, or all of them, paged); market: the best headline rate per day and type',
+      'plans: rate plans (of one offer with offerId, or all of them, paged); market: the best headline rate ' +
+      'per day and type',
   } as unknown as GraphQLArgument,
   base: RateHistoryView,
   list: false,
@@ -38,7 +39,9 @@ export const historyRoute: RestRoute = {
   tag: 'Market',
   summary: 'Rate history',
   description:
-    'With offerId: the append-only rate-plan history of that offer. Without: every historic rate plan, newest first, filterable by brand and type, paged. With view=market: per day, the best headline rate per product type over the last `days` days, across offers whose institution has a verified DGS.',
+    'With offerId: the append-only rate-plan history of that offer. Without: every historic rate plan, newest ' +
+    'first, filterable by brand and type, paged. With view=market: per day, the best headline rate per ' +
+    'product type over the last `days` days, across offers whose institution has a verified DGS.',
   // rateHistory's parameters, then marketHistory's days, then the view that chooses between them
   params: [...planParams, ...queryParams('marketHistory'), viewParam],
   cache: DATA,

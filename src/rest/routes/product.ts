@@ -12,7 +12,8 @@ export const productRoute: RestRoute = {
   tag: 'Offers',
   summary: 'One offer in detail',
   description:
-    'The offer with the monthly steps of its calculation, its rate history, sources, events and the other offers under the same licence. Without amount the detail uses 50000, without horizon 12.',
+    'The offer with the monthly steps of its calculation, its rate history, sources, events and the other ' +
+    'offers under the same licence. Without amount the detail uses 50000, without horizon 12.',
   params: queryParams('product', ['id']),
   cache: DATA,
   body: { json: 'OfferDetail' },

@@ -12,7 +12,8 @@ export const productsRoute: RestRoute = {
   tag: 'Offers',
   summary: 'Savings offers calculated for an amount',
   description:
-    'A filtered, calculated and sorted list of DGS-verified savings offers, paged, with facets, term curve, per-type maxima and a market summary.',
+    'A filtered, calculated and sorted list of DGS-verified savings offers, paged, with facets, term curve, ' +
+    'per-type maxima and a market summary.',
   params: queryParams('products'),
   // freshness=24h depends on the clock: such a list is reused for a minute at most.
   cache: { ...DATA, reuse: (variables) => (variables.freshness === 'LAST_24H' ? 'minute' : 'version') },

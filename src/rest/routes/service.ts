@@ -21,7 +21,8 @@ export function serviceRoutes(info: ServiceInfo): RestRoute[] {
       tag: 'Service',
       summary: 'Operational metrics',
       description:
-        'Not part of the published specification: memory of the process and the size, limits and hit counts of its caches (finished answers, calculations). Never cached.',
+        'Not part of the published specification: memory of the process and the size, limits and hit counts of ' +
+        'its caches (finished answers, calculations). Never cached.',
       params: [],
       cache: { control: CACHE_CONTROL.none, reuse: 'never' },
       body: { metrics: true },

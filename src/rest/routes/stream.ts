@@ -107,10 +107,13 @@ export const streamRoute: RestRoute = {
   tag: 'Market',
   summary: 'Change events as they happen (Server-Sent Events)',
   description:
-    'Each change event is one SSE event: `id:` its id (ids increase with ingest order), `event:` its kind, `data:` the same JSON as an item of /api/changes. ' +
-    'A client that reconnects with Last-Event-ID (or ?since=ID) first gets every matching event after that id, exactly once and in order, then live ones. ' +
+    'Each change event is one SSE event: `id:` its id (ids increase with ingest order), `event:` its kind, ' +
+    '`data:` the same JSON as an item of /api/changes. ' +
+    'A client that reconnects with Last-Event-ID (or ?since=ID) first gets every matching event after that id, ' +
+    'exactly once and in order, then live ones. ' +
     `A comment every 15 s keeps proxies from closing the stream; \`retry: ${RETRY_MS}\`. Never cached or compressed. ` +
-    'A client that reads so slowly that its unsent events pass STREAM_BUFFER_MAX_KB is disconnected (it can resume); at most STREAMS_PER_IP open streams per address. ' +
+    'A client that reads so slowly that its unsent events pass STREAM_BUFFER_MAX_KB is disconnected (it can ' +
+    'resume); at most STREAMS_PER_IP open streams per address. ' +
     'The GraphQL subscription `changes` gives the same events.',
   params,
   cache: { control: CACHE_CONTROL.none, reuse: 'never' },

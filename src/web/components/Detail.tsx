@@ -140,7 +140,8 @@ function History({ history }: { history: Detail['history'] }) {
                 </td>
                 <td>
                   {p.promotion
-                    ? `${p.promotion.kind === 'BONUS' ? '+' : ''}${formatRate(p.promotion.rate)} for ${months(p.promotion.months)}`
+                    ? `${p.promotion.kind === 'BONUS' ? '+' : ''}${formatRate(p.promotion.rate)} for ` +
+                      `${months(p.promotion.months)}`
                     : '—'}
                 </td>
               </tr>
@@ -183,7 +184,10 @@ function Body({ detail, onOpen }: { detail: Detail; onOpen(id: string): void }) 
             <dd>
               {o.rateType === 'FIXED' ? 'Fixed' : 'Variable'}
               {o.tiers.length > 1
-                ? `, ${o.tierMode === 'MARGINAL' ? 'each balance band earns its own rate' : 'the band of the whole balance applies'}`
+                ? ', ' +
+                  (o.tierMode === 'MARGINAL'
+                    ? 'each balance band earns its own rate'
+                    : 'the band of the whole balance applies')
                 : ''}
             </dd>
             {o.tiers.length > 1 ? (
@@ -244,12 +248,14 @@ function Body({ detail, onOpen }: { detail: Detail; onOpen(id: string): void }) 
           <p class="hint">No changes recorded.</p>
         ) : (
           <ul class="events">
-            {detail.events.map((e) => (
-              <li key={e.id}>
-                <time dateTime={e.at}>{formatDate(e.at)}</time> <span class="kind">{EVENTS[e.kind] ?? e.kind}</span>{' '}
-                {e.summary}
-              </li>
-            ))}
+            {detail.events.map((e) => {
+              const kind = EVENTS[e.kind] ?? e.kind;
+              return (
+                <li key={e.id}>
+                  <time dateTime={e.at}>{formatDate(e.at)}</time> <span class="kind">{kind}</span> {e.summary}
+                </li>
+              );
+            })}
           </ul>
         )}
       </section>

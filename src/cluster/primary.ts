@@ -1,0 +1,174 @@
+// The primary of a multi-process service (WORKERS > 1). It serves no HTTP itself: it opens, migrates and
+// (on first start) seeds the database, then forks the workers, which share the listening port
+// (node:cluster hands each new connection to the next worker). It owns what must be one per service:
+// - the embedded database: PGlite is single-process, so the primary serves it on a loopback socket and
+//   the workers connect to it like `npm run ingest` does (src/db/embedded.ts); PostgreSQL is used by all;
+// - the rate limit's buckets, so that a client's quota is the same however its connections are spread;
+// - the news of a new data version: the worker that saw it first tells the others to look now;
+// - /metrics and /api/metrics across workers (any worker asks; the primary gathers).
+// SIGTERM or SIGINT: every worker stops accepting and drains (its own grace period), then the primary
+// closes the database and exits 0. A worker that dies otherwise is replaced.
+import cluster, { type Worker } from 'node:cluster';
+import { AggregatorRegistry } from 'prom-client';
+import type { Config } from '../config.js';
+import type { Database } from '../db/client.js';
+import { RateLimiter } from '../http/rate-limit.js';
+import type { Logger } from '../logger.js';
+import type { MemoryPlan } from '../memory.js';
+import { isOurs, type ToPrimary, type ToWorker } from './messages.js';
+import { combineStats, processFigures } from './stats.js';
+
+export interface PrimaryOptions {
+  config: Config;
+  logger: Logger;
+  flush(): void;
+  memory: MemoryPlan;
+  /** Opens, migrates and seeds the database (the same steps as a single process takes). */
+  prepare(): Promise<Database>;
+  startedAt: number;
+}
+
+const STATS_TIMEOUT_MS = 3_000;
+
+/**
+ * Node's flags for a worker: its heap bounded by its share of MEMORY_BUDGET_MB (src/memory.ts), and
+ * WebAssembly (Prisma's query compiler: it plans database queries, never on the path of an answer from
+ * memory) compiled once by the baseline compiler only, which keeps ≈50 MB of optimised machine code out
+ * of every worker. A flag given to node by hand wins.
+ */
+export function workerFlags(execArgv: readonly string[], heapMb: number): string[] {
+  const flags = [...execArgv];
+  if (!flags.some((a) => a.startsWith('--max-old-space-size'))) flags.push(`--max-old-space-size=${heapMb}`);
+  if (!flags.some((a) => /^--(no-)?(liftoff|wasm-tier-up|wasm-dynamic-tiering)/.test(a))) flags.push('--liftoff-only');
+  return flags;
+}
+
+export async function runPrimary({ config, logger, flush, memory, prepare, startedAt }: PrimaryOptions): Promise<void> {
+  const db = await prepare();
+  // The primary's own connections were for migrating and seeding; the workers have pools of their own.
+  const limiter = config.rateLimitPerMinute > 0 ? new RateLimiter(config.rateLimitPerMinute) : null;
+  const aggregator = new AggregatorRegistry();
+  let stopping = false;
+  let listening = 0;
+
+  cluster.setupPrimary({ execArgv: workerFlags(process.execArgv, memory.heapMb) });
+
+  const send = (worker: Worker, message: ToWorker) => {
+    if (worker.isConnected()) worker.send(message);
+  };
+  const workers = () => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+
+  // Every worker's own figures, asked for by id; each worker answers once.
+  let statsId = 1;
+  const statsWaiting = new Map<number, { values: unknown[]; expected: number; done(values: unknown[]): void }>();
+  const gatherStats = () =>
+    new Promise<unknown[]>((resolve) => {
+      const id = statsId++;
+      const targets = workers().filter((w) => w.isConnected());
+      const entry = { values: [] as unknown[], expected: targets.length, done: resolve };
+      statsWaiting.set(id, entry);
+      // A worker that does not answer in time (busy, or just gone) is left out rather than waited for.
+      setTimeout(() => {
+        if (statsWaiting.delete(id)) resolve(entry.values);
+      }, STATS_TIMEOUT_MS).unref();
+      for (const worker of targets) send(worker, { savings: 'stats', id });
+      if (targets.length === 0 && statsWaiting.delete(id)) resolve([]);
+    });
+
+  const onMessage = (worker: Worker, message: unknown) => {
+    if (!isOurs(message)) return;
+    const m = message as ToPrimary;
+    switch (m.savings) {
+      case 'take':
+        send(worker, {
+          savings: 'taken',
+          id: m.id,
+          taken: limiter ? limiter.take(m.client) : { retryAfter: 0, remaining: 0, reset: 0 },
+        });
+        return;
+      case 'swapped':
+        for (const other of workers()) if (other !== worker) send(other, { savings: 'refresh' });
+        return;
+      case 'stats': {
+        const entry = statsWaiting.get(m.id);
+        if (!entry) return;
+        entry.values.push(m.value);
+        if (entry.values.length >= entry.expected && statsWaiting.delete(m.id)) entry.done(entry.values);
+        return;
+      }
+      case 'gather': {
+        const gathered =
+          m.what === 'prometheus'
+            ? aggregator.clusterMetrics()
+            : gatherStats().then((values) =>
+                combineStats(values, { primary: processFigures(), workers: config.workers }),
+              );
+        gathered.then(
+          (value) => send(worker, { savings: 'gathered', id: m.id, value }),
+          (err: Error) => send(worker, { savings: 'failed', id: m.id, error: err.message }),
+        );
+        return;
+      }
+    }
+  };
+  cluster.on('message', onMessage);
+
+  const fork = () => cluster.fork({ SAVINGS_WORKER_HEAP_MB: String(memory.heapMb) });
+  cluster.on('listening', () => {
+    if (++listening === config.workers) {
+      logger.info(
+        { port: config.port, host: config.host, workers: config.workers, startupMs: Date.now() - startedAt },
+        `listening on http://${config.host}:${config.port}`,
+      );
+    }
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    // Anything but a shutdown we asked for: replace it, so the service keeps its capacity.
+    logger.error(
+      { worker: worker.id, pid: worker.process.pid, code, signal },
+      'a worker stopped unexpectedly; starting another',
+    );
+    fork();
+  });
+  logger.info(
+    { workers: config.workers, heapMbPerWorker: memory.heapMb, memoryBudgetMb: config.memoryBudgetMb },
+    'starting the workers',
+  );
+  for (let i = 0; i < config.workers; i++) fork();
+
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info(
+      { signal, graceMs: config.shutdownGraceMs },
+      'shutting down: every worker stops accepting and finishes its requests in flight',
+    );
+    const running = workers();
+    const codes = await Promise.all(
+      running.map(
+        (worker) =>
+          new Promise<number>((resolve) => {
+            if (worker.isDead()) return resolve(worker.process.exitCode ?? 0);
+            worker.once('exit', (code: number | null) => resolve(code ?? 1));
+            send(worker, { savings: 'shutdown' });
+            // A worker that cannot finish in its own grace period (plus time to close) is ended.
+            setTimeout(() => worker.process.kill('SIGKILL'), config.shutdownGraceMs + 10_000).unref();
+          }),
+      ),
+    );
+    let code = codes.every((c) => c === 0) ? 0 : 1;
+    if (code !== 0) logger.error({ codes }, 'a worker did not stop cleanly');
+    try {
+      await db.close();
+    } catch (err) {
+      logger.error({ err }, 'could not close the database cleanly');
+      code = 1;
+    }
+    logger.info({ exitCode: code }, 'stopped');
+    flush();
+    process.exit(code);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}

@@ -1,0 +1,114 @@
+// A worker's side of the IPC channel to the primary: requests with replies (a rate-limit token, every
+// worker's figures), notices (a new data version), and the primary's commands (look for new data now,
+// report your figures; shutting down is src/server.ts's).
+import cluster from 'node:cluster';
+import { AggregatorRegistry, Registry } from 'prom-client';
+import type { Taken } from '../http/rate-limit.js';
+import { isOurs, type PrimaryReply, type ToPrimary, type ToWorker } from './messages.js';
+
+export interface WorkerLink {
+  /** This worker's number (1, 2, …), for its log lines. */
+  readonly worker: number;
+  /** Takes a token from the one bucket per client that all workers share (kept by the primary). */
+  take(client: string): Promise<Taken>;
+  /** Every worker's /api/metrics figures and the primary's own. */
+  gatherStats(): Promise<unknown>;
+  /** The Prometheus text of every worker's registry, aggregated (sums; prom-client's rules per metric). */
+  gatherPrometheus(): Promise<string>;
+  swapped(version: number): void;
+  /** What this worker answers when the primary asks for its figures (nothing until it has an app). */
+  onStats(report: () => Promise<unknown>): void;
+  /** The registry whose metrics this worker contributes to /metrics (none until it has an app). */
+  useRegistry(registry: Registry): void;
+  onRefresh(listener: () => void): void;
+}
+
+const REPLY_TIMEOUT_MS = 5_000;
+
+/**
+ * Null outside a cluster worker (single-process mode). Made first thing, so the primary's questions are answered while
+ * the worker starts.
+ */
+export function workerLink(): WorkerLink | null {
+  if (!cluster.isWorker || !process.send) return null;
+  // The worker's side of prom-client's aggregation: it answers the primary's request with its registry
+  // (an empty one until the app has made its own).
+  AggregatorRegistry.setRegistries([new Registry()]);
+  new AggregatorRegistry();
+
+  const send = (message: ToPrimary) => process.send!(message);
+  let nextId = 1;
+  const pending = new Map<
+    number,
+    { resolve(reply: PrimaryReply): void; reject(err: Error): void; timer: NodeJS.Timeout }
+  >();
+  let stats: () => Promise<unknown> = async () => null;
+  const refreshListeners: (() => void)[] = [];
+
+  process.on('message', (message: unknown) => {
+    if (!isOurs(message)) return;
+    const m = message as ToWorker;
+    switch (m.savings) {
+      case 'taken':
+      case 'gathered':
+      case 'failed': {
+        const waiting = pending.get(m.id);
+        if (!waiting) return;
+        pending.delete(m.id);
+        clearTimeout(waiting.timer);
+        if (m.savings === 'failed') waiting.reject(new Error(m.error));
+        else waiting.resolve(m);
+        return;
+      }
+      case 'stats':
+        void stats().then((value) => send({ savings: 'stats', id: m.id, value }));
+        return;
+      case 'refresh':
+        for (const listener of refreshListeners) listener();
+        return;
+      // 'shutdown' is the server's (src/server.ts): it stops the whole process.
+    }
+  });
+
+  const ask = (message: (id: number) => ToPrimary): Promise<PrimaryReply> =>
+    new Promise((resolve, reject) => {
+      const id = nextId++;
+      const timer = setTimeout(() => {
+        pending.delete(id);
+        reject(new Error('the primary process did not answer'));
+      }, REPLY_TIMEOUT_MS);
+      timer.unref();
+      pending.set(id, { resolve, reject, timer });
+      send(message(id));
+    });
+
+  return {
+    worker: cluster.worker!.id,
+    async take(client) {
+      const reply = await ask((id) => ({ savings: 'take', id, client }));
+      return (reply as Extract<PrimaryReply, { savings: 'taken' }>).taken;
+    },
+    async gatherStats() {
+      return (
+        (await ask((id) => ({ savings: 'gather', id, what: 'stats' }))) as Extract<
+          PrimaryReply,
+          { savings: 'gathered' }
+        >
+      ).value;
+    },
+    async gatherPrometheus() {
+      return String(
+        (
+          (await ask((id) => ({ savings: 'gather', id, what: 'prometheus' }))) as Extract<
+            PrimaryReply,
+            { savings: 'gathered' }
+          >
+        ).value,
+      );
+    },
+    swapped: (version) => send({ savings: 'swapped', version }),
+    onStats: (report) => void (stats = report),
+    useRegistry: (registry) => AggregatorRegistry.setRegistries([registry]),
+    onRefresh: (listener) => void refreshListeners.push(listener),
+  };
+}
