@@ -101,15 +101,21 @@ async function main() {
   const all = [];
   for (const scale of scales) all.push(...(await benchScale(scale, amounts)));
   console.log(
-    '\nscale  offers  scenario                            first request  new amount p50 / p95 / max      kept  nodes  leaves',
+    '\nscale  offers  scenario                            first request  new ' +
+      'amount p50 / p95 / max      kept  nodes  leaves',
   );
   for (const r of all) {
     console.log(
-      `${String(r.scale).padStart(5)}  ${String(r.offers).padStart(6)}  ${r.scenario.padEnd(34)}  ${`${r.firstRequestMs} ms`.padStart(13)}  ${`${r.newAmount.p50Ms} / ${r.newAmount.p95Ms} / ${r.newAmount.maxMs} ms`.padEnd(30)}  ${String(r.perRequest.kept).padStart(4)}  ${String(r.perRequest.nodes).padStart(5)}  ${String(r.perRequest.leaves).padStart(6)}`,
+      `${String(r.scale).padStart(5)}  ${String(r.offers).padStart(6)}  ${r.scenario.padEnd(34)} ` +
+        ` ${`${r.firstRequestMs} ms`.padStart(13)} ` +
+        ` ${`${r.newAmount.p50Ms} / ${r.newAmount.p95Ms} / ${r.newAmount.maxMs} ms`.padEnd(30)} ` +
+        ` ${String(r.perRequest.kept).padStart(4)}  ${String(r.perRequest.nodes).padStart(5)} ` +
+        ` ${String(r.perRequest.leaves).padStart(6)}`,
     );
   }
   console.log(
-    'amounts: log-uniform 5,000–2,000,000 EUR, each new; after 50 warm-up amounts per scenario (a fresh calculator each)',
+    'amounts: log-uniform 5,000–2,000,000 EUR, each new; after 50 warm-up amounts ' +
+      'per scenario (a fresh calculator each)',
   );
 }
 

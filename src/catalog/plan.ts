@@ -302,7 +302,9 @@ function diagnose(
   if (unlimited.placed > placed) {
     return {
       code: 'max_offers',
-      message: `${q.maxOffers} offer${q.maxOffers === 1 ? '' : 's'} can place ${euros(totals.placed)} under full cover; more offers could place ${euros(new Decimal(unlimited.placed))}.`,
+      message:
+        `${q.maxOffers} offer${q.maxOffers === 1 ? '' : 's'} can place ${euros(totals.placed)} ` +
+        `under full cover; more offers could place ${euros(new Decimal(unlimited.placed))}.`,
     };
   }
   if (q.flexibleShare.isPositive()) {
@@ -311,7 +313,10 @@ function diagnose(
       const reserve = q.amount.times(q.flexibleShare).div(HUNDRED);
       return {
         code: 'flexible_capacity',
-        message: `${q.flexibleShare.toString()} % of the amount (${euros(reserve)}) must go to flexible accounts, and the eligible flexible accounts cannot take all of it under full cover.`,
+        message:
+          `${q.flexibleShare.toString()} % of the amount (${euros(reserve)}) must ` +
+          `go to flexible accounts, and the eligible flexible accounts cannot take ` +
+          `all of it under full cover.`,
       };
     }
   }
@@ -326,7 +331,10 @@ function diagnose(
   if (capacity.lt(q.amount)) {
     return {
       code: 'insufficient_capacity',
-      message: `The eligible offers take at most ${euros(capacity)} under full deposit-guarantee cover (each institution's limit, each offer's maximum); ${euros(totals.unplaced)} cannot be placed.`,
+      message:
+        `The eligible offers take at most ${euros(capacity)} under full deposit-guarantee ` +
+        `cover (each institution's limit, each offer's maximum); ${euros(totals.unplaced)} ` +
+        `cannot be placed.`,
     };
   }
   return {

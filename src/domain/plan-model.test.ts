@@ -122,40 +122,44 @@ const objectives = fc.constantFrom<PlanObjective>('return', 'effective');
 const modes = fc.constantFrom<PromotionsMode>('include', 'exclude');
 
 describe('offerModel: lines that are the value or bound it', () => {
-  it('property: contiguous segments over [lo, hi]; exact lines are the value, others lie above it, also once refined', () => {
-    fc.assert(
-      fc.property(
-        fc.oneof(arbitraryTerms(), smallMarketTerms),
-        periods,
-        modes,
-        objectives,
-        fc.integer({ min: 1, max: 40 }),
-        fc.integer({ min: 0, max: 40 }),
-        fc.nat(),
-        (terms, months, mode, objective, lo, width, pick) => {
-          const hi = lo + width;
-          const model = offerModel(
-            calculationOf(createCalculator(), 'o', terms, months, mode),
-            objective,
-            UNIT,
-            lo,
-            hi,
-          );
-          const ref = (k: number) => reference(terms, months, mode, objective, k);
-          expectBounds(model, model.segments, lo, hi, ref);
-          const loose = model.segments.filter((s) => !s.exact);
-          if (loose.length > 0) {
-            const s = loose[pick % loose.length]!;
-            const k = s.lo + (pick % (s.hi - s.lo + 1));
-            const parts = model.refine(s, k);
-            expect(parts.find((p) => p.lo === k && p.hi === k)?.exact).toBe(true);
-            expectBounds(model, parts, s.lo, s.hi, ref);
-          }
-        },
-      ),
-      { numRuns: 200 },
-    );
-  });
+  it(
+    'property: contiguous segments over [lo, hi]; exact lines are the value, ' +
+      'others lie above it, also once refined',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.oneof(arbitraryTerms(), smallMarketTerms),
+          periods,
+          modes,
+          objectives,
+          fc.integer({ min: 1, max: 40 }),
+          fc.integer({ min: 0, max: 40 }),
+          fc.nat(),
+          (terms, months, mode, objective, lo, width, pick) => {
+            const hi = lo + width;
+            const model = offerModel(
+              calculationOf(createCalculator(), 'o', terms, months, mode),
+              objective,
+              UNIT,
+              lo,
+              hi,
+            );
+            const ref = (k: number) => reference(terms, months, mode, objective, k);
+            expectBounds(model, model.segments, lo, hi, ref);
+            const loose = model.segments.filter((s) => !s.exact);
+            if (loose.length > 0) {
+              const s = loose[pick % loose.length]!;
+              const k = s.lo + (pick % (s.hi - s.lo + 1));
+              const parts = model.refine(s, k);
+              expect(parts.find((p) => p.lo === k && p.hi === k)?.exact).toBe(true);
+              expectBounds(model, parts, s.lo, s.hi, ref);
+            }
+          },
+        ),
+        { numRuns: 200 },
+      );
+    },
+  );
 
   const tiers = (...specs: [from: string, to: string | null, rate: string][]): Tier[] =>
     specs.map(([from, to, rate]) => ({
@@ -263,55 +267,59 @@ const offerSpec = fc.record({
 });
 
 describe('optimizePlan on calculated offers: against every plan of small markets', () => {
-  it('property: the best placement, and the best value to EPSILON, with tiers, promotions, fees and periods of every shape', () => {
-    const calc = createCalculator();
-    let run = 0;
-    // how often the cases reach what makes the problem hard: checked below so the test keeps its teeth
-    const seen = { split: 0, refined: 0, curved: 0 };
-    fc.assert(
-      fc.property(
-        fc.array(offerSpec, { minLength: 2, maxLength: 6 }),
-        periods,
-        modes,
-        objectives,
-        fc.array(fc.integer({ min: 1, max: 10 }), { minLength: 4, maxLength: 4 }),
-        fc.integer({ min: 0, max: 25 }),
-        fc.integer({ min: 1, max: 4 }),
-        fc.option(fc.integer({ min: 0, max: 25 }), { nil: null }),
-        (offers, months, mode, objective, groupLimits, total, maxParts, reserve) => {
-          run++;
-          const candidates: PlanCandidate[] = offers.map((o, i) => {
-            const hi = Math.min(o.min + o.width, groupLimits[o.group]!);
-            const model = offerModel(
-              calculationOf(calc, `r${run}-${i}`, o.terms, months, mode),
-              objective,
-              UNIT,
-              o.min,
-              Math.max(o.min, hi),
-            );
-            return { id: `o${i}`, group: o.group, flexible: o.flexible, ...model };
-          });
-          const p: PlanProblem = {
-            candidates,
-            groupLimits,
-            total,
-            maxParts,
-            maxNonFlexible: reserve === null ? total : Math.max(0, total - reserve),
-          };
-          const s = optimizePlan(p);
-          const best = bruteForcePlan(p);
-          expect(s.placed).toBe(best.placed);
-          expect(best.value.minus(s.value).lte(EPSILON)).toBe(true);
-          for (const part of s.parts) expect(part.value.eq(candidates[part.candidate]!.value(part.units))).toBe(true);
-          if (s.parts.length > 1) seen.split++;
-          if (s.stats.refinements > 0) seen.refined++;
-          if (candidates.some((c) => c.segments.some((x) => !x.exact))) seen.curved++;
-        },
-      ),
-      { numRuns: 400 },
-    );
-    expect(seen.split).toBeGreaterThan(100);
-    expect(seen.curved).toBeGreaterThan(40);
-    expect(seen.refined).toBeGreaterThan(10);
-  });
+  it(
+    'property: the best placement, and the best value to EPSILON, with tiers, ' +
+      'promotions, fees and periods of every shape',
+    () => {
+      const calc = createCalculator();
+      let run = 0;
+      // how often the cases reach what makes the problem hard: checked below so the test keeps its teeth
+      const seen = { split: 0, refined: 0, curved: 0 };
+      fc.assert(
+        fc.property(
+          fc.array(offerSpec, { minLength: 2, maxLength: 6 }),
+          periods,
+          modes,
+          objectives,
+          fc.array(fc.integer({ min: 1, max: 10 }), { minLength: 4, maxLength: 4 }),
+          fc.integer({ min: 0, max: 25 }),
+          fc.integer({ min: 1, max: 4 }),
+          fc.option(fc.integer({ min: 0, max: 25 }), { nil: null }),
+          (offers, months, mode, objective, groupLimits, total, maxParts, reserve) => {
+            run++;
+            const candidates: PlanCandidate[] = offers.map((o, i) => {
+              const hi = Math.min(o.min + o.width, groupLimits[o.group]!);
+              const model = offerModel(
+                calculationOf(calc, `r${run}-${i}`, o.terms, months, mode),
+                objective,
+                UNIT,
+                o.min,
+                Math.max(o.min, hi),
+              );
+              return { id: `o${i}`, group: o.group, flexible: o.flexible, ...model };
+            });
+            const p: PlanProblem = {
+              candidates,
+              groupLimits,
+              total,
+              maxParts,
+              maxNonFlexible: reserve === null ? total : Math.max(0, total - reserve),
+            };
+            const s = optimizePlan(p);
+            const best = bruteForcePlan(p);
+            expect(s.placed).toBe(best.placed);
+            expect(best.value.minus(s.value).lte(EPSILON)).toBe(true);
+            for (const part of s.parts) expect(part.value.eq(candidates[part.candidate]!.value(part.units))).toBe(true);
+            if (s.parts.length > 1) seen.split++;
+            if (s.stats.refinements > 0) seen.refined++;
+            if (candidates.some((c) => c.segments.some((x) => !x.exact))) seen.curved++;
+          },
+        ),
+        { numRuns: 400 },
+      );
+      expect(seen.split).toBeGreaterThan(100);
+      expect(seen.curved).toBeGreaterThan(40);
+      expect(seen.refined).toBeGreaterThan(10);
+    },
+  );
 });

@@ -134,12 +134,18 @@ export const SortKeyEnum = enumOf(
 export const PlanSortEnum = enumOf(
   'PlanSort',
   upper(PLAN_SORTS),
-  "what a plan maximises: return: the total returnPerYear (the list's default sort); effective: the total return at the parts' net effective rates (after withholding tax and fees)",
+  "what a plan maximises: return: the total returnPerYear (the list's default " +
+    "sort); effective: the total return at the parts' net effective rates (after " +
+    'withholding tax and fees)',
 );
 export const UnplacedCodeEnum = enumOf(
   'UnplacedCode',
   upper(UNPLACED_CODES),
-  'why part of the amount is not placed: max_offers: more offers would place more; flexible_capacity: the flexible accounts cannot hold the flexible share; insufficient_capacity: the eligible offers cannot hold it under full cover; minimum_amounts: the rest is below the minimum of every offer with room for it',
+  'why part of the amount is not placed: max_offers: more offers would place ' +
+    'more; flexible_capacity: the flexible accounts cannot hold the flexible ' +
+    'share; insufficient_capacity: the eligible offers cannot hold it under ' +
+    'full cover; minimum_amounts: the rest is below the minimum of every offer ' +
+    'with room for it',
 );
 export const SortOrderEnum = enumOf(
   'SortOrder',

@@ -17,7 +17,8 @@ type Allocation = SavingsPlan['allocations'][number];
 
 const PlanAllocationRef = builder.objectRef<Allocation>('PlanAllocation').implement({
   description:
-    'One part of a plan: an offer and the amount put in it, the offer calculated for that amount (its calc and DGS split are those of the part).',
+    'One part of a plan: an offer and the amount put in it, the offer calculated ' +
+    'for that amount (its calc and DGS split are those of the part).',
   fields: (t) => ({
     offer: t.field({ type: OfferRef, resolve: (a) => a.offer }),
     amount: t.field({
@@ -30,7 +31,9 @@ const PlanAllocationRef = builder.objectRef<Allocation>('PlanAllocation').implem
 
 const PlanTotalsRef = builder.objectRef<PresentedPlanTotals>('PlanTotals').implement({
   description:
-    "The plan as a whole. Money totals are the sums of the parts' shown figures, so that the rows add up to the cent; the yields are rounded once from the unrounded totals.",
+    "The plan as a whole. Money totals are the sums of the parts' shown figures, " +
+    'so that the rows add up to the cent; the yields are rounded once from ' +
+    'the unrounded totals.',
   fields: (t) => ({
     amount: t.field({ type: 'Decimal', description: euros('the amount asked about'), resolve: (p) => p.amount }),
     placed: t.field({
@@ -82,7 +85,14 @@ const UnplacedReasonRef = builder.objectRef<UnplacedReason>('UnplacedReason').im
 });
 
 const SavingsPlanRef = builder.objectRef<SavingsPlan>('SavingsPlan').implement({
-  description: `An amount spread over offers so that every part is fully covered by its institution's verified deposit guarantee (the parts at one institution, all its brands together, within its limit), each part within its offer's minimum and maximum, in whole euros (the amount's cents go to one part), using at most maxOffers offers and keeping flexibleShare percent in flexible accounts. Of the plans that place the most, the one with the highest total return; how it is found and why it is the best: ${CALCULATION_PATH}.`,
+  description:
+    `An amount spread over offers so that every part is fully covered by its ` +
+    `institution's verified deposit guarantee (the parts at one institution, ` +
+    `all its brands together, within its limit), each part within its offer's ` +
+    `minimum and maximum, in whole euros (the amount's cents go to one part), ` +
+    `using at most maxOffers offers and keeping flexibleShare percent in flexible ` +
+    `accounts. Of the plans that place the most, the one with the highest total ` +
+    `return; how it is found and why it is the best: ${CALCULATION_PATH}.`,
   fields: (t) => ({
     allocations: t.field({
       type: [PlanAllocationRef],
@@ -117,7 +127,9 @@ builder.queryField('plan', (t) =>
   t.field({
     type: SavingsPlanRef,
     description:
-      'GET /api/plan: spreads an amount over the offers the list shows for the same filters (verified DGS only) for the highest total return, every part fully covered.',
+      'GET /api/plan: spreads an amount over the offers the list shows for the ' +
+      'same filters (verified DGS only) for the highest total return, every part ' +
+      'fully covered.',
     args: {
       amount: t.arg({
         type: 'Decimal',
