@@ -183,6 +183,8 @@ describe('live answers and examples against the description', () => {
     ['/api/rates/history', '/api/rates/history?view=market&days=10', 200],
     ['/api/rates/history', '/api/rates/history?offerId=no-such-offer', 404],
     ['/api/rates/history', '/api/rates/history?view=table', 400],
+    ['/api/plan', '/api/plan?amount=250000&maxOffers=3', 200],
+    ['/api/plan', '/api/plan?amount=-1&maxOffers=0', 400],
     ['/api/changes', '/api/changes?limit=20', 200],
     ['/api/changes', '/api/changes?limit=0', 400],
     ['/api/meta/last-updated', '/api/meta/last-updated', 200],

@@ -405,6 +405,59 @@ describe('multi-value parameters in the forms clients send (contract §11.1)', (
   });
 });
 
+describe('GET /api/plan', () => {
+  const PLAN_SELECTION =
+    '{ allocations { amount offer { id institution { id } calc { amount returnPerYear } ' +
+    'dgs { covered fullyCovered } } } ' +
+    'totals { amount placed unplaced returnPerYear grossInterest netInterest comparableYield effectiveRate } ' +
+    'unplacedReason { code message } generatedAt }';
+
+  it('is the projection of Query.plan, the list forms included', async () => {
+    const rest = await getJson('/api/plan?amount=250000&type=deposit&terms[]=12&terms[]=24&maxOffers=4');
+    expect(rest.status).toBe(200);
+    const graphql = await viaGraphql(
+      `query { plan(amount: "250000", type: DEPOSIT, terms: [12, 24], maxOffers: 4) ${PLAN_SELECTION} }`,
+    );
+    expect(rest.body).toMatchObject(graphql.plan);
+    const parts = rest.body.allocations as { amount: string; offer: { institution: { id: string } } }[];
+    expect(parts.length).toBeGreaterThan(0);
+    expect(parts.length).toBeLessThanOrEqual(4);
+    // Every part fully covered, at most one part's worth of each institution's limit in all, and the
+    // parts add up to what the totals say was placed.
+    const placed = parts.reduce((sum, a) => sum.plus(a.amount), new Decimal(0));
+    expect(placed.toFixed(2)).toBe(rest.body.totals.placed);
+    expect(new Decimal(rest.body.totals.placed).plus(rest.body.totals.unplaced).toFixed(2)).toBe('250000.00');
+    for (const a of rest.body.allocations) expect(a.offer.dgs.fullyCovered).toBe(true);
+  });
+
+  it('says why part of the amount stays unplaced', async () => {
+    const { status, body } = await getJson('/api/plan?amount=5000000&maxOffers=1');
+    expect(status).toBe(200);
+    expect(new Decimal(body.totals.unplaced).gt(0)).toBe(true);
+    expect(body.unplacedReason.code).toBe('max_offers');
+  });
+
+  it('lists every bad parameter at once, as problem+json', async () => {
+    const res = await t.get('/api/plan?amount=-5&maxOffers=50&flexibleShare=120&terms=x');
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    const body = await res.json();
+    expect(body.errors.map((e: { parameter: string }) => e.parameter).sort()).toEqual(
+      ['amount', 'flexibleShare', 'maxOffers', 'terms'].sort(),
+    );
+    expect((await t.get('/api/plan')).status).toBe(400); // amount is required
+  });
+
+  it('is cached and validated like the list', async () => {
+    const first = await t.get('/api/plan?amount=123456');
+    const etag = first.headers.get('etag');
+    expect(etag).toBeTruthy();
+    expect(first.headers.get('cache-control')).toMatch(/max-age=300/);
+    const again = await t.get('/api/plan?amount=123456', { headers: { 'if-none-match': etag! } });
+    expect(again.status).toBe(304);
+  });
+});
+
 describe('GET /api/products/{id}', () => {
   it('answers the detail with steps, defaulting to 50000 and 12 months', async () => {
     const offer = t.app.services.store.current().offers.find((o) => o.type === 'flexible')!;
