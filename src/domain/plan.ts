@@ -55,6 +55,8 @@ export interface PlanProblem {
   maxNonFlexible: number;
   /** Maximise the placement only, whatever it earns: what the diagnosis of an unplaced rest asks. */
   placementOnly?: boolean;
+  /** Bounds the search may evaluate before it stops with the best plan found (default NODE_BUDGET). */
+  maxNodes?: number;
 }
 
 export interface PlanPart {
@@ -82,8 +84,22 @@ export interface PlanSolution {
   parts: PlanPart[];
   placed: number;
   value: Decimal;
+  /** The search ended with every choice pruned: no plan places more, or as much and earns more (to EPSILON). */
+  proven: boolean;
+  /**
+   * Unproven (the node budget ran out): the most any plan could earn above this one per year, from the
+   * bounds of the choices left. 0 when proven.
+   */
+  gap: number;
   stats: PlanStats;
 }
+
+/**
+ * Bounds a search may evaluate. Plans over the sample market take a few thousand; some requests for
+ * many parts with a large flexible share meet wide plateaus of near-equal plans, and a request must
+ * end: then the best plan found is answered with the gap its bounds leave (`proven: false`).
+ */
+export const NODE_BUDGET = 150_000;
 
 /** A plan's value is taken as optimal once no bound exceeds it by more than this (euros per year). */
 export const EPSILON = new Decimal('1e-9');
@@ -369,7 +385,8 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
   let bestPlaced = 0;
   let bestValue = ZERO;
   let bestParts: PlanPart[] = [];
-  if (total === 0 || maxParts < 1 || all.length === 0) return { parts: [], placed: 0, value: ZERO, stats };
+  if (total === 0 || maxParts < 1 || all.length === 0)
+    return { parts: [], placed: 0, value: ZERO, proven: true, gap: 0, stats };
 
   const cands = removeDominated(all, maxParts);
   stats.kept = cands.length;
@@ -460,6 +477,11 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
   let sumLoFixed = 0;
   // Scratch for the bound.
   const stamp = new Int32Array(G);
+  // Per candidate (by its index in the problem): the greedy run that last took from it.
+  const candRun = new Int32Array(problem.candidates.length);
+  let greedyRuns = 0;
+  // Positions in the search order, steepest first step first (countBound stops where none can gain).
+  const bySteepest = cands.map((_, j) => j).sort((a, b) => cands[b]!.steps[0]!.slope - cands[a]!.steps[0]!.slope);
   const scratchRoom = new Float64Array(G);
   const scratchCap = new Float64Array(G);
   const scratchExtra = new Float64Array(G);
@@ -543,6 +565,8 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
     fixedUsed: number;
     /** An open first stretch taken in part, below its candidate's minimum (the last one). */
     short: Item | null;
+    /** Open candidates it took from: the new parts it makes. */
+    newParts: number;
   }
 
   /**
@@ -570,6 +594,8 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
     let fixedUsed = 0;
     let short: Item | null = null;
     let forcedTaken = 0;
+    let newParts = 0;
+    const run = ++greedyRuns;
     const take = (it: Item, units: number, slope: number) => {
       scratchRoom[it.group] = scratchRoom[it.group]! - units;
       need -= units;
@@ -579,6 +605,10 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
       if (!it.chosen) {
         openUsed += units;
         lastOpen = slope;
+        if (it.cand !== undefined && candRun[it.cand] !== run) {
+          candRun[it.cand] = run;
+          newParts++;
+        }
       }
     };
     const roomOf = (g: number) => {
@@ -617,11 +647,114 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
       if (it.floor !== undefined && it !== forced && units < it.floor) short = it;
       take(it, units, slope);
     }
-    return { value: need > 0 ? Infinity : value, abs, lastOpen, openUsed, fixedUsed, short };
+    return { value: need > 0 ? Infinity : value, abs, lastOpen, openUsed, fixedUsed, short, newParts };
+  }
+
+  /**
+   * A bound that keeps the number of new parts, where the greedy's bound makes more of them than m (it
+   * takes the steep first stretches of many offers: promotions and first tiers for small balances): the
+   * amount is priced instead (pi per unit, plus pi·need), so that the open candidates no longer share
+   * it, and each earns on its own at most its gain (its envelope less pi per unit, within its
+   * institution's room: nothing, or from its minimum up). The m largest gains, what the chosen parts'
+   * rest earns at that price within their institutions' room, pi·need and lambda·fixedRoom bound every
+   * completion (parts sharing a room earn at most what each earns alone). The smallest over pi, found by
+   * bisection.
+   */
+  function countBound(
+    i: number,
+    m: number,
+    need: number,
+    lambda: number,
+    fixedRoom: number,
+  ): { value: number; abs: number } {
+    const adjusted = (it: Item) => it.slope - (it.flexible ? 0 : lambda);
+    const chosenByGain = [...chosenItems].sort((a, b) => adjusted(b) - adjusted(a));
+    const top = new Float64Array(m);
+    const topUnits = new Float64Array(m);
+    const at = (pi: number) => {
+      let value = pi * need + lambda * fixedRoom;
+      let abs = Math.abs(pi * need) + Math.abs(lambda * fixedRoom);
+      let units = 0;
+      stampNow++;
+      for (const it of chosenByGain) {
+        const gain = adjusted(it) - pi;
+        if (gain <= 0) break;
+        const g = it.group;
+        if (stamp[g] !== stampNow) {
+          stamp[g] = stampNow;
+          scratchRoom[g] = groupLimits[g]! - groupLo[g]!;
+        }
+        const t = Math.min(it.width, scratchRoom[g]!);
+        if (t <= 0) continue;
+        scratchRoom[g] = scratchRoom[g]! - t;
+        value += t * gain;
+        abs += Math.abs(t * it.slope);
+        units += t;
+      }
+      top.fill(0);
+      topUnits.fill(0);
+      for (const j of bySteepest) {
+        const c = cands[j]!;
+        if (c.steps[0]!.slope - pi <= 0) break; // the rest earn even less per unit
+        if (j < i) continue;
+        const cap = Math.min(c.hi, groupLimits[c.group]! - groupLo[c.group]!);
+        if (cap < c.lo) continue;
+        let x = 0;
+        let y = 0;
+        let best = 0;
+        let bestUnits = 0;
+        for (const step of c.steps) {
+          const w = Math.min(step.width, cap - x);
+          if (w <= 0) break;
+          const gain = step.slope - (c.flexible ? 0 : lambda) - pi;
+          if (c.lo > x && c.lo <= x + w && y + (c.lo - x) * gain > best) {
+            best = y + (c.lo - x) * gain;
+            bestUnits = c.lo;
+          }
+          y += w * gain;
+          x += w;
+          if (x >= c.lo && y > best) {
+            best = y;
+            bestUnits = x;
+          }
+          if (gain <= 0 && x >= c.lo) break;
+        }
+        if (best <= top[m - 1]!) continue;
+        let k = m - 1;
+        while (k > 0 && top[k - 1]! < best) {
+          top[k] = top[k - 1]!;
+          topUnits[k] = topUnits[k - 1]!;
+          k--;
+        }
+        top[k] = best;
+        topUnits[k] = bestUnits;
+      }
+      for (let k = 0; k < m; k++) {
+        value += top[k]!;
+        abs += Math.abs(top[k]!) + Math.abs(pi * topUnits[k]!);
+        units += topUnits[k]!;
+      }
+      return { value, abs, units };
+    };
+    let lo = -1;
+    let hi = 1;
+    for (const it of chosenItems) hi = Math.max(hi, it.slope + 1);
+    for (const j of bySteepest) if (j >= i) hi = Math.max(hi, cands[j]!.steps[0]!.slope + 1);
+    let best = { value: Infinity, abs: 0 };
+    for (let step = 0; step < PI_STEPS; step++) {
+      const mid = (lo + hi) / 2;
+      const r = at(mid);
+      if (r.value < best.value) best = r;
+      if (r.units > need) lo = mid;
+      else hi = mid;
+    }
+    return best;
   }
 
   /** Bisection steps for the non-flexible multiplier: any value gives a bound, these get close to the best. */
   const LAMBDA_STEPS = 16;
+  /** Bisection steps for the price of the amount in `countBound`. */
+  const PI_STEPS = 24;
 
   /** The bound of the current choice with the candidates from position i on still open. */
   function evaluate(i: number): Bound {
@@ -732,6 +865,13 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
       if (either < bound) {
         bound = either;
         abs = Math.max(without.abs, whole.abs) + mu * newCap + lambda * Math.abs(fixedRoom);
+      }
+    }
+    if (open && best.newParts > m && need > 0) {
+      const counted = countBound(i, m, need, lambda, fixedRoom);
+      if (counted.value < bound) {
+        bound = counted.value;
+        abs = counted.abs;
       }
     }
     if (!open || lambda === 0)
@@ -1101,10 +1241,16 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
   seeds();
   const root = evaluate(0);
   if (!prunable(root)) push({ parent: null, part: null, depth: 0, i: 0, bound: root, done: false });
+  const budget = problem.maxNodes ?? NODE_BUDGET;
+  let left: Node | undefined;
   for (let node = pop(); node !== undefined;) {
     if (prunable(node.bound)) {
       node = pop(); // the best plan may have improved since it was made
       continue;
+    }
+    if (stats.nodes >= budget) {
+      left = node;
+      break;
     }
     if (node.done) {
       enter(node);
@@ -1112,9 +1258,28 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
       node = pop();
     } else node = expand(node) ?? pop();
   }
-  if (problem.placementOnly) return { parts: bestParts, placed: bestPlaced, value: ZERO, stats };
+  // Out of budget: what the choices left could still earn above the best plan.
+  let gap = 0;
+  if (left) {
+    for (const node of [left, ...heap]) {
+      if (prunable(node.bound)) continue;
+      gap = Math.max(
+        gap,
+        node.bound.placed > bestPlaced ? Infinity : node.bound.value + node.bound.margin - bestValueFloat,
+      );
+    }
+  }
+  const proven = left === undefined || gap === 0;
+  if (problem.placementOnly) return { parts: bestParts, placed: bestPlaced, value: ZERO, proven, gap: 0, stats };
   // An exact segment's line and the offer's own number differ at most in the last of 34 digits: the
   // plan reports the offer's numbers.
   const parts = bestParts.map((part) => ({ ...part, value: problem.candidates[part.candidate]!.value(part.units) }));
-  return { parts, placed: bestPlaced, value: parts.reduce((sum, part) => sum.plus(part.value), ZERO), stats };
+  return {
+    parts,
+    placed: bestPlaced,
+    value: parts.reduce((sum, part) => sum.plus(part.value), ZERO),
+    proven,
+    gap,
+    stats,
+  };
 }
