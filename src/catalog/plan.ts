@@ -79,7 +79,7 @@ export interface SavingsPlan {
   allocations: PlanAllocation[];
   totals: PlanTotals;
   unplacedReason: UnplacedReason | null;
-  /** The search proved that no plan places more, or as much and earns more (see NODE_BUDGET). */
+  /** The search proved that no plan places more, or as much and earns more (see WORK_BUDGET). */
   optimal: boolean;
   /**
    * How much more a year any plan could earn at most, rounded up to the cent: 0 when optimal; null when

@@ -328,19 +328,19 @@ describe('optimizePlan: against every plan of small markets', () => {
     );
   });
 
-  it('property: stopped by its node budget, the best plan found and a gap no plan exceeds', () => {
+  it('property: stopped by its work budget, the best plan found and a gap no plan exceeds', () => {
     fc.assert(
       fc.property(
         marketArb,
-        fc.integer({ min: 1, max: 30 }),
-        ({ specs, groupLimits, total, maxParts, reserve }, maxNodes) => {
+        fc.integer({ min: 1, max: 300 }),
+        ({ specs, groupLimits, total, maxParts, reserve }, maxWork) => {
           const p: PlanProblem = {
             candidates: specs.map((s, i) => build(s, `c${i}`)),
             groupLimits,
             total,
             maxParts,
             maxNonFlexible: reserve === null ? total : Math.max(0, total - reserve),
-            maxNodes,
+            maxWork,
           };
           const s = optimizePlan(p);
           expectValidPlan(p, s);

@@ -55,8 +55,8 @@ export interface PlanProblem {
   maxNonFlexible: number;
   /** Maximise the placement only, whatever it earns: what the diagnosis of an unplaced rest asks. */
   placementOnly?: boolean;
-  /** Bounds the search may evaluate before it stops with the best plan found (default NODE_BUDGET). */
-  maxNodes?: number;
+  /** The work the search may do before it stops with the best plan found (default WORK_BUDGET). */
+  maxWork?: number;
 }
 
 export interface PlanPart {
@@ -77,6 +77,8 @@ export interface PlanStats {
   leaves: number;
   /** Segments split because their bound was not tight enough. */
   refinements: number;
+  /** Steps of the bounds' inner loops (stretches looked at, offers priced): what the budget counts. */
+  work: number;
 }
 
 export interface PlanSolution {
@@ -87,7 +89,7 @@ export interface PlanSolution {
   /** The search ended with every choice pruned: no plan places more, or as much and earns more (to EPSILON). */
   proven: boolean;
   /**
-   * Unproven (the node budget ran out): the most any plan could earn above this one per year, from the
+   * Unproven (the work budget ran out): the most any plan could earn above this one per year, from the
    * bounds of the choices left. 0 when proven.
    */
   gap: number;
@@ -95,11 +97,13 @@ export interface PlanSolution {
 }
 
 /**
- * Bounds a search may evaluate. Plans over the sample market take a few thousand; some requests for
- * many parts with a large flexible share meet wide plateaus of near-equal plans, and a request must
- * end: then the best plan found is answered with the gap its bounds leave (`proven: false`).
+ * The work a search may do, in steps of the bounds' inner loops: counted rather than timed, so the same
+ * request gets the same plan on every machine. Plans over the sample market take well under a
+ * hundredth of it; some requests for many parts with a large flexible share meet wide plateaus of
+ * near-equal plans, and a request must end: then the best plan found is answered with the gap its
+ * bounds leave (`proven: false`). Two to three seconds on our machines.
  */
-export const NODE_BUDGET = 150_000;
+export const WORK_BUDGET = 50_000_000;
 
 /** A plan's value is taken as optimal once no bound exceeds it by more than this (euros per year). */
 export const EPSILON = new Decimal('1e-9');
@@ -381,7 +385,7 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
   const total = Math.max(0, problem.total);
   const maxNonFlexible = Math.max(0, Math.min(problem.maxNonFlexible, total));
   const all = prepare({ ...problem, total, maxNonFlexible });
-  const stats: PlanStats = { candidates: all.length, kept: 0, nodes: 0, leaves: 0, refinements: 0 };
+  const stats: PlanStats = { candidates: all.length, kept: 0, nodes: 0, leaves: 0, refinements: 0, work: 0 };
   let bestPlaced = 0;
   let bestValue = ZERO;
   let bestParts: PlanPart[] = [];
@@ -639,6 +643,7 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
         }
       }
       if (pick < 0) break;
+      stats.work += streams;
       const it = streamItems[pick]![streamAt[pick]!++]!;
       if (it.cand === without && without >= 0) continue;
       const width = it === forced ? it.width - forcedTaken : it.width;
@@ -696,6 +701,7 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
       for (const j of bySteepest) {
         const c = cands[j]!;
         if (c.steps[0]!.slope - pi <= 0) break; // the rest earn even less per unit
+        stats.work += c.steps.length;
         if (j < i) continue;
         const cap = Math.min(c.hi, groupLimits[c.group]! - groupLo[c.group]!);
         if (cap < c.lo) continue;
@@ -893,14 +899,19 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
     let splitPlaced = -1;
     for (let mx = 0; mx <= m; mx++) splitPlaced = Math.max(splitPlaced, splitPlacement(mx));
     if (splitPlaced < bestPlaced) return { placed: splitPlaced, value: -Infinity, margin: 0 };
-    let splitValue = -Infinity;
+    // The bound of a split grows with the room it leaves the non-flexible parts, so the largest over the
+    // splits that can place that much is the bound of the one that leaves them the most.
+    let fixedLimit = -Infinity;
     for (let mx = 0; mx <= m; mx++) {
       if (splitPlacement(mx) < splitPlaced) continue;
-      const fixedLimit = Math.min(fixedRoom, chosenFixed + Math.min(openFixed, topFixed[row + m - mx]!));
-      const split = pricedFixed(splitPlaced - sumLo, fixedLimit, current, rest);
-      if (split.value > splitValue) splitValue = split.value;
-      abs = Math.max(abs, split.best.abs + split.lambda * Math.abs(fixedLimit));
+      fixedLimit = Math.max(
+        fixedLimit,
+        Math.min(fixedRoom, chosenFixed + Math.min(openFixed, topFixed[row + m - mx]!)),
+      );
     }
+    const split = pricedFixed(splitPlaced - sumLo, fixedLimit, current, rest);
+    const splitValue = split.value;
+    abs = Math.max(abs, split.best.abs + split.lambda * Math.abs(fixedLimit));
     const value = splitPlaced < placed ? splitValue : Math.min(bound, splitValue);
     return {
       placed: splitPlaced,
@@ -1241,14 +1252,14 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
   seeds();
   const root = evaluate(0);
   if (!prunable(root)) push({ parent: null, part: null, depth: 0, i: 0, bound: root, done: false });
-  const budget = problem.maxNodes ?? NODE_BUDGET;
+  const budget = problem.maxWork ?? WORK_BUDGET;
   let left: Node | undefined;
   for (let node = pop(); node !== undefined;) {
     if (prunable(node.bound)) {
       node = pop(); // the best plan may have improved since it was made
       continue;
     }
-    if (stats.nodes >= budget) {
+    if (stats.work >= budget) {
       left = node;
       break;
     }
