@@ -104,12 +104,22 @@ export interface PlanSolution {
  * bounds leave (`proven: false`). Two to three seconds on our machines.
  */
 export const WORK_BUDGET = 50_000_000;
+/** What a bound costs beyond its loops' steps, in the same steps (its setup, its node in the search). */
+const WORK_PER_BOUND = 100;
 
 /** A plan's value is taken as optimal once no bound exceeds it by more than this (euros per year). */
-export const EPSILON = new Decimal('1e-9');
+export const EPSILON = new Decimal('1e-6');
+/**
+ * A choice whose bound is at most EPSILON above the best plan is dropped: plans that tie with the best
+ * one (offers of equal rates at several institutions make many) need not be explored one by one.
+ */
+const EPSILON_FLOAT = EPSILON.toNumber();
 
-/** Relative margin added to every floating-point bound: far above its rounding error (≈1e-14). */
-const FLOAT_MARGIN = 1e-10;
+/**
+ * Relative margin added to every floating-point bound: far above its rounding error (a bound adds up at
+ * most a few hundred products, ≈1e-14 of their sum) and far enough below EPSILON that ties are dropped.
+ */
+const FLOAT_MARGIN = 1e-12;
 
 interface Seg {
   src: PlanSegment;
@@ -503,7 +513,8 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
   /** Whether no completion with this bound can beat the best plan (more placed, or as much and more earned). */
   const prunable = (b: Bound) =>
     b.placed < bestPlaced ||
-    (b.placed === bestPlaced && (problem.placementOnly === true || b.value + b.margin < bestValueFloat));
+    (b.placed === bestPlaced &&
+      (problem.placementOnly === true || b.value + b.margin <= bestValueFloat + EPSILON_FLOAT));
 
   const chosenItems: Item[] = [];
 
@@ -765,6 +776,7 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
   /** The bound of the current choice with the candidates from position i on still open. */
   function evaluate(i: number): Bound {
     stats.nodes++;
+    stats.work += WORK_PER_BOUND;
     const m = maxParts - chosen.length;
     const open = m > 0 && i < n;
     const current = open ? suffixItems[i]! : NO_ITEMS;
@@ -1116,16 +1128,18 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
   };
 
   /**
-   * First plans: the best offer of each institution in turn; with a flexible reserve also, for each
+   * First plans: the best offer of each institution in turn, by the bound of its yield and by what it
+   * earns per euro when full; with a flexible reserve also, for each
    * number of flexible parts, that many of the best flexible offers and then the best others (the
    * best offers are often deposits, and deposits alone leave the reserve unplaced).
    */
   function seeds(): void {
     seed([[cands, maxParts]]);
-    if (!reserved) return;
     // by what they earn per euro when full (a yield bound can be high for a small amount only)
     const full = new Map(cands.map((c) => [c, valueAt(c, c.hi) / c.hi]));
     const byYield = [...cands].sort((a, b) => full.get(b)! - full.get(a)! || a.index - b.index);
+    seed([[byYield, maxParts]]);
+    if (!reserved) return;
     const flexible = byYield.filter((c) => c.flexible);
     const fixed = byYield.filter((c) => !c.flexible);
     for (let mx = 1; mx <= Math.min(maxParts, flexible.length); mx++)
