@@ -81,7 +81,8 @@ const valueArb = fc.oneof(
 
 const CHANGE_FILTERS = ['kind', 'offerId', 'brand', 'type', 'amount'];
 
-const ROUTES: { path: () => string; params: string[]; headers?: string[] }[] = [
+/** `required`: parameters a 400 may name although they were not sent (they have no default). */
+const ROUTES: { path: () => string; params: string[]; headers?: string[]; required?: string[] }[] = [
   {
     path: () => '/api/products',
     params: [
@@ -118,6 +119,26 @@ const ROUTES: { path: () => string; params: string[]; headers?: string[] }[] = [
     params: ['amount', 'horizon', 'type', 'terms', 'termMin', 'termMax', 'country', 'sort', 'zoek', 'pageSize'],
   },
   { path: () => `/api/products/${encodeURIComponent(offerId)}`, params: ['amount', 'horizon'] },
+  {
+    path: () => '/api/plan',
+    params: [
+      'amount',
+      'amount',
+      'maxOffers',
+      'flexibleShare',
+      'sort',
+      'type',
+      'horizon',
+      'terms',
+      'termMin',
+      'termMax',
+      'country',
+      'promotions',
+      'withholding',
+      'zoek',
+    ],
+    required: ['amount'],
+  },
   {
     path: () => '/api/rates/history',
     params: ['offerId', 'limit', 'brand', 'type', 'page', 'pageSize', 'view', 'days'],
@@ -176,7 +197,7 @@ async function opening(res: Response, ms = 150): Promise<string> {
 
 const isEventStream = (res: Response) => /text\/event-stream/.test(res.headers.get('content-type') ?? '');
 
-async function expectSane(res: Response, sent: URLSearchParams | null, header?: string) {
+async function expectSane(res: Response, sent: URLSearchParams | null, header?: string, required: string[] = []) {
   if (res.status === 200 && isEventStream(res)) {
     expect(await opening(res)).toMatch(/^retry: 5000\nid: \d+\n\n/);
     return;
@@ -195,7 +216,7 @@ async function expectSane(res: Response, sent: URLSearchParams | null, header?: 
     if (res.status === 400 && sent) {
       expect(problem.errors?.length).toBeGreaterThan(0);
       for (const e of problem.errors!)
-        expect([...sent.keys()].map(baseName).concat(header ? [header] : [])).toContain(e.parameter);
+        expect([...sent.keys()].map(baseName).concat(header ? [header] : [], required)).toContain(e.parameter);
     }
   } else {
     await res.arrayBuffer();
@@ -216,7 +237,7 @@ describe('REST fuzzing', () => {
           }
         }
         const res = await t.get(`${route.path()}?${query.toString()}`, { headers });
-        await expectSane(res, query, headers.has('last-event-id') ? 'Last-Event-ID' : undefined);
+        await expectSane(res, query, headers.has('last-event-id') ? 'Last-Event-ID' : undefined, route.required);
       }),
       { numRuns: 120 },
     );
@@ -305,6 +326,11 @@ describe('GraphQL fuzzing', () => {
       '{ total items { id calc { netInterest } } }',
     ],
     ['product', ['id', 'amount', 'horizon'], '{ offer { id } }'],
+    [
+      'plan',
+      ['amount', 'maxOffers', 'flexibleShare', 'sort', 'type', 'horizon', 'terms', 'termMin', 'termMax', 'zoek'],
+      '{ totals { placed } allocations { amount } unplacedReason { code } optimal }',
+    ],
     ['offers', ['ids', 'amount', 'horizon'], '{ offer { id } }'],
     ['rateHistory', ['offerId', 'limit', 'brand', 'type', 'page', 'pageSize'], '{ total }'],
     ['marketHistory', ['days'], '{ items { date } }'],

@@ -53,6 +53,7 @@ describe('the description', () => {
     for (const id of [
       'listProducts',
       'getProduct',
+      'getSavingsPlan',
       'exportProducts',
       'listInstitutions',
       'getRateHistory',
@@ -141,6 +142,10 @@ describe('a generated, typed client', () => {
     expect(r.steps).toBe(6);
     expect(r.notFound).toBe(404);
     expect(r.badParameters.sort()).toEqual(['amount', 'pageSize']);
+    expect(r.planPlaced).toBe('300000.00');
+    expect(r.planParts).toBe(3);
+    expect(r.planReason).toBe('max_offers');
+    expect(r.planBadParameters.sort()).toEqual(['amount', 'flexibleShare']);
     expect(r.csvHeader).toMatch(/^\uFEFF?id;bank;product;type/); // TextDecoder drops the BOM
     expect(r.institutions).toBeGreaterThan(0);
     expect(r.days).toHaveLength(7);
@@ -174,6 +179,9 @@ describe('live answers and examples against the description', () => {
   it.each([
     ['/api/products', '/api/products?amount=25000&type=all&pageSize=20', 200],
     ['/api/products', '/api/products?amount=0&terms=x', 400],
+    ['/api/plan', '/api/plan?amount=250000', 200],
+    ['/api/plan', '/api/plan?amount=350000&maxOffers=3&flexibleShare=12.5&terms[]=12&terms[]=24', 200],
+    ['/api/plan', '/api/plan?maxOffers=0&flexibleShare=101', 400],
     ['/api/products/{id}', '/api/products/OFFER?amount=777.77&horizon=3', 200],
     ['/api/products/{id}', '/api/products/no-such-offer', 404],
     ['/api/products/{id}', '/api/products/OFFER?horizon=0', 400],

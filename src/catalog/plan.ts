@@ -79,6 +79,13 @@ export interface SavingsPlan {
   allocations: PlanAllocation[];
   totals: PlanTotals;
   unplacedReason: UnplacedReason | null;
+  /** The search proved that no plan places more, or as much and earns more (see WORK_BUDGET). */
+  optimal: boolean;
+  /**
+   * How much more a year any plan could earn at most, rounded up to the cent: 0 when optimal; null when
+   * a plan placing more was not ruled out.
+   */
+  optimalityGap: Decimal | null;
   /** When the data last changed (as in the list): the same data, the same plan. */
   generatedAt: Date;
   search: PlanStats;
@@ -248,7 +255,21 @@ export function planAllocation(ctx: PlanContext, q: PlanQuery): SavingsPlan {
     allocations.map((a) => a.offer.calc),
   );
   const unplacedReason = totals.unplaced.isZero() ? null : diagnose(problem, solution.placed, totals, q, eligible);
-  return { objective, allocations, totals, unplacedReason, generatedAt: catalog.generatedAt, search: solution.stats };
+  const optimalityGap = solution.proven
+    ? ZERO
+    : Number.isFinite(solution.gap)
+      ? new Decimal(solution.gap.toFixed(12)).toDecimalPlaces(2, Decimal.ROUND_UP)
+      : null;
+  return {
+    objective,
+    allocations,
+    totals,
+    unplacedReason,
+    optimal: solution.proven,
+    optimalityGap,
+    generatedAt: catalog.generatedAt,
+    search: solution.stats,
+  };
 }
 
 /**

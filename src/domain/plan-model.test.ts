@@ -218,24 +218,51 @@ describe('offerModel: lines that are the value or bound it', () => {
         [25, 60, false],
       ],
     },
-    {
-      label: 'marginal tiers and a capped replace: no closed form above the cap, a bound',
-      t: terms({
-        tierMode: 'marginal',
-        payout: 'MONTHLY',
-        tiers: tiers(['0', '10000', '2.00'], ['10000', null, '3.00']),
-        promotion: promo('replace', '4.00', 6, '30000'),
-      }),
-      months: 12,
-      want: [
-        [1, 29, true],
-        [30, 60, false],
-      ],
-    },
   ])('$label', ({ t, months, want }) => {
     const model = offerModel(calculationOf(createCalculator(), 'o', t, months, 'include'), 'return', UNIT, 1, 60);
     expect(runs(model.segments)).toEqual(want);
   });
+
+  it(
+    'marginal tiers and a capped replace: no closed form above the cap, ' + 'bounds over stretches at most 1.1 % apart',
+    () => {
+      const t = terms({
+        tierMode: 'marginal',
+        payout: 'MONTHLY',
+        tiers: tiers(['0', '10000', '2.00'], ['10000', null, '3.00']),
+        promotion: promo('replace', '4.00', 6, '30000'),
+      });
+      const euro = new Decimal(1);
+      const model = offerModel(calculationOf(createCalculator(), 'o', t, 12, 'include'), 'return', euro, 1, 60000);
+      // exact lines up to where the balance can pass the cap within the promotion's months, bounds above
+      const first = model.segments.findIndex((s) => !s.exact);
+      const above = model.segments.slice(first);
+      expect(above.every((s) => !s.exact)).toBe(true);
+      expect(above[0]!.lo).toBeGreaterThan(29000);
+      expect(above[0]!.lo).toBeLessThanOrEqual(30000);
+      expect(above.at(-1)!.hi).toBe(60000);
+      expect(above.length).toBeLessThan(100); // at most 64 per stretch between tier bounds and caps
+      for (const s of above) {
+        expect(s.hi / s.lo).toBeLessThanOrEqual(1.011);
+        for (const k of [s.lo, Math.floor((s.lo + s.hi) / 2), s.hi]) {
+          const v = reference(t, 12, 'include', 'return', k / 1000); // reference() takes units of 1,000 €
+          expect(
+            s.slope
+              .times(k)
+              .plus(s.intercept)
+              .gte(v.minus(noise(v))),
+          ).toBe(true);
+          // the bound is close: within 1.1 % of the value
+          expect(
+            s.slope
+              .times(k)
+              .plus(s.intercept)
+              .lte(v.times(1.011).plus(noise(v))),
+          ).toBe(true);
+        }
+      }
+    },
+  );
 
   it('yieldCeiling is above every yield the offer pays', () => {
     fc.assert(

@@ -52,6 +52,15 @@ interface Shape {
 
 const ONE = new Decimal(1);
 const MINUS_ONE = new Decimal(-1);
+/**
+ * A stretch without a closed form is cut into segments whose ends differ by at most this factor (its
+ * bound, from the interest at the top over the amount at the bottom, is that much above the value at
+ * most, where a single wide segment would make the search chase a bound far above any plan)…
+ */
+const OPAQUE_RATIO = 1.01;
+/** …and at most this many pieces per stretch. */
+const OPAQUE_PIECES = 64;
+
 /** fast-calc's margin around a piece bound computed with rounding. */
 const BOUNDARY_MARGIN = new Decimal('1e-20');
 
@@ -152,6 +161,22 @@ export function offerModel(
     return s;
   }
 
+  /** The segments of an opaque stretch: ends at most OPAQUE_RATIO apart (OPAQUE_PIECES at most). */
+  function opaqueSegments(a: number, b: number): PlanSegment[] {
+    const pieces = Math.min(
+      OPAQUE_PIECES,
+      Math.max(1, Math.ceil(Math.log(b / Math.max(1, a)) / Math.log(OPAQUE_RATIO))),
+    );
+    const step = (b / Math.max(1, a)) ** (1 / pieces);
+    const out: PlanSegment[] = [];
+    for (let x = a, p = 1; x <= b; p++) {
+      const y = p >= pieces ? b : Math.min(b, Math.max(x, Math.floor(Math.max(1, a) * step ** p)));
+      out.push(opaque(x, y));
+      x = y + 1;
+    }
+    return out;
+  }
+
   /** The segments of one piece over [a, b] (ratio s + t/A). */
   function pieceSegments(shape: PieceShape, a: number, b: number, out: PlanSegment[]): void {
     const s = objective === 'return' ? shape.comparableS : shape.netS;
@@ -224,7 +249,7 @@ export function offerModel(
       const level = nextLevel(amount);
       // any stretch would do (the bound holds on every one); the structure's next level keeps it short
       const end = level === null ? hi : Math.max(k, Math.min(hi, level.div(unit).ceil().toNumber() - 1));
-      segments.push(opaque(k, end));
+      segments.push(...opaqueSegments(k, end));
       k = end + 1;
       continue;
     }

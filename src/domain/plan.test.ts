@@ -328,6 +328,38 @@ describe('optimizePlan: against every plan of small markets', () => {
     );
   });
 
+  it('property: stopped by its work budget, the best plan found and a gap no plan exceeds', () => {
+    fc.assert(
+      fc.property(
+        marketArb,
+        fc.integer({ min: 1, max: 300 }),
+        ({ specs, groupLimits, total, maxParts, reserve }, maxWork) => {
+          const p: PlanProblem = {
+            candidates: specs.map((s, i) => build(s, `c${i}`)),
+            groupLimits,
+            total,
+            maxParts,
+            maxNonFlexible: reserve === null ? total : Math.max(0, total - reserve),
+            maxWork,
+          };
+          const s = optimizePlan(p);
+          expectValidPlan(p, s);
+          const best = bruteForcePlan(p);
+          if (s.proven) {
+            expect(s.gap).toBe(0);
+            expect(s.placed).toBe(best.placed);
+            expect(best.value.minus(s.value).lte(EPSILON)).toBe(true);
+          } else if (s.placed === best.placed && Number.isFinite(s.gap)) {
+            expect(best.value.minus(s.value).toNumber()).toBeLessThanOrEqual(s.gap + 1e-9);
+          } else {
+            expect(s.gap).toBe(Infinity); // a plan placing more was not ruled out
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
   it('property: placementOnly places as much as the best plan', () => {
     fc.assert(
       fc.property(marketArb, ({ specs, groupLimits, total, maxParts, reserve }) => {

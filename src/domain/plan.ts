@@ -55,6 +55,8 @@ export interface PlanProblem {
   maxNonFlexible: number;
   /** Maximise the placement only, whatever it earns: what the diagnosis of an unplaced rest asks. */
   placementOnly?: boolean;
+  /** The work the search may do before it stops with the best plan found (default WORK_BUDGET). */
+  maxWork?: number;
 }
 
 export interface PlanPart {
@@ -75,6 +77,8 @@ export interface PlanStats {
   leaves: number;
   /** Segments split because their bound was not tight enough. */
   refinements: number;
+  /** Steps of the bounds' inner loops (stretches looked at, offers priced): what the budget counts. */
+  work: number;
 }
 
 export interface PlanSolution {
@@ -82,14 +86,40 @@ export interface PlanSolution {
   parts: PlanPart[];
   placed: number;
   value: Decimal;
+  /** The search ended with every choice pruned: no plan places more, or as much and earns more (to EPSILON). */
+  proven: boolean;
+  /**
+   * Unproven (the work budget ran out): the most any plan could earn above this one per year, from the
+   * bounds of the choices left. 0 when proven.
+   */
+  gap: number;
   stats: PlanStats;
 }
 
-/** A plan's value is taken as optimal once no bound exceeds it by more than this (euros per year). */
-export const EPSILON = new Decimal('1e-9');
+/**
+ * The work a search may do, in steps of the bounds' inner loops: counted rather than timed, so the same
+ * request gets the same plan on every machine. Plans over the sample market take well under a
+ * hundredth of it; some requests for many parts with a large flexible share meet wide plateaus of
+ * near-equal plans, and a request must end: then the best plan found is answered with the gap its
+ * bounds leave (`proven: false`). Two to three seconds on our machines.
+ */
+export const WORK_BUDGET = 50_000_000;
+/** What a bound costs beyond its loops' steps, in the same steps (its setup, its node in the search). */
+const WORK_PER_BOUND = 100;
 
-/** Relative margin added to every floating-point bound: far above its rounding error (≈1e-14). */
-const FLOAT_MARGIN = 1e-10;
+/** A plan's value is taken as optimal once no bound exceeds it by more than this (euros per year). */
+export const EPSILON = new Decimal('1e-6');
+/**
+ * A choice whose bound is at most EPSILON above the best plan is dropped: plans that tie with the best
+ * one (offers of equal rates at several institutions make many) need not be explored one by one.
+ */
+const EPSILON_FLOAT = EPSILON.toNumber();
+
+/**
+ * Relative margin added to every floating-point bound: far above its rounding error (a bound adds up at
+ * most a few hundred products, ≈1e-14 of their sum) and far enough below EPSILON that ties are dropped.
+ */
+const FLOAT_MARGIN = 1e-12;
 
 interface Seg {
   src: PlanSegment;
@@ -365,11 +395,12 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
   const total = Math.max(0, problem.total);
   const maxNonFlexible = Math.max(0, Math.min(problem.maxNonFlexible, total));
   const all = prepare({ ...problem, total, maxNonFlexible });
-  const stats: PlanStats = { candidates: all.length, kept: 0, nodes: 0, leaves: 0, refinements: 0 };
+  const stats: PlanStats = { candidates: all.length, kept: 0, nodes: 0, leaves: 0, refinements: 0, work: 0 };
   let bestPlaced = 0;
   let bestValue = ZERO;
   let bestParts: PlanPart[] = [];
-  if (total === 0 || maxParts < 1 || all.length === 0) return { parts: [], placed: 0, value: ZERO, stats };
+  if (total === 0 || maxParts < 1 || all.length === 0)
+    return { parts: [], placed: 0, value: ZERO, proven: true, gap: 0, stats };
 
   const cands = removeDominated(all, maxParts);
   stats.kept = cands.length;
@@ -460,6 +491,11 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
   let sumLoFixed = 0;
   // Scratch for the bound.
   const stamp = new Int32Array(G);
+  // Per candidate (by its index in the problem): the greedy run that last took from it.
+  const candRun = new Int32Array(problem.candidates.length);
+  let greedyRuns = 0;
+  // Positions in the search order, steepest first step first (countBound stops where none can gain).
+  const bySteepest = cands.map((_, j) => j).sort((a, b) => cands[b]!.steps[0]!.slope - cands[a]!.steps[0]!.slope);
   const scratchRoom = new Float64Array(G);
   const scratchCap = new Float64Array(G);
   const scratchExtra = new Float64Array(G);
@@ -477,7 +513,8 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
   /** Whether no completion with this bound can beat the best plan (more placed, or as much and more earned). */
   const prunable = (b: Bound) =>
     b.placed < bestPlaced ||
-    (b.placed === bestPlaced && (problem.placementOnly === true || b.value + b.margin < bestValueFloat));
+    (b.placed === bestPlaced &&
+      (problem.placementOnly === true || b.value + b.margin <= bestValueFloat + EPSILON_FLOAT));
 
   const chosenItems: Item[] = [];
 
@@ -543,6 +580,8 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
     fixedUsed: number;
     /** An open first stretch taken in part, below its candidate's minimum (the last one). */
     short: Item | null;
+    /** Open candidates it took from: the new parts it makes. */
+    newParts: number;
   }
 
   /**
@@ -570,6 +609,8 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
     let fixedUsed = 0;
     let short: Item | null = null;
     let forcedTaken = 0;
+    let newParts = 0;
+    const run = ++greedyRuns;
     const take = (it: Item, units: number, slope: number) => {
       scratchRoom[it.group] = scratchRoom[it.group]! - units;
       need -= units;
@@ -579,6 +620,10 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
       if (!it.chosen) {
         openUsed += units;
         lastOpen = slope;
+        if (it.cand !== undefined && candRun[it.cand] !== run) {
+          candRun[it.cand] = run;
+          newParts++;
+        }
       }
     };
     const roomOf = (g: number) => {
@@ -609,6 +654,7 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
         }
       }
       if (pick < 0) break;
+      stats.work += streams;
       const it = streamItems[pick]![streamAt[pick]!++]!;
       if (it.cand === without && without >= 0) continue;
       const width = it === forced ? it.width - forcedTaken : it.width;
@@ -617,15 +663,120 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
       if (it.floor !== undefined && it !== forced && units < it.floor) short = it;
       take(it, units, slope);
     }
-    return { value: need > 0 ? Infinity : value, abs, lastOpen, openUsed, fixedUsed, short };
+    return { value: need > 0 ? Infinity : value, abs, lastOpen, openUsed, fixedUsed, short, newParts };
+  }
+
+  /**
+   * A bound that keeps the number of new parts, where the greedy's bound makes more of them than m (it
+   * takes the steep first stretches of many offers: promotions and first tiers for small balances): the
+   * amount is priced instead (pi per unit, plus pi·need), so that the open candidates no longer share
+   * it, and each earns on its own at most its gain (its envelope less pi per unit, within its
+   * institution's room: nothing, or from its minimum up). The m largest gains, what the chosen parts'
+   * rest earns at that price within their institutions' room, pi·need and lambda·fixedRoom bound every
+   * completion (parts sharing a room earn at most what each earns alone). The smallest over pi, found by
+   * bisection.
+   */
+  function countBound(
+    i: number,
+    m: number,
+    need: number,
+    lambda: number,
+    fixedRoom: number,
+  ): { value: number; abs: number } {
+    const adjusted = (it: Item) => it.slope - (it.flexible ? 0 : lambda);
+    const chosenByGain = [...chosenItems].sort((a, b) => adjusted(b) - adjusted(a));
+    const top = new Float64Array(m);
+    const topUnits = new Float64Array(m);
+    const at = (pi: number) => {
+      let value = pi * need + lambda * fixedRoom;
+      let abs = Math.abs(pi * need) + Math.abs(lambda * fixedRoom);
+      let units = 0;
+      stampNow++;
+      for (const it of chosenByGain) {
+        const gain = adjusted(it) - pi;
+        if (gain <= 0) break;
+        const g = it.group;
+        if (stamp[g] !== stampNow) {
+          stamp[g] = stampNow;
+          scratchRoom[g] = groupLimits[g]! - groupLo[g]!;
+        }
+        const t = Math.min(it.width, scratchRoom[g]!);
+        if (t <= 0) continue;
+        scratchRoom[g] = scratchRoom[g]! - t;
+        value += t * gain;
+        abs += Math.abs(t * it.slope);
+        units += t;
+      }
+      top.fill(0);
+      topUnits.fill(0);
+      for (const j of bySteepest) {
+        const c = cands[j]!;
+        if (c.steps[0]!.slope - pi <= 0) break; // the rest earn even less per unit
+        stats.work += c.steps.length;
+        if (j < i) continue;
+        const cap = Math.min(c.hi, groupLimits[c.group]! - groupLo[c.group]!);
+        if (cap < c.lo) continue;
+        let x = 0;
+        let y = 0;
+        let best = 0;
+        let bestUnits = 0;
+        for (const step of c.steps) {
+          const w = Math.min(step.width, cap - x);
+          if (w <= 0) break;
+          const gain = step.slope - (c.flexible ? 0 : lambda) - pi;
+          if (c.lo > x && c.lo <= x + w && y + (c.lo - x) * gain > best) {
+            best = y + (c.lo - x) * gain;
+            bestUnits = c.lo;
+          }
+          y += w * gain;
+          x += w;
+          if (x >= c.lo && y > best) {
+            best = y;
+            bestUnits = x;
+          }
+          if (gain <= 0 && x >= c.lo) break;
+        }
+        if (best <= top[m - 1]!) continue;
+        let k = m - 1;
+        while (k > 0 && top[k - 1]! < best) {
+          top[k] = top[k - 1]!;
+          topUnits[k] = topUnits[k - 1]!;
+          k--;
+        }
+        top[k] = best;
+        topUnits[k] = bestUnits;
+      }
+      for (let k = 0; k < m; k++) {
+        value += top[k]!;
+        abs += Math.abs(top[k]!) + Math.abs(pi * topUnits[k]!);
+        units += topUnits[k]!;
+      }
+      return { value, abs, units };
+    };
+    let lo = -1;
+    let hi = 1;
+    for (const it of chosenItems) hi = Math.max(hi, it.slope + 1);
+    for (const j of bySteepest) if (j >= i) hi = Math.max(hi, cands[j]!.steps[0]!.slope + 1);
+    let best = { value: Infinity, abs: 0 };
+    for (let step = 0; step < PI_STEPS; step++) {
+      const mid = (lo + hi) / 2;
+      const r = at(mid);
+      if (r.value < best.value) best = r;
+      if (r.units > need) lo = mid;
+      else hi = mid;
+    }
+    return best;
   }
 
   /** Bisection steps for the non-flexible multiplier: any value gives a bound, these get close to the best. */
   const LAMBDA_STEPS = 16;
+  /** Bisection steps for the price of the amount in `countBound`. */
+  const PI_STEPS = 24;
 
   /** The bound of the current choice with the candidates from position i on still open. */
   function evaluate(i: number): Bound {
     stats.nodes++;
+    stats.work += WORK_PER_BOUND;
     const m = maxParts - chosen.length;
     const open = m > 0 && i < n;
     const current = open ? suffixItems[i]! : NO_ITEMS;
@@ -734,6 +885,13 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
         abs = Math.max(without.abs, whole.abs) + mu * newCap + lambda * Math.abs(fixedRoom);
       }
     }
+    if (open && best.newParts > m && need > 0) {
+      const counted = countBound(i, m, need, lambda, fixedRoom);
+      if (counted.value < bound) {
+        bound = counted.value;
+        abs = counted.abs;
+      }
+    }
     if (!open || lambda === 0)
       return { placed, value: forced + bound, margin: (forcedAbs + abs + Math.abs(bestValueFloat)) * FLOAT_MARGIN };
 
@@ -753,14 +911,19 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
     let splitPlaced = -1;
     for (let mx = 0; mx <= m; mx++) splitPlaced = Math.max(splitPlaced, splitPlacement(mx));
     if (splitPlaced < bestPlaced) return { placed: splitPlaced, value: -Infinity, margin: 0 };
-    let splitValue = -Infinity;
+    // The bound of a split grows with the room it leaves the non-flexible parts, so the largest over the
+    // splits that can place that much is the bound of the one that leaves them the most.
+    let fixedLimit = -Infinity;
     for (let mx = 0; mx <= m; mx++) {
       if (splitPlacement(mx) < splitPlaced) continue;
-      const fixedLimit = Math.min(fixedRoom, chosenFixed + Math.min(openFixed, topFixed[row + m - mx]!));
-      const split = pricedFixed(splitPlaced - sumLo, fixedLimit, current, rest);
-      if (split.value > splitValue) splitValue = split.value;
-      abs = Math.max(abs, split.best.abs + split.lambda * Math.abs(fixedLimit));
+      fixedLimit = Math.max(
+        fixedLimit,
+        Math.min(fixedRoom, chosenFixed + Math.min(openFixed, topFixed[row + m - mx]!)),
+      );
     }
+    const split = pricedFixed(splitPlaced - sumLo, fixedLimit, current, rest);
+    const splitValue = split.value;
+    abs = Math.max(abs, split.best.abs + split.lambda * Math.abs(fixedLimit));
     const value = splitPlaced < placed ? splitValue : Math.min(bound, splitValue);
     return {
       placed: splitPlaced,
@@ -965,16 +1128,18 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
   };
 
   /**
-   * First plans: the best offer of each institution in turn; with a flexible reserve also, for each
+   * First plans: the best offer of each institution in turn, by the bound of its yield and by what it
+   * earns per euro when full; with a flexible reserve also, for each
    * number of flexible parts, that many of the best flexible offers and then the best others (the
    * best offers are often deposits, and deposits alone leave the reserve unplaced).
    */
   function seeds(): void {
     seed([[cands, maxParts]]);
-    if (!reserved) return;
     // by what they earn per euro when full (a yield bound can be high for a small amount only)
     const full = new Map(cands.map((c) => [c, valueAt(c, c.hi) / c.hi]));
     const byYield = [...cands].sort((a, b) => full.get(b)! - full.get(a)! || a.index - b.index);
+    seed([[byYield, maxParts]]);
+    if (!reserved) return;
     const flexible = byYield.filter((c) => c.flexible);
     const fixed = byYield.filter((c) => !c.flexible);
     for (let mx = 1; mx <= Math.min(maxParts, flexible.length); mx++)
@@ -1101,10 +1266,16 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
   seeds();
   const root = evaluate(0);
   if (!prunable(root)) push({ parent: null, part: null, depth: 0, i: 0, bound: root, done: false });
+  const budget = problem.maxWork ?? WORK_BUDGET;
+  let left: Node | undefined;
   for (let node = pop(); node !== undefined;) {
     if (prunable(node.bound)) {
       node = pop(); // the best plan may have improved since it was made
       continue;
+    }
+    if (stats.work >= budget) {
+      left = node;
+      break;
     }
     if (node.done) {
       enter(node);
@@ -1112,9 +1283,28 @@ export function optimizePlan(problem: PlanProblem): PlanSolution {
       node = pop();
     } else node = expand(node) ?? pop();
   }
-  if (problem.placementOnly) return { parts: bestParts, placed: bestPlaced, value: ZERO, stats };
+  // Out of budget: what the choices left could still earn above the best plan.
+  let gap = 0;
+  if (left) {
+    for (const node of [left, ...heap]) {
+      if (prunable(node.bound)) continue;
+      gap = Math.max(
+        gap,
+        node.bound.placed > bestPlaced ? Infinity : node.bound.value + node.bound.margin - bestValueFloat,
+      );
+    }
+  }
+  const proven = left === undefined || gap === 0;
+  if (problem.placementOnly) return { parts: bestParts, placed: bestPlaced, value: ZERO, proven, gap: 0, stats };
   // An exact segment's line and the offer's own number differ at most in the last of 34 digits: the
   // plan reports the offer's numbers.
   const parts = bestParts.map((part) => ({ ...part, value: problem.candidates[part.candidate]!.value(part.units) }));
-  return { parts, placed: bestPlaced, value: parts.reduce((sum, part) => sum.plus(part.value), ZERO), stats };
+  return {
+    parts,
+    placed: bestPlaced,
+    value: parts.reduce((sum, part) => sum.plus(part.value), ZERO),
+    proven,
+    gap,
+    stats,
+  };
 }

@@ -39,6 +39,15 @@ describe('estimateCost', () => {
     expect(detail(1)).toBe(1 + (1 + (1 + 600 * (1 + 1))));
   });
 
+  it('charges a plan for its search, its allocations maxOffers times, and no calc steps', () => {
+    const q =
+      'query($n: Int) { plan(amount: "1", maxOffers: $n) ' +
+      '{ allocations { amount offer { calc { steps { month } } } } } }';
+    // plan: 200,000 + n × allocation (1 + amount 1 + offer (1 + calc (1 + steps 0)))
+    expect(cost(q, { n: 3 })).toBe(200_000 + 3 * (1 + 1 + (1 + (1 + 0))));
+    expect(cost(q, {})).toBe(200_000 + 5 * 4); // the default maxOffers
+  });
+
   it('counts aliases and fragments', () => {
     const one = cost('{ changes(limit: 5) { items { id } } }');
     expect(cost('{ a: changes(limit: 5) { items { id } } b: changes(limit: 5) { items { id } } }')).toBe(2 * one);

@@ -33,6 +33,12 @@ export async function everyEndpoint(baseUrl: string, offerId: string) {
   const bad = await api.GET('/api/products', { params: { query: { amount: -5, pageSize: 501 } } });
   const badParameters: string[] = bad.error?.errors?.map((e) => e.parameter) ?? [];
 
+  const plan = await api.GET('/api/plan', { params: { query: { amount: 350000, maxOffers: 3, flexibleShare: 0 } } });
+  if (plan.error) return fail('getSavingsPlan', plan.error);
+  const planReason: string | undefined = plan.data.unplacedReason?.code;
+  const badPlan = await api.GET('/api/plan', { params: { query: { amount: -1, flexibleShare: 120 } } });
+  const planBadParameters: string[] = badPlan.error?.errors?.map((e) => e.parameter) ?? [];
+
   const csv = await api.GET('/api/products/export', { params: { query: { type: 'deposit' } }, parseAs: 'text' });
   if (csv.error) return fail('exportProducts', csv.error);
 
@@ -71,6 +77,11 @@ export async function everyEndpoint(baseUrl: string, offerId: string) {
     history: detail.data.history?.length ?? null, // null while the database is away: the description says so
     notFound,
     badParameters,
+    planPlaced: plan.data.totals.placed,
+    planParts: plan.data.allocations.length,
+    planFirstReturn: plan.data.allocations[0]?.offer.calc.returnPerYear,
+    planReason,
+    planBadParameters,
     csvHeader: csv.data.split('\r\n', 1)[0],
     institutions: institutions.data.items.length,
     firstLimit: institutions.data.items[0]?.dgs.limit,

@@ -113,6 +113,21 @@ const SavingsPlanRef = builder.objectRef<SavingsPlan>('SavingsPlan').implement({
       description: 'null when the whole amount is placed',
       resolve: (p) => p.unplacedReason,
     }),
+    optimal: t.boolean({
+      description:
+        'the search proved that no plan places more, or as much and earns more; ' +
+        'false only when a request meets so many near-equal plans that the search stops at its budget',
+      resolve: (p) => p.optimal,
+    }),
+    optimalityGap: t.field({
+      type: 'Decimal',
+      nullable: true,
+      description: euros(
+        'how much more a year another plan could earn at most: 0.00 when optimal; ' +
+          'null when one placing more was not ruled out',
+      ),
+      resolve: (p) => p.optimalityGap,
+    }),
     generatedAt: t.field({
       type: 'DateTime',
       description: 'when the data last changed',
