@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { applySnapshot, IngestError } from '../src/ingest/apply.js';
 import { EXIT, main as ingestCli } from '../src/ingest/cli.js';
+import { ingestAll, SnapshotFailed } from '../src/ingest/run.js';
 import type { EventKind } from '../src/ingest/diff.js';
 import type { Snapshot } from '../src/ingest/snapshot.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
@@ -227,6 +228,30 @@ describe('transactions', () => {
       version: c.dataVersion,
       changedAt: new Date(day(3)),
     });
+  });
+
+  it('reads one snapshot ahead while writing, and fails a bad one in its turn, after those before it', async () => {
+    const loaded: number[] = [];
+    const sources = [1, 2, 3, 4].map((n) => ({
+      name: `day ${n}`,
+      load: () => {
+        loaded.push(n);
+        if (n === 3) return { ...baseSnapshot(day(n)), observedAt: 'yesterday' };
+        const snapshot = baseSnapshot(day(n));
+        snapshot.offers[0]!.plan.headlineRate = `2.${n}0`;
+        return snapshot;
+      },
+    }));
+    const failure = (await ingestAll(db.prisma, sources).catch((err: unknown) => err)) as SnapshotFailed;
+    expect(failure).toBeInstanceOf(SnapshotFailed);
+    expect(failure.snapshot).toBe('day 3');
+    expect(failure.message).toMatch(/observedAt/);
+    expect(failure.completed).toMatchObject({ snapshots: 2, applied: 2 });
+    expect(loaded).toEqual([1, 2, 3]); // never further ahead than the next one
+    expect((await db.prisma.ingestRun.findMany({ orderBy: { id: 'asc' } })).map((r) => r.observedAt)).toEqual([
+      new Date(day(1)),
+      new Date(day(2)),
+    ]);
   });
 
   // issue 19: Prisma split large batches into several statements and sent them at once on the

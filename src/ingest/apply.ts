@@ -19,6 +19,7 @@ import {
   DEFAULT_MAX_FUTURE_SKEW_MINUTES,
   unresolvedReferences,
   validateSnapshot,
+  type OpenReference,
   type SnapshotProblem,
 } from './validate.js';
 
@@ -159,20 +160,34 @@ async function appendRows<R = never>(
   return tx.$queryRawUnsafe<R[]>(`${sql} RETURNING ${returning}`, json);
 }
 
-/** Writes a change set; returns the ids of the new plans by offer id. */
-async function write(tx: Tx, changes: ChangeSet, observedAt: string): Promise<Map<string, number>> {
+/**
+ * Writes a change set; returns the ids of the new plans by offer id. `meanwhile` runs while the database
+ * works on the largest statement (every offer's freshness, rewritten by each daily snapshot).
+ */
+async function write(
+  tx: Tx,
+  changes: ChangeSet,
+  observedAt: string,
+  meanwhile: () => void,
+): Promise<Map<string, number>> {
   await upsertRows(tx, 'Source', changes.sources);
   await upsertRows(tx, 'Institution', changes.institutions);
   await upsertRows(tx, 'Brand', changes.brands);
   await upsertRows(tx, 'Offer', changes.offers);
   if (changes.freshness.length > 0) {
-    await tx.$executeRawUnsafe(
-      `UPDATE "Offer" AS o SET "checkedAt" = x."checkedAt", "official" = x."official", "confirmed" = x."confirmed"
+    // then() sends it now (a Prisma query is lazy); the callback waits for the next turn of the event
+    // loop, by which time the statement has reached the database, which then runs it alongside.
+    const sent = tx
+      .$executeRawUnsafe(
+        `UPDATE "Offer" AS o SET "checkedAt" = x."checkedAt", "official" = x."official", "confirmed" = x."confirmed"
          FROM jsonb_to_recordset($1::jsonb) AS x("id" text, "checkedAt" timestamptz, "official" ` +
-        `boolean, "confirmed" boolean) WHERE o."id" = x."id"`,
-      JSON.stringify(changes.freshness),
-    );
-  }
+          `boolean, "confirmed" boolean) WHERE o."id" = x."id"`,
+        JSON.stringify(changes.freshness),
+      )
+      .then((count) => count);
+    setImmediate(meanwhile);
+    await sent;
+  } else meanwhile();
   if (changes.closePlans.length > 0) {
     // One statement for any number of plans (Prisma would split a long id list into concurrent queries).
     await tx.$executeRawUnsafe(
@@ -215,12 +230,76 @@ async function write(tx: Tx, changes: ChangeSet, observedAt: string): Promise<Ma
   return new Map(created.map((plan) => [plan.offerId, plan.id]));
 }
 
+/**
+ * The run's record, and for a snapshot that changed data the new data version, announced on commit
+ * (running services on PostgreSQL reload at once instead of at the next poll): one statement.
+ */
+async function record(
+  tx: Tx,
+  run: {
+    sha256: string;
+    observedAt: string;
+    appliedAt: string;
+    file: string | null;
+    plansAdded: number;
+    eventsAdded: number;
+    newVersion: number | null;
+  },
+): Promise<void> {
+  const insertRun =
+    'INSERT INTO "IngestRun" ("sha256", "observedAt", "appliedAt", "file", "changed", "plansAdded", "eventsAdded") ' +
+    'SELECT $1, $2::timestamptz, $3::timestamptz, $4::text, $5::boolean, $6::int, $7::int';
+  const values = [run.sha256, run.observedAt, run.appliedAt, run.file, run.newVersion !== null];
+  const counts = [run.plansAdded, run.eventsAdded];
+  if (run.newVersion === null) {
+    await tx.$executeRawUnsafe(insertRun, ...values, ...counts);
+    return;
+  }
+  await tx.$executeRawUnsafe(
+    `WITH "version" AS (INSERT INTO "DataVersion" ("id", "version", "changedAt") ` +
+      `VALUES (1, $8::int, $2::timestamptz) ` +
+      `ON CONFLICT ("id") DO UPDATE SET "version" = EXCLUDED."version", "changedAt" = EXCLUDED."changedAt" ` +
+      `RETURNING "version") ${insertRun} FROM "version", pg_notify('${DATA_VERSION_CHANNEL}', $8::text)`,
+    ...values,
+    ...counts,
+    run.newVersion,
+  );
+}
+
 export interface ApplyOptions {
   file?: string;
   /** The wall clock, passed in: recorded as the run's appliedAt, and no snapshot may be dated far ahead of it. */
   now?: () => Date;
   /** How far the snapshot's observedAt may be ahead of `now` (default DEFAULT_MAX_FUTURE_SKEW_MINUTES). */
   maxFutureSkewMs?: number;
+  /**
+   * Called at most once, while the database writes the snapshot (not when nothing changed): a run of
+   * snapshots checks the next one then, instead of leaving the database idle while it does.
+   */
+  whileWriting?: () => void;
+}
+
+/** A snapshot that passed every check needing no database: parsed, dated, hashed. */
+export interface CheckedSnapshot {
+  snapshot: Snapshot;
+  openReferences: OpenReference[];
+  observedAt: string;
+  sha256: string;
+}
+
+/** The checks needing no database (shape, references within it, date); throws IngestError listing every problem. */
+export function checkSnapshot(
+  input: unknown,
+  options: Pick<ApplyOptions, 'now' | 'maxFutureSkewMs'> = {},
+): CheckedSnapshot {
+  const validation = validateSnapshot(input);
+  if (!validation.ok) throw new IngestError(validation.problems);
+  const { snapshot, openReferences } = validation;
+  const observedAt = iso(snapshot.observedAt);
+  const now = options.now ?? (() => new Date());
+  const early = aheadOfClock(observedAt, now(), options.maxFutureSkewMs ?? DEFAULT_MAX_FUTURE_SKEW_MINUTES * 60_000);
+  if (early.length > 0) throw new IngestError(early);
+  return { snapshot, openReferences, observedAt, sha256: snapshotHash(snapshot) };
 }
 
 /**
@@ -235,21 +314,36 @@ export class Ingester {
 
   /** Validates and applies one snapshot (a raw JSON value). Throws IngestError listing every problem. */
   async apply(input: unknown, options: ApplyOptions = {}): Promise<IngestResult> {
-    const validation = validateSnapshot(input);
-    if (!validation.ok) throw new IngestError(validation.problems);
-    const { snapshot, openReferences } = validation;
-    const observedAt = iso(snapshot.observedAt);
-    const sha256 = snapshotHash(snapshot);
+    return this.applyChecked(checkSnapshot(input, options), options);
+  }
+
+  /** Applies a snapshot checked by checkSnapshot. Throws IngestError listing every problem. */
+  async applyChecked(
+    { snapshot, openReferences, observedAt, sha256 }: CheckedSnapshot,
+    options: ApplyOptions = {},
+  ): Promise<IngestResult> {
     const now = options.now ?? (() => new Date());
-    const early = aheadOfClock(observedAt, now(), options.maxFutureSkewMs ?? DEFAULT_MAX_FUTURE_SKEW_MINUTES * 60_000);
-    if (early.length > 0) throw new IngestError(early);
+    let meanwhile = options.whileWriting;
+    const whileWriting = () => {
+      const call = meanwhile;
+      meanwhile = undefined;
+      call?.();
+    };
     let committed: { version: number; state: CurrentState } | null = null;
 
     try {
       const result = await this.prisma.$transaction(
         async (tx) => {
           await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${INGEST_LOCK})`);
-          const version = (await tx.dataVersion.findUnique({ where: { id: 1 } }))?.version ?? 0;
+          // After the lock, in a statement of its own: read committed sees what the ingest before us wrote.
+          const [position] = await tx.$queryRawUnsafe<{ version: number | null; seen: boolean; last: Date | null }[]>(
+            `SELECT (SELECT "version" FROM "DataVersion" WHERE "id" = 1) AS "version", ` +
+              `EXISTS (SELECT 1 FROM "IngestRun" WHERE "sha256" = $1) AS "seen", ` +
+              `(SELECT max("observedAt") FROM "IngestRun") AS "last"`,
+            sha256,
+          );
+          const version = position?.version ?? 0;
+          const last = position?.last ?? null;
           const result: IngestResult = {
             status: 'skipped',
             observedAt,
@@ -259,17 +353,16 @@ export class Ingester {
             events: noEvents(),
             dataVersion: version,
           };
-          if (await tx.ingestRun.findUnique({ where: { sha256 } })) {
+          if (position?.seen) {
             committed = this.cache?.version === version ? this.cache : null;
             return result;
           }
 
-          const last = await tx.ingestRun.findFirst({ orderBy: { observedAt: 'desc' }, select: { observedAt: true } });
           const problems: SnapshotProblem[] = [];
-          if (last && last.observedAt.getTime() > new Date(observedAt).getTime()) {
+          if (last && last.getTime() > new Date(observedAt).getTime()) {
             problems.push({
               path: '$.observedAt',
-              message: `is before the last applied snapshot (${last.observedAt.toISOString()}): history is append-only`,
+              message: `is before the last applied snapshot (${last.toISOString()}): history is append-only`,
             });
           }
           const state = this.cache?.version === version ? this.cache.state : await loadState(tx);
@@ -286,27 +379,18 @@ export class Ingester {
           const changed = !isEmpty(changes);
           committed = { version, state };
           if (changed) {
-            const planIds = await write(tx, changes, observedAt);
+            const planIds = await write(tx, changes, observedAt, whileWriting);
             result.dataVersion += 1;
-            await tx.dataVersion.upsert({
-              where: { id: 1 },
-              create: { id: 1, version: result.dataVersion, changedAt: new Date(observedAt) },
-              update: { version: result.dataVersion, changedAt: new Date(observedAt) },
-            });
-            // Delivered on commit: running services on PostgreSQL reload at once instead of at the next poll.
-            await tx.$executeRawUnsafe(`SELECT pg_notify('${DATA_VERSION_CHANNEL}', '${result.dataVersion}')`);
             committed = { version: result.dataVersion, state: nextState(state, changes, planIds) };
           }
-          await tx.ingestRun.create({
-            data: {
-              sha256,
-              observedAt: new Date(observedAt),
-              appliedAt: now(),
-              file: options.file ?? null,
-              changed,
-              plansAdded: changes.newPlans.length,
-              eventsAdded: changes.events.length,
-            },
+          await record(tx, {
+            sha256,
+            observedAt,
+            appliedAt: now().toISOString(),
+            file: options.file ?? null,
+            plansAdded: changes.newPlans.length,
+            eventsAdded: changes.events.length,
+            newVersion: changed ? result.dataVersion : null,
           });
           for (const e of changes.events) result.events[e.kind] += 1;
           return {

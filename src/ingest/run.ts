@@ -1,6 +1,13 @@
 // Applies a sequence of snapshots in order (a directory, or the generated sample market) and sums up.
 import type { PrismaClient } from '../db/client.js';
-import { IngestError, Ingester, type ApplyOptions, type IngestResult } from './apply.js';
+import {
+  checkSnapshot,
+  IngestError,
+  Ingester,
+  type ApplyOptions,
+  type CheckedSnapshot,
+  type IngestResult,
+} from './apply.js';
 import { EVENT_KINDS, type EventKind } from './diff.js';
 import { createProgress } from './progress.js';
 
@@ -31,6 +38,12 @@ export class SnapshotFailed extends Error {
   }
 }
 
+/** A snapshot of the run, read and checked ahead of its turn. */
+interface Ahead {
+  name: string;
+  checked: Promise<CheckedSnapshot>;
+}
+
 /** Snapshots applied between two tidy-ups of the tables (see tidy). */
 const TIDY_EVERY = 25;
 
@@ -40,14 +53,15 @@ const TIDY_EVERY = 25;
  * this, the offer table grows by its own size with each snapshot and, never analysed, gets slow plans
  * (a 400-day sample: offer table 10x its live size, history queries 2x slower). Best effort: a database
  * user not allowed to vacuum still ingests.
+ *
+ * The history tables (appended to, a plan's end written once) are vacuumed alike but analysed only with
+ * `history`: sampling them is most of the cost, and their statistics need renewing only when they have
+ * grown by a good part (autovacuum's rule too), which ingestAll asks for whenever they may have doubled.
  */
-export async function tidy(prisma: PrismaClient): Promise<void> {
-  await prisma
-    .$executeRawUnsafe(
-      'VACUUM (ANALYZE) "Offer", "RatePlan", "ChangeEvent", "Source", "Institution", "Brand", "IngestRun", ' +
-        '"DataVersion"',
-    )
-    .catch(() => {});
+export async function tidy(prisma: PrismaClient, history = true): Promise<void> {
+  const run = (sql: string) => prisma.$executeRawUnsafe(sql).catch(() => {});
+  await run('VACUUM (ANALYZE) "Offer", "Source", "Institution", "Brand", "DataVersion"');
+  await run(`VACUUM ${history ? '(ANALYZE) ' : ''}"RatePlan", "ChangeEvent", "IngestRun"`);
 }
 
 export async function ingestAll(
@@ -70,35 +84,56 @@ export async function ingestAll(
   const progress = options.progress && total > 1 ? createProgress(total) : undefined;
   const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9;
   const ingester = new Ingester(prisma);
-  let written = 0;
-  for (const source of snapshots) {
-    let result: IngestResult;
-    try {
+  const sources = snapshots[Symbol.iterator]();
+  // Snapshot n+1 is loaded and checked while the database writes snapshot n (see whileWriting): the two
+  // run side by side, the database in its own thread or server. Its problems are reported in its turn.
+  const readAhead = (): Ahead | null => {
+    const step = sources.next();
+    if (step.done) return null;
+    const source = step.value;
+    const checked = (async () => {
       let json: unknown;
       try {
         json = await source.load();
       } catch (err) {
         throw new IngestError([{ path: '$', message: `not valid JSON: ${(err as Error).message}` }]);
       }
-      result = await ingester.apply(json, {
-        file: source.name,
+      return checkSnapshot(json, options);
+    })();
+    checked.catch(() => {}); // not unhandled meanwhile: awaited in its turn
+    return { name: source.name, checked };
+  };
+  let written = 0;
+  let analysed = 0;
+  for (let current = readAhead(); current;) {
+    let next: { ahead: Ahead | null } | undefined;
+    let result: IngestResult;
+    try {
+      result = await ingester.applyChecked(await current.checked, {
+        file: current.name,
         now: options.now,
-        maxFutureSkewMs: options.maxFutureSkewMs,
+        whileWriting: () => (next = { ahead: readAhead() }),
       });
     } catch (err) {
       progress?.done();
-      throw new SnapshotFailed(source.name, err, { ...summary, seconds: elapsed() });
+      throw new SnapshotFailed(current.name, err, { ...summary, seconds: elapsed() });
     }
+    current = (next ?? { ahead: readAhead() }).ahead;
     summary.snapshots += 1;
     summary[result.status] += 1;
     summary.plansAdded += result.plansAdded;
     summary.dataVersion = result.dataVersion;
     for (const kind of EVENT_KINDS) summary.events[kind] += result.events[kind];
-    if (result.status !== 'skipped' && ++written % TIDY_EVERY === 0) await tidy(prisma);
+    if (result.status !== 'skipped' && ++written % TIDY_EVERY === 0) {
+      // 25, 50, 100, 200…: the history has grown by about as much as it had.
+      const doubled = Number.isInteger(Math.log2(written / TIDY_EVERY));
+      await tidy(prisma, doubled);
+      if (doubled) analysed = written;
+    }
     progress?.tick();
   }
   progress?.done();
-  if (written % TIDY_EVERY !== 0) await tidy(prisma);
+  if (written > analysed) await tidy(prisma); // what the next reader plans with is up to date
   summary.seconds = elapsed();
   return summary;
 }
