@@ -229,11 +229,18 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
     maxUrlBytes: Math.floor(budget.requests / 2),
   });
   /** The route a path belongs to, for the metrics: its template, never the raw path. */
+  const routeLabels = new Map<string, string>();
   const routeLabel = (path: string): string => {
     if (path === '/graphql' || path === '/metrics' || path === '/') return path;
     if (path.startsWith('/graphiql/')) return '/graphiql/{asset}';
     if (path.startsWith('/assets/')) return '/assets/{file}';
-    return matchRoute(rest.routes, path)?.route.path ?? 'unmatched';
+    let label = routeLabels.get(path);
+    if (label === undefined) {
+      if (routeLabels.size >= 10_000) routeLabels.clear(); // one per offer's detail at most, in practice
+      label = matchRoute(rest.routes, path)?.route.path ?? 'unmatched';
+      routeLabels.set(path, label);
+    }
+    return label;
   };
   const yoga = createYoga<Record<string, unknown>, Context>({
     schema,

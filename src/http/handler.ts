@@ -239,6 +239,27 @@ export function createHttpHandler({
 
   const adapter = createServerAdapter((request, server) => fetch(request, server as { req?: IncomingMessage }));
 
+  /**
+   * A cached answer's headers that are the same on every request (a cache hit is most requests: made
+   * once per entry, not per request), for a 304 and for a 200; the last Link made, for the URL it was for.
+   */
+  const fixedHeaders = new WeakMap<
+    FinishedBody,
+    { notModified: Record<string, string>; ok: Record<string, string>; link?: { url: string; value: string } }
+  >();
+  function fixedOf(entry: FinishedBody) {
+    let fixed = fixedHeaders.get(entry);
+    if (!fixed) {
+      const notModified = { ...cacheHeaders(entry.etag, entry.cacheControl, entry.vary), ...EVERY_ANSWER };
+      const ok: Record<string, string> = { ...notModified };
+      for (const [name, value] of entry.headers) ok[name] = value;
+      const policy = pagePolicy(ok['content-type'], ok['content-security-policy']);
+      if (policy) ok['content-security-policy'] = policy;
+      fixedHeaders.set(entry, (fixed = { notModified, ok }));
+    }
+    return fixed;
+  }
+
   /** A cache hit written straight to the socket: no Request, no Headers, no yoga (and a 304 no promise). */
   function serveCached(
     req: IncomingMessage,
@@ -250,29 +271,30 @@ export function createHttpHandler({
     const header = req.headers['x-request-id'];
     const id = requestIdFrom(typeof header === 'string' ? header : null);
     const pathAndQuery = req.url ?? '/';
-    const headers: Record<string, string> = {
-      ...cacheHeaders(entry.etag, entry.cacheControl, entry.vary),
-      ...EVERY_ANSWER,
-      'x-request-id': id,
-    };
+    const fixed = fixedOf(entry);
     if (matchesIfNoneMatch(req.headers['if-none-match'] ?? null, entry.etag)) {
-      res.writeHead(304, headers);
+      res.writeHead(304, { ...fixed.notModified, 'x-request-id': id });
       res.end();
       logLine(logger, id, startedAt, req.method ?? 'GET', pathAndQuery, 304, observe);
       return;
     }
-    for (const [name, value] of entry.headers) headers[name] = value;
-    const policy = pagePolicy(headers['content-type'], headers['content-security-policy']);
-    if (policy) headers['content-security-policy'] = policy;
-    if (entry.paging) headers.link = linkHeader(pathAndQuery, entry.paging.page, entry.paging.pages);
+    const headers: Record<string, string> = { ...fixed.ok, 'x-request-id': id };
+    if (entry.paging) {
+      // Built from the request's own query (equal answers can come from differently spelled URLs).
+      if (fixed.link?.url !== pathAndQuery)
+        fixed.link = { url: pathAndQuery, value: linkHeader(pathAndQuery, entry.paging.page, entry.paging.pages) };
+      headers.link = fixed.link.value;
+    }
     const encoding = preferredEncoding(req.headers['accept-encoding'] ?? null);
-    return encodedBody(entry, encoding, onGrow).then((body) => {
+    const send = (body: Uint8Array) => {
       if (body !== entry.body) headers['content-encoding'] = encoding!;
       headers['content-length'] = String(body.byteLength);
       res.writeHead(200, headers);
       res.end(req.method === 'HEAD' ? undefined : body);
       logLine(logger, id, startedAt, req.method ?? 'GET', pathAndQuery, 200, observe);
-    });
+    };
+    if (!encoding) return send(entry.body);
+    return encodedBody(entry, encoding, onGrow).then(send);
   }
 
   const clientOf = (req: IncomingMessage): string => {

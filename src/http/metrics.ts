@@ -40,6 +40,10 @@ export function createMetrics(sources: MetricsSources): Metrics {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  const seriesOf = new Map<
+    string,
+    { count: ReturnType<typeof requests.labels>; duration: ReturnType<typeof durations.labels> }
+  >();
 
   const numbers = (stats: unknown): Record<string, number> =>
     Object.fromEntries(
@@ -104,8 +108,19 @@ export function createMetrics(sources: MetricsSources): Metrics {
     registry,
     contentType: registry.contentType,
     observeRequest(method, route, status, seconds) {
-      requests.inc({ route, method, status: String(status) });
-      durations.observe({ route, method }, seconds);
+      // Each label set's series looked up once: prom-client hashes the labels on every inc/observe.
+      const key = `${route} ${method} ${status}`;
+      let series = seriesOf.get(key);
+      if (!series) {
+        if (seriesOf.size >= 10_000) seriesOf.clear(); // routes are templates: only odd methods come here
+        series = {
+          count: requests.labels({ route, method, status: String(status) }),
+          duration: durations.labels({ route, method }),
+        };
+        seriesOf.set(key, series);
+      }
+      series.count.inc();
+      series.duration.observe(seconds);
     },
     text: () => registry.metrics(),
   };
