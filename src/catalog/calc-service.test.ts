@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RecentByAmount } from './calc-service.js';
+import { arbitraryCase, arbitraryTerms } from '../domain/__tests__/arbitraries.js';
+import { Decimal } from '../domain/decimal.js';
+import { changeImpact } from '../domain/impact.js';
+import { createCalcService, RecentByAmount } from './calc-service.js';
 
 describe('RecentByAmount', () => {
   it('keeps at most max results, the least recently asked amount out first', () => {
@@ -62,6 +65,31 @@ describe('RecentByAmount', () => {
         }
         expect(held).toBe(recent.size);
       }),
+    );
+  });
+});
+
+describe('impact', () => {
+  it('property: by the fast evaluator, the same cents as the reference calculation, for every amount asked', () => {
+    const calc = createCalcService();
+    let n = 0;
+    fc.assert(
+      fc.property(
+        arbitraryCase(),
+        arbitraryTerms(),
+        fc.array(fc.integer({ min: 1, max: 200_000_000 }), { maxLength: 4 }),
+        fc.boolean(),
+        ({ amount, months, terms: before }, after, more, deposit) => {
+          // a pair's key names its plans, as in the service: one per pair
+          const basis = { termMonths: deposit ? months : null, before, after, key: `pair${n++}` };
+          // later amounts are answered from the pieces the first ones built
+          for (const a of [amount, ...more.map((cents) => new Decimal(cents).div(100))]) {
+            const reference = changeImpact({ amount: a, months, before, after });
+            expect(calc.impact(basis, a, deposit ? 1 : months)).toEqual(reference);
+          }
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 });

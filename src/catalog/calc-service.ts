@@ -10,7 +10,7 @@ import {
   type CalculatorStats,
   type PieceShape,
 } from '../domain/fast-calc.js';
-import type { CalcResult, PromotionsMode } from '../domain/types.js';
+import type { CalcResult, CalcTerms, PromotionsMode } from '../domain/types.js';
 import { changeImpact, type ChangeImpact } from '../domain/impact.js';
 import type { ImpactBasis } from './impact-basis.js';
 import type { CatalogOffer } from './types.js';
@@ -206,8 +206,19 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
       const months = basis.termMonths ?? horizon;
       const key = `${basis.key}|${months}|${amount.toString()}`;
       let impact = impacts.get(key);
-      if (!impact)
-        impacts.set(key, (impact = changeImpact({ amount, months, before: basis.before, after: basis.after })));
+      if (!impact) {
+        // By the fast evaluator, whose pieces for the pair's terms then serve every later amount: a
+        // detail shows a dozen events, each two calculations over up to ten years of months.
+        const returnPerYear = (side: 'before' | 'after', terms: CalcTerms) =>
+          calculator.evaluateYields(`impact:${side}:${basis.key}:${months}`, {
+            amount,
+            months,
+            promotions: 'include',
+            terms,
+          }).returnPerYear;
+        impact = changeImpact({ amount, months, before: basis.before, after: basis.after, returnPerYear });
+        impacts.set(key, impact);
+      }
       return impact;
     },
     stats: () => {

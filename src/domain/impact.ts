@@ -26,6 +26,11 @@ export interface ImpactInput {
   months: number;
   before: CalcTerms;
   after: CalcTerms;
+  /**
+   * The unrounded return per year under one side's terms; by default the reference calculation. The
+   * service passes the fast evaluator, which is held equal to it (src/domain/fast-calc.test.ts).
+   */
+  returnPerYear?: (side: 'before' | 'after', terms: CalcTerms) => Decimal;
 }
 
 /** The return per year for an amount as the list shows it (promotions included). */
@@ -33,9 +38,11 @@ export function shownReturnPerYear(terms: CalcTerms, amount: Decimal, months: nu
   return moneyToCents(calculate({ amount, months, promotions: 'include', terms }).returnPerYear, amount);
 }
 
-export function changeImpact({ amount, months, before, after }: ImpactInput): ChangeImpact {
-  const returnPerYearBefore = shownReturnPerYear(before, amount, months);
-  const returnPerYearAfter = shownReturnPerYear(after, amount, months);
+export function changeImpact({ amount, months, before, after, returnPerYear }: ImpactInput): ChangeImpact {
+  const shown = (side: 'before' | 'after', terms: CalcTerms) =>
+    returnPerYear ? moneyToCents(returnPerYear(side, terms), amount) : shownReturnPerYear(terms, amount, months);
+  const returnPerYearBefore = shown('before', before);
+  const returnPerYearAfter = shown('after', after);
   return {
     amount: moneyToCents(amount, amount),
     returnPerYearBefore,
