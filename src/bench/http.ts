@@ -36,25 +36,13 @@ const summarise = (ms: Measured[]) => ({
   errors: ms.reduce((n, m) => n + m.errors, 0),
 });
 
-/** Resident memory of the service: the process and its children (the workers), from the kernel. */
-async function rssOfTree(pid: number): Promise<number> {
-  const { execFileSync } = await import('node:child_process');
-  const children = execFileSync('sh', ['-c', `pgrep -P ${pid} || true`], { encoding: 'utf8' })
-    .split('\n')
-    .filter(Boolean)
-    .map(Number);
-  let total = await rssMbOf(pid);
-  for (const child of children) total += await rssMbOf(child).catch(() => 0);
-  return Math.round(total * 10) / 10;
-}
-
 async function main() {
   const wrk = ensureWrk();
   const database = databaseUrl ? { databaseUrl } : {};
   let running: RunningService = await startService({ scale, days, ...database, env: { WORKERS: String(workers) } });
   const { base, startToFirstAnswerMs } = running;
   try {
-    const rssStart = await rssOfTree(running.pid);
+    const rssStart = await rssMbOf(running.pid);
     const detailIds = (
       (await (await fetch(`${base}/api/products?type=all&pageSize=500`)).json()) as { items: { id: string }[] }
     ).items.map((i) => i.id);
@@ -173,7 +161,7 @@ async function main() {
       );
     }
     bare.kill();
-    const rssEnd = await rssOfTree(running.pid);
+    const rssEnd = await rssMbOf(running.pid);
     const metrics = (await (await fetch(`${base}/api/metrics`)).json()) as { caches: unknown };
     await running.stop();
 

@@ -2,7 +2,7 @@
 // benchmark and the soak (both run `node dist/main.js`, exactly what `npm start` runs).
 import { spawn } from 'node:child_process';
 import { existsSync, openSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,10 +58,38 @@ async function waitFor(url: string, timeoutMs: number): Promise<number> {
 }
 
 /** Resident memory of a process in MB, from the kernel (not from the process's own account). */
-export async function rssMbOf(pid: number): Promise<number> {
+async function processRssMb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-  return Math.round(kb / 102.4) / 10;
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
+}
+
+/** The ids of a process's descendants (a cluster's workers), from the parents the kernel lists. */
+async function descendantsOf(pid: number): Promise<number[]> {
+  const parents = new Map<number, number[]>();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    // "pid (comm) state ppid …": comm may hold spaces and parentheses, so read after the last ')'.
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (ppid) parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
+  }
+  const found: number[] = [];
+  let generation = [pid];
+  while (generation.length > 0) {
+    generation = generation.flatMap((p) => parents.get(p) ?? []);
+    found.push(...generation);
+  }
+  return found;
+}
+
+/**
+ * Resident memory of the service in MB: the process and every process under it (with WORKERS > 1 the
+ * process started is the primary, and the workers serving the requests are its children).
+ */
+export async function rssMbOf(pid: number): Promise<number> {
+  let total = await processRssMb(pid);
+  for (const child of await descendantsOf(pid)) total += await processRssMb(child).catch(() => 0); // gone meanwhile
+  return Math.round(total * 10) / 10;
 }
 
 export interface RunningService {
