@@ -40,6 +40,7 @@ import { createMetrics, type Metrics } from './http/metrics.js';
 import { CACHE_CONTROL } from './http/layer.js';
 import { dataAgeSeconds } from './catalog/freshness.js';
 import { restSpelling } from './rest/spelling.js';
+import { processFigures } from './cluster/stats.js';
 import type { WorkerLink } from './cluster/worker-link.js';
 import { planMemory, type MemoryPlan } from './memory.js';
 
@@ -319,17 +320,9 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
   });
   const { fetch, listener } = http;
   const processMetrics = async () => {
-    const memory = process.memoryUsage();
-    const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
     const catalog = store.current();
     return {
-      process: {
-        pid: process.pid,
-        rssMb: mb(memory.rss),
-        heapUsedMb: mb(memory.heapUsed),
-        heapTotalMb: mb(memory.heapTotal),
-        uptimeSeconds: Math.round(process.uptime()),
-      },
+      process: processFigures(),
       data: { version: catalog.version, offers: catalog.offers.length },
       caches: services.caches(),
       streams: changes.stats(),

@@ -13,6 +13,7 @@ import autocannon from 'autocannon';
 import { Rng } from '../sample/random.js';
 import { root, rssMbOf, startService } from './service.js';
 import { arg } from './support.js';
+import type { ProcessFigures } from '../cluster/stats.js';
 
 const duration = Number(arg('duration', '60'));
 const connections = Number(arg('connections', '64'));
@@ -378,7 +379,11 @@ async function main() {
     const rssAtEnd = await rssMbOf(pid);
     clearInterval(sampler);
     clearInterval(metricsSampler);
-    const lastMetrics = await json<{ caches: unknown }>(`${base}/api/metrics`).catch(() => null);
+    const lastMetrics = await json<{ caches: unknown; cluster?: { primary: ProcessFigures; each: ProcessFigures[] } }>(
+      `${base}/api/metrics`,
+    ).catch(() => null);
+    // Where the memory is, process by process (a single process reports no cluster).
+    const processes = lastMetrics?.cluster ? [lastMetrics.cluster.primary, ...lastMetrics.cluster.each] : [];
     exitCode = await service.stop();
 
     const peak = Math.max(...rss.map((s) => s.mb), rssAtEnd);
@@ -403,6 +408,7 @@ async function main() {
         growthPercent: growth,
       },
       caches: lastMetrics?.caches ?? null,
+      processes,
       shutdownExitCode: exitCode,
       rssSeries: rss,
       metricsSeries: metrics,
@@ -431,6 +437,11 @@ async function main() {
         `    mix ${JSON.stringify(measured.mix)}`,
         `  resident memory ${rssBeforeTraffic} MB before traffic, ${rssAtStart} MB at the start of the ` +
           `measured run, ${rssAtEnd} MB at its end (${growth >= 0 ? '+' : ''}${growth} %), peak ${peak} MB`,
+        ...processes.map(
+          (p, i) =>
+            `    ${i === 0 ? 'primary' : `worker ${i}`} (pid ${p.pid}): resident ${p.rssMb} MB, V8 heap ` +
+            `${p.heapUsedMb} MB used of ${p.heapTotalMb} MB, outside the heap ${p.externalMb} MB`,
+        ),
         `  caches at the end ${JSON.stringify(summary.caches)}`,
         `  SIGTERM: exit ${exitCode}`,
         `  written to ${path.relative(root, file)}`,

@@ -3,18 +3,19 @@
 // fee, withholding) and its period. The numbers themselves are src/domain/impact.ts.
 //
 // The plan after an event is the one the ingest appended at the event's time (validFrom = at); the
-// plan before is the one it replaced, the offer's previous plan. An offer removed since keeps its row
-// and its plans (removed offers stay for history), so its events keep their impact, calculated with
-// the terms it had when it was last offered. Terms other than the plan are not versioned: an offer
-// whose payout or fee changed later is calculated with the newer ones. When the plans cannot be paired
-// (an event without an offer, or history that does not hold both plans) the impact is null.
+// plan before is the one it replaced, the offer's previous plan. Both come from the offer's plan history
+// (the same list its detail shows), so a detail's events cost no reading of their own. An offer removed
+// since keeps its row and its plans (removed offers stay for history), so its events keep their impact,
+// calculated with the terms it had when it was last offered. Terms other than the plan are not
+// versioned: an offer whose payout or fee changed later is calculated with the newer ones. When the
+// plans cannot be paired (an event without an offer, or history that does not hold both plans) the
+// impact is null.
 import type { PrismaClient } from '../db/client.js';
 import { withholdingRateOf } from '../domain/calc.js';
 import { Decimal } from '../domain/decimal.js';
-import type { CalcTerms } from '../domain/types.js';
+import type { CalcTerms, OfferType, Payout, WithholdingKind } from '../domain/types.js';
 import { RATE_EVENT_KINDS } from '../domain/vocabulary.js';
-import type { EventItem } from './history.js';
-import { promotionFromJson, tiersFromJson } from '../ingest/rows.js';
+import { plansOfOffers, type EventItem, type PlanItem } from './history.js';
 
 /** The events that change what an amount earns. */
 export const RATE_EVENTS: ReadonlySet<EventItem['kind']> = new Set(RATE_EVENT_KINDS);
@@ -28,21 +29,68 @@ export interface ImpactBasis {
   key: string;
 }
 
-const dec = (v: { toString(): string }) => new Decimal(v.toString());
+/** An offer's terms besides its plan: a catalogue offer has them, and so has a removed offer's row. */
+export interface ImpactOffer {
+  type: OfferType;
+  termMonths: number | null;
+  payout: Payout;
+  interestCompounds: boolean;
+  annualFee: Decimal;
+  withholding: { kind: WithholdingKind; rate: Decimal | null; reducedRate: Decimal | null };
+}
+
+/** What of a plan an impact needs. */
+export type BasisPlan = Pick<PlanItem, 'id' | 'validFrom' | 'tierMode' | 'tiers' | 'promotion'>;
+
+/** Whether an event can have an impact at all (a rate event of an offer). */
+export const hasImpact = (event: Pick<EventItem, 'kind' | 'offerId'>): boolean =>
+  RATE_EVENTS.has(event.kind) && event.offerId !== null;
 
 /**
- * The basis of each rate event (by event id; null where it has none): one query for all their offers
- * and plans, however many events.
+ * The basis of one event, from its offer's plans (newest first, as the plan history lists them) and
+ * terms; null where it has none.
  */
-export async function loadImpactBases(
+export function impactBasisOf(
+  event: Pick<EventItem, 'kind' | 'offerId' | 'at'>,
+  plans: readonly BasisPlan[],
+  offer: ImpactOffer,
+): ImpactBasis | null {
+  if (!hasImpact(event)) return null;
+  const at = event.at.getTime();
+  // The plan in force right after the event is the newest that started by then; the one before it, its predecessor.
+  const i = plans.findIndex((p) => p.validFrom.getTime() <= at);
+  const after = plans[i];
+  const before = plans[i + 1];
+  if (i < 0 || !after || !before || after.validFrom.getTime() !== at) return null;
+  const withholdingRate = withholdingRateOf(offer.withholding);
+  const terms = (plan: BasisPlan): CalcTerms => ({
+    tierMode: plan.tierMode,
+    tiers: plan.tiers,
+    promotion: plan.promotion,
+    payout: offer.payout,
+    interestCompounds: offer.interestCompounds,
+    annualFee: offer.annualFee,
+    withholdingRate,
+  });
+  return {
+    termMonths: offer.type === 'deposit' ? offer.termMonths : null,
+    before: terms(before),
+    after: terms(after),
+    key:
+      `${before.id}>${after.id}|${offer.type}:${offer.termMonths ?? ''}|${offer.payout}|` +
+      `${offer.interestCompounds}|${offer.annualFee.toString()}|${withholdingRate.toString()}`,
+  };
+}
+
+const dec = (v: { toString(): string }) => new Decimal(v.toString());
+
+/** Offers' terms from their rows, active or removed (one query for all). */
+export async function impactOffersByIds(
   prisma: PrismaClient,
-  events: readonly Pick<EventItem, 'id' | 'kind' | 'offerId' | 'at'>[],
-): Promise<Map<string, ImpactBasis | null>> {
-  const result = new Map<string, ImpactBasis | null>(events.map((e) => [String(e.id), null]));
-  const rated = events.filter((e) => RATE_EVENTS.has(e.kind) && e.offerId !== null);
-  if (rated.length === 0) return result;
-  const offers = await prisma.offer.findMany({
-    where: { id: { in: [...new Set(rated.map((e) => e.offerId!))] } },
+  ids: readonly string[],
+): Promise<Map<string, ImpactOffer>> {
+  const rows = await prisma.offer.findMany({
+    where: { id: { in: [...ids] } },
     select: {
       id: true,
       type: true,
@@ -53,46 +101,40 @@ export async function loadImpactBases(
       withholdingKind: true,
       withholdingRate: true,
       withholdingReducedRate: true,
-      plans: {
-        select: { id: true, validFrom: true, tierMode: true, tiers: true, promotion: true },
-        orderBy: [{ validFrom: 'asc' }, { id: 'asc' }],
-      },
     },
   });
-  const byId = new Map(offers.map((o) => [o.id, o]));
+  return new Map(
+    rows.map((o) => [
+      o.id,
+      {
+        type: o.type,
+        termMonths: o.termMonths,
+        payout: o.payout,
+        interestCompounds: o.interestCompounds,
+        annualFee: dec(o.annualFee),
+        withholding: {
+          kind: o.withholdingKind,
+          rate: o.withholdingRate === null ? null : dec(o.withholdingRate),
+          reducedRate: o.withholdingReducedRate === null ? null : dec(o.withholdingReducedRate),
+        },
+      },
+    ]),
+  );
+}
+
+/** The basis of each event (by event id; null where it has none), read from the database in two queries. */
+export async function loadImpactBases(
+  prisma: PrismaClient,
+  events: readonly Pick<EventItem, 'id' | 'kind' | 'offerId' | 'at'>[],
+): Promise<Map<string, ImpactBasis | null>> {
+  const result = new Map<string, ImpactBasis | null>(events.map((e) => [String(e.id), null]));
+  const rated = events.filter(hasImpact);
+  if (rated.length === 0) return result;
+  const ids = [...new Set(rated.map((e) => e.offerId!))];
+  const [plans, offers] = await Promise.all([plansOfOffers(prisma, ids, Infinity), impactOffersByIds(prisma, ids)]);
   for (const event of rated) {
-    const offer = byId.get(event.offerId!);
-    if (!offer) continue;
-    const at = event.at.getTime();
-    // The plan in force right after the event, and the one before it.
-    let i = offer.plans.length - 1;
-    while (i >= 0 && offer.plans[i]!.validFrom.getTime() > at) i--;
-    const after = offer.plans[i];
-    const before = offer.plans[i - 1];
-    if (!after || !before || after.validFrom.getTime() !== at) continue;
-    const withholdingRate = withholdingRateOf({
-      kind: offer.withholdingKind,
-      rate: offer.withholdingRate === null ? null : dec(offer.withholdingRate),
-      reducedRate: offer.withholdingReducedRate === null ? null : dec(offer.withholdingReducedRate),
-    });
-    const annualFee = dec(offer.annualFee);
-    const terms = (plan: (typeof offer.plans)[number]): CalcTerms => ({
-      tierMode: plan.tierMode,
-      tiers: tiersFromJson(plan.tiers),
-      promotion: promotionFromJson(plan.promotion),
-      payout: offer.payout,
-      interestCompounds: offer.interestCompounds,
-      annualFee,
-      withholdingRate,
-    });
-    result.set(String(event.id), {
-      termMonths: offer.type === 'deposit' ? offer.termMonths : null,
-      before: terms(before),
-      after: terms(after),
-      key:
-        `${before.id}>${after.id}|${offer.type}:${offer.termMonths ?? ''}|${offer.payout}|` +
-        `${offer.interestCompounds}|${annualFee.toString()}|${withholdingRate.toString()}`,
-    });
+    const offer = offers.get(event.offerId!);
+    if (offer) result.set(String(event.id), impactBasisOf(event, plans.get(event.offerId!) ?? [], offer));
   }
   return result;
 }

@@ -7,6 +7,8 @@ export interface ProcessFigures {
   rssMb: number;
   heapUsedMb: number;
   heapTotalMb: number;
+  /** Memory outside the V8 heap that JavaScript objects hold: buffers (answers' bodies), WebAssembly aside. */
+  externalMb: number;
   uptimeSeconds: number;
 }
 
@@ -17,6 +19,7 @@ export function processFigures(): ProcessFigures {
     rssMb: mb(memory.rss),
     heapUsedMb: mb(memory.heapUsed),
     heapTotalMb: mb(memory.heapTotal),
+    externalMb: mb(memory.external),
     uptimeSeconds: Math.round(process.uptime()),
   };
 }
@@ -66,6 +69,7 @@ export function combineStats(
       rssMb: mb(all.reduce((n, p) => n + p.rssMb * 1024 * 1024, 0)),
       heapUsedMb: mb(all.reduce((n, p) => n + p.heapUsedMb * 1024 * 1024, 0)),
       heapTotalMb: mb(all.reduce((n, p) => n + p.heapTotalMb * 1024 * 1024, 0)),
+      externalMb: mb(all.reduce((n, p) => n + p.externalMb * 1024 * 1024, 0)),
       uptimeSeconds: primary.uptimeSeconds,
       processes: all.length,
     },

@@ -45,6 +45,6 @@ export function createContext(services: Services): Context {
     services,
     catalog,
     now: services.clock(),
-    loaders: createLoaders(services.prisma, services.history.at(catalog.version), services.database),
+    loaders: createLoaders(services.prisma, services.history.at(catalog.version), services.database, catalog),
   };
 }

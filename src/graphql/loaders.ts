@@ -16,8 +16,14 @@ import {
   type PlanItem,
 } from '../catalog/history.js';
 import { LoadMemo, MemoPool } from '../catalog/load-memo.js';
-import { loadImpactBases, type ImpactBasis } from '../catalog/impact-basis.js';
-import type { CatalogSource } from '../catalog/types.js';
+import {
+  hasImpact,
+  impactBasisOf,
+  impactOffersByIds,
+  type ImpactBasis,
+  type ImpactOffer,
+} from '../catalog/impact-basis.js';
+import type { Catalog, CatalogSource } from '../catalog/types.js';
 import type { PrismaClient } from '../db/client.js';
 import type { DatabaseStatus } from '../db/status.js';
 import type { OfferType } from '../domain/types.js';
@@ -36,7 +42,10 @@ export interface Loaders {
   changes(limit: number): Promise<EventItem[]>;
   /** The newest change events that pass a filter. */
   filteredChanges(filter: ChangeFilter, limit: number): Promise<EventItem[]>;
-  /** What an event's impact is calculated from (null for events that have none); batched across offers' details. */
+  /**
+   * What an event's impact is calculated from (null for events that have none): its offer's plans (the
+   * same reads as the offer's history) and terms (the catalogue's, or a removed offer's row).
+   */
   impactBases: DataLoader<EventItem, ImpactBasis | null, string>;
   planPage(filter: PlanFilter): Promise<{ items: PlanItem[]; total: number }>;
 }
@@ -56,7 +65,8 @@ export class HistoryCache {
   sources!: LoadMemo<CatalogSource | null>;
   changes!: LoadMemo<EventItem[]>;
   filteredChanges!: LoadMemo<EventItem[]>;
-  impactBases!: LoadMemo<ImpactBasis | null>;
+  /** Terms of offers the catalogue no longer has (removed), for the impact of their events. */
+  removedOffers!: LoadMemo<ImpactOffer | null>;
   planPages!: LoadMemo<{ items: PlanItem[]; total: number }>;
 
   /** maxBytes: what the memos together may hold (by estimate), shared out below. */
@@ -84,21 +94,42 @@ export class HistoryCache {
     this.sources = new LoadMemo(this.pool, 'sources');
     this.changes = new LoadMemo(this.pool, 'changes');
     this.filteredChanges = new LoadMemo(this.pool, 'filteredChanges');
-    this.impactBases = new LoadMemo(this.pool, 'impactBases');
+    this.removedOffers = new LoadMemo(this.pool, 'removedOffers');
     this.planPages = new LoadMemo(this.pool, 'planPages');
   }
 }
 
-export function createLoaders(prisma: PrismaClient, cache: HistoryCache, database: DatabaseStatus): Loaders {
-  return {
-    plans: new DataLoader((ids) =>
-      cache.plans.many(
-        ids,
-        (id) => id,
-        (missing) => database.track(() => plansOfOffers(prisma, missing, Infinity)),
-        [],
-      ),
+/** The values of a loadMany, or its first failure thrown (a database that fails fails the whole batch). */
+function allOrThrow<V>(results: (V | Error)[]): V[] {
+  const failed = results.find((r): r is Error => r instanceof Error);
+  if (failed) throw failed;
+  return results as V[];
+}
+
+export function createLoaders(
+  prisma: PrismaClient,
+  cache: HistoryCache,
+  database: DatabaseStatus,
+  catalog: Catalog,
+): Loaders {
+  const plans = new DataLoader((ids: readonly string[]) =>
+    cache.plans.many(
+      ids,
+      (id) => id,
+      (missing) => database.track(() => plansOfOffers(prisma, missing, Infinity)),
+      [],
     ),
+  );
+  const removedOffers = new DataLoader((ids: readonly string[]) =>
+    cache.removedOffers.many(
+      ids,
+      (id) => id,
+      (missing) => database.track(() => impactOffersByIds(prisma, missing)),
+      null,
+    ),
+  );
+  return {
+    plans,
     events: new DataLoader(
       (offers) =>
         cache.events.many(
@@ -132,13 +163,21 @@ export function createLoaders(prisma: PrismaClient, cache: HistoryCache, databas
         )
       ).slice(0, limit),
     impactBases: new DataLoader(
-      (events) =>
-        cache.impactBases.many(
-          events,
-          (e) => String(e.id),
-          (missing) => database.track(() => loadImpactBases(prisma, missing)),
-          null,
-        ),
+      async (events) => {
+        const ids = [...new Set(events.filter(hasImpact).map((e) => e.offerId!))];
+        const gone = ids.filter((id) => !catalog.byId.has(id));
+        const [offerPlans, goneOffers] = await Promise.all([
+          plans.loadMany(ids).then(allOrThrow),
+          removedOffers.loadMany(gone).then(allOrThrow),
+        ]);
+        const plansOf = new Map(ids.map((id, i) => [id, offerPlans[i]!]));
+        const goneOf = new Map(gone.map((id, i) => [id, goneOffers[i]!]));
+        return events.map((e) => {
+          if (!hasImpact(e)) return null;
+          const offer = catalog.byId.get(e.offerId!) ?? goneOf.get(e.offerId!);
+          return offer ? impactBasisOf(e, plansOf.get(e.offerId!)!, offer) : null;
+        });
+      },
       {
         cacheKeyFn: (event) => String(event.id),
       },
