@@ -11,7 +11,7 @@ import { DEFAULT_MAX_FUTURE_SKEW_MINUTES } from './ingest/validate.js';
  * its database, ≈150 MB per worker before caches, and ≈70 MB of caches each (every offer's calculation
  * pieces for many amounts, a few hundred finished answers).
  */
-export const DEFAULT_BUDGET_MB = 640;
+export const DEFAULT_BUDGET_MB = 896;
 export const MIN_BUDGET_MB = 128;
 
 /**

@@ -1,14 +1,18 @@
-// MEMORY_BUDGET_MB is the memory of the whole service, every process together. It is divided once, at
-// start: what the database side takes (the embedded PostgreSQL lives in one process), then an equal
-// share per serving process, of which a fixed part is the process itself (Node, the schema, the Prisma
-// client, the catalogue) and the rest is for its caches, each given its part in bytes. The V8 heap of
-// each worker is bounded by its share, so garbage cannot pile up past it either.
+// MEMORY_BUDGET_MB is the memory of the whole service, every process together, as the kernel counts it
+// (resident). It is divided once, at start: what the database side takes (the embedded PostgreSQL lives
+// in one process), then an equal share per serving process. A share holds the process itself, its V8
+// heap and its caches, each cache given its part in bytes; what garbage collection needs room for is
+// counted too, since the kernel counts it. The old generation of each worker's V8 heap is bounded by what
+// it must hold, so garbage cannot pile up past the share either.
+//
+// The figures below were measured on the sample market (resident memory from /proc, V8's own account
+// from process.memoryUsage(), at rest and at the end of `npm run soak`).
 export interface CacheBudget {
-  /** Finished answers (bodies and their compressed forms). */
+  /** Finished answers (bodies and their compressed forms; buffers, outside the V8 heap). */
   bodies: number;
   /** The calculator's pieces and exact results, and the recent results per amount. */
   calc: number;
-  /** Database reads kept per data version (plans, events, sources, change lists, impact bases). */
+  /** Database reads kept per data version (plans, events, sources, change lists, removed offers' terms). */
   history: number;
   /** graphql-jit's compiled operations (each measured, roughly, by a fixed cost). */
   compiledQueries: number;
@@ -19,23 +23,31 @@ export interface CacheBudget {
 export interface MemoryPlan {
   /** One serving process's share, in MB. */
   shareMb: number;
-  /** The V8 old space of a worker process (--max-old-space-size). */
+  /** The old generation of a worker's V8 heap (--max-old-space-size), in MB. */
   heapMb: number;
   /** Bytes per cache, in each serving process. */
   caches: CacheBudget;
 }
 
 const MB = 1024 * 1024;
-/** The embedded database (PGlite: PostgreSQL in WebAssembly, on its own thread), measured resident. */
-export const EMBEDDED_DATABASE_MB = 150;
+/** The embedded database (PGlite: PostgreSQL in WebAssembly, on its own thread) and its process: 165–212 MB. */
+export const EMBEDDED_DATABASE_MB = 160;
 /** The primary of a cluster besides the database: Node, the pg driver, IPC. */
 export const PRIMARY_MB = 50;
 /**
- * A serving process before its caches, measured resident at rest on the sample market: Node (≈40 MB),
- * Prisma's query compiler (WebAssembly, ≈35 MB), yoga, the schema and graphql-jit (≈40 MB of heap),
- * the catalogue, the young generation and buffers in flight.
+ * A serving process outside its V8 heap: Node's runtime and code, Prisma's query compiler (WebAssembly),
+ * thread stacks, the allocator's slack (resident minus heap minus buffers: 70–98 MB under load).
  */
-export const PROCESS_MB = 150;
+export const OUTSIDE_HEAP_MB = 85;
+/** V8's young generation, which --max-old-space-size does not bound (two semi-spaces of 16 MB). */
+export const YOUNG_GENERATION_MB = 32;
+/** What a serving process keeps in its heap before any cache: yoga, the schema, graphql-jit, the catalogue. */
+export const OWN_HEAP_MB = 60;
+/**
+ * The old generation may hold as much garbage as is live: with a third (measured), a worker spent its time
+ * collecting, answered 132 requests a second instead of 370 and was once stopped at its heap limit.
+ */
+const GC_ROOM = 2;
 /** The smallest room for caches that still lets repeats be answered from memory. */
 const MIN_CACHES_MB = 8;
 
@@ -46,6 +58,12 @@ const SHARES: Readonly<Record<keyof CacheBudget, number>> = {
   compiledQueries: 0.1,
   requests: 0.05,
 };
+/** The part of the caches that lives in the V8 heap (bodies are buffers outside it). */
+const IN_HEAP = 1 - SHARES.bodies;
+
+/** A share's resident memory for caches of `cachesMb`: the process, its heap with room to collect, the caches. */
+const residentFor = (cachesMb: number) =>
+  OUTSIDE_HEAP_MB + YOUNG_GENERATION_MB + SHARES.bodies * cachesMb + GC_ROOM * (OWN_HEAP_MB + IN_HEAP * cachesMb);
 
 export function planMemory({
   budgetMb,
@@ -58,12 +76,11 @@ export function planMemory({
 }): MemoryPlan {
   const database = embedded ? EMBEDDED_DATABASE_MB : 0;
   const primary = workers > 1 ? PRIMARY_MB : 0;
-  const shareMb = Math.max(PROCESS_MB + MIN_CACHES_MB, Math.floor((budgetMb - database - primary) / workers));
-  const cachesMb = shareMb - PROCESS_MB;
+  const shareMb = Math.max(residentFor(MIN_CACHES_MB), Math.floor((budgetMb - database - primary) / workers));
+  // residentFor is linear in the caches: the caches that fill the share.
+  const cachesMb = (shareMb - residentFor(0)) / (residentFor(1) - residentFor(0));
   const caches = Object.fromEntries(
     Object.entries(SHARES).map(([name, part]) => [name, Math.floor(cachesMb * part * MB)]),
   ) as unknown as CacheBudget;
-  // The old generation holds the caches and the process's own objects (≈55 MB); bounding it by the
-  // whole share leaves garbage room enough that collection does not run constantly.
-  return { shareMb, heapMb: shareMb, caches };
+  return { shareMb, heapMb: Math.ceil(GC_ROOM * (OWN_HEAP_MB + IN_HEAP * cachesMb)), caches };
 }
