@@ -267,11 +267,16 @@ function sharedResponses(options: OpenApiOptions): Record<string, JsonSchema> {
       'The request line and headers are larger than 16 KB.',
       problemExample('REQUEST_HEADERS_TOO_LARGE', 'The request line and headers are larger than 16384 bytes.'),
     ),
-    TooManyRequests: problemResponse(
-      'Over the rate limit: wait Retry-After seconds.',
-      problemExample('TOO_MANY_REQUESTS', 'Too many requests; please wait 2 s (the limit is 600 a minute).'),
-      { 'Retry-After': ref('headers', 'RetryAfter'), ...limited },
-    ),
+    // Only a service with a rate limit answers 429 for it (the change stream's own 429 is described with it).
+    ...(options.rateLimited
+      ? {
+          TooManyRequests: problemResponse(
+            'Over the rate limit: wait Retry-After seconds.',
+            problemExample('TOO_MANY_REQUESTS', 'Too many requests; please wait 2 s (the limit is 600 a minute).'),
+            { 'Retry-After': ref('headers', 'RetryAfter'), ...limited },
+          ),
+        }
+      : {}),
     ServiceUnavailable: problemResponse(
       'The database is away or the answer took too long: retry after Retry-After seconds.',
       problemExample('SERVICE_UNAVAILABLE', 'The database is not reachable right now; please retry shortly.'),
@@ -495,7 +500,9 @@ export function openApiDocument(
           additionalProperties: false,
         },
       },
-      headers: HEADERS,
+      headers: options.rateLimited
+        ? HEADERS
+        : Object.fromEntries(Object.entries(HEADERS).filter(([name]) => !name.startsWith('RateLimit'))),
       responses: sharedResponses(options),
     },
   };
