@@ -57,7 +57,7 @@ describe('planMemory', () => {
     );
   });
 
-  it('gives the default budget of the sample market, two workers on the embedded database, caches of tens of MB', () => {
+  it("gives the sample market's default budget, two workers on the embedded database, caches of tens of MB", () => {
     const plan = planMemory({ budgetMb: 896, workers: 2, embedded: true });
     expect(plan.shareMb).toBe(343);
     expect(Math.round(cachesMb(plan))).toBe(66);
