@@ -18,7 +18,7 @@ import { RATE_EVENT_KINDS } from '../domain/vocabulary.js';
 import { plansOfOffers, type EventItem, type PlanItem } from './history.js';
 
 /** The events that change what an amount earns. */
-export const RATE_EVENTS: ReadonlySet<EventItem['kind']> = new Set(RATE_EVENT_KINDS);
+const RATE_EVENTS: ReadonlySet<EventItem['kind']> = new Set(RATE_EVENT_KINDS);
 
 export interface ImpactBasis {
   /** The term for deposits; null: the horizon applies (flexible and notice accounts). */
