@@ -15,6 +15,7 @@ import { withholdingRateOf } from '../domain/calc.js';
 import { Decimal } from '../domain/decimal.js';
 import type { CalcTerms, OfferType, Payout, WithholdingKind } from '../domain/types.js';
 import { RATE_EVENT_KINDS } from '../domain/vocabulary.js';
+import { withholdingFromRow } from '../ingest/rows.js';
 import { plansOfOffers, type EventItem, type PlanItem } from './history.js';
 
 /** The events that change what an amount earns. */
@@ -112,11 +113,7 @@ export async function impactOffersByIds(
         payout: o.payout,
         interestCompounds: o.interestCompounds,
         annualFee: dec(o.annualFee),
-        withholding: {
-          kind: o.withholdingKind,
-          rate: o.withholdingRate === null ? null : dec(o.withholdingRate),
-          reducedRate: o.withholdingReducedRate === null ? null : dec(o.withholdingReducedRate),
-        },
+        withholding: withholdingFromRow(o),
       },
     ]),
   );

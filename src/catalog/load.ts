@@ -3,7 +3,7 @@ import { SNAPSHOT_READ, type PrismaClient } from '../db/client.js';
 import { compareBrandNames } from '../domain/dgs.js';
 import { Decimal, toFixed2 } from '../domain/decimal.js';
 import { withholdingRateOf } from '../domain/calc.js';
-import { promotionFromJson, promotionJson, tiersFromJson, tiersJson } from '../ingest/rows.js';
+import { promotionFromJson, promotionJson, tiersFromJson, tiersJson, withholdingFromRow } from '../ingest/rows.js';
 import { fold } from '../domain/text.js';
 import { FACETS } from './pipeline.js';
 import type { Catalog, CatalogBrand, CatalogInstitution, CatalogOffer, CatalogSource, ShownOffer } from './types.js';
@@ -106,11 +106,7 @@ export async function loadCatalog(prisma: PrismaClient): Promise<Catalog> {
     const brand = brands.get(row.brandId);
     const institution = brand && institutions.get(brand.institutionId);
     if (!plan || !brand || !institution) continue; // cannot happen through the ingest; never crash on it
-    const withholding = {
-      kind: row.withholdingKind,
-      rate: decOrNull(row.withholdingRate),
-      reducedRate: decOrNull(row.withholdingReducedRate),
-    };
+    const withholding = withholdingFromRow(row);
     const tiers = tiersFromJson(plan.tiers);
     const promotion = promotionFromJson(plan.promotion);
     const annualFee = dec(row.annualFee);

@@ -3,7 +3,7 @@
 // ("2.1" and "2.10", a Prisma Decimal and a JSON string).
 import { Decimal, toFixed2 } from '../domain/decimal.js';
 import type { Promotion, Tier } from '../domain/types.js';
-import type { PromotionKind } from '../domain/vocabulary.js';
+import type { PromotionKind, WithholdingKind } from '../domain/vocabulary.js';
 import type {
   Snapshot,
   SnapshotBrand,
@@ -108,6 +108,20 @@ export function tiersFromJson(json: unknown): Tier[] {
 export function promotionFromJson(json: unknown): Promotion | null {
   const p = json as PromotionJson | null;
   return p && { kind: p.kind, rate: new Decimal(p.rate), months: p.months, maxBalance: decimalOrNull(p.maxBalance) };
+}
+
+/** A stored offer's withholding (its rates are stored as text) as the calculation reads it. */
+export function withholdingFromRow(row: {
+  withholdingKind: WithholdingKind;
+  withholdingRate: { toString(): string } | null;
+  withholdingReducedRate: { toString(): string } | null;
+}): { kind: WithholdingKind; rate: Decimal | null; reducedRate: Decimal | null } {
+  const stored = (v: { toString(): string } | null) => (v === null ? null : new Decimal(v.toString()));
+  return {
+    kind: row.withholdingKind,
+    rate: stored(row.withholdingRate),
+    reducedRate: stored(row.withholdingReducedRate),
+  };
 }
 
 /** The part of a rate plan that, when it differs, makes a new plan. */
