@@ -60,6 +60,16 @@ const envSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(10_000_000).default(0),
   /** Behind a reverse proxy: take the client from the first X-Forwarded-For address. */
   TRUST_PROXY: bool.default(false),
+  /**
+   * Where clients reach the service (scheme, host, port, path prefix), for the links of answers that must be
+   * absolute (the Atom feed). Unset: the origin the request itself names (its Host header).
+   */
+  PUBLIC_URL: z
+    .string()
+    .url()
+    .regex(/^https?:\/\/[^?#]*$/, 'must be an http(s) URL without query or fragment')
+    .transform((url) => url.replace(/\/+$/, ''))
+    .optional(),
   /** An answer not started within this many milliseconds is a 503. */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** On SIGTERM, how long requests in flight may take to finish before their connections are closed. */
@@ -91,6 +101,7 @@ export type Config = Readonly<{
   reloadPollMs: number;
   rateLimitPerMinute: number;
   trustProxy: boolean;
+  publicUrl: string | undefined;
   requestTimeoutMs: number;
   shutdownGraceMs: number;
   ingestMaxFutureSkewMs: number;
@@ -129,6 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reloadPollMs: e.RELOAD_POLL_MS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     trustProxy: e.TRUST_PROXY,
+    publicUrl: e.PUBLIC_URL,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     ingestMaxFutureSkewMs: e.INGEST_MAX_FUTURE_SKEW_MINUTES * 60_000,

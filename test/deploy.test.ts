@@ -73,14 +73,24 @@ describe('docker-compose.yml', () => {
     },
   );
 
-  it('builds an image that starts the compiled server', async () => {
+  it('builds an image that starts the compiled server on the pinned runtime, as an unprivileged user', async () => {
     const dockerfile = await readFile('Dockerfile', 'utf8');
-    expect(dockerfile).toMatch(/^FROM node:20/m);
-    expect(dockerfile).toMatch(/RUN npm ci/);
-    expect(dockerfile).toMatch(/RUN npm run build/);
-    expect(dockerfile).toMatch(/^COPY [^\n]*schema\.graphql/m); // the web page's operations are checked against it
-    expect(dockerfile).toMatch(/^COPY docs /m); // the calculation guide is served from docs/calculation.md
-    expect(dockerfile).toMatch(/CMD \["node", "dist\/main\.js"\]/);
+    const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { devDependencies: Record<string, string> };
+    const stages = dockerfile.split(/^FROM /m).slice(1);
+    expect(stages).toHaveLength(2);
+    // Both stages on the runtime package.json pins, so the image runs what npm start and the tests run.
+    for (const stage of stages)
+      expect(stage).toMatch(new RegExp(`^node:${pkg.devDependencies.node!.replace(/\./g, '\\.')}-`));
+    const [build, run] = stages as [string, string];
+    expect(build).toMatch(/RUN npm ci/);
+    expect(build).toMatch(/RUN npm run build && npm prune --omit=dev/);
+    expect(build).toMatch(/^COPY [^\n]*schema\.graphql/m); // the web page's operations are checked against it
+    expect(build).toMatch(/^COPY docs /m);
+    expect(run).toMatch(/^COPY --from=build \/app\/docs /m); // the calculation guide is served from docs/calculation.md
+    expect(run).toMatch(/^COPY --from=build \/app\/prisma /m); // migrations run on first start
+    expect(run).not.toMatch(/^COPY --from=build \/app\/src/m);
+    expect(run).toMatch(/^USER node$/m);
+    expect(run).toMatch(/CMD \["node", "dist\/main\.js"\]/);
   });
 });
 

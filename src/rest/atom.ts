@@ -1,7 +1,8 @@
-// Change events as an Atom 1.0 document (RFC 4287), for feed readers. Links are relative to the
-// feed's own URL (RFC 4287 §4.2.7.1 resolves them against it): the same answer is given, and cached,
-// whatever host name a client used to reach the service. Ids are tag: URIs (RFC 4151) that do not
-// depend on the host either, so a reader that moves to another address does not see every entry again.
+// Change events as an Atom 1.0 document (RFC 4287), for feed readers. Links are absolute: readers and
+// validators resolve a relative link against xml:base or the document's URI, which many readers do not
+// keep (they store the entries, not where they came from), so the feed names where the service is (the
+// configured public URL, else the origin the request named). Ids are tag: URIs (RFC 4151) that do not
+// depend on the host, so a reader that moves to another address does not see every entry again.
 export interface AtomImpact {
   amount: string;
   returnPerYearBefore: string;
@@ -22,7 +23,9 @@ export interface AtomChange {
 }
 
 export interface AtomFeed {
-  /** The filters in canonical form (the same filters, the same feed id). */
+  /** Where the service is, as links start: scheme, host and any path prefix, without a trailing slash. */
+  base: string;
+  /** The filters in canonical form and REST spelling (the same filters, the same feed id and self link). */
   query: string;
   /** When the data last changed: the feed's updated when it has no entries. */
   generatedAt: Date;
@@ -70,9 +73,9 @@ function contentOf(item: AtomChange): string {
   return lines.join('\n');
 }
 
-function entry(item: AtomChange): string {
+function entry(base: string, item: AtomChange): string {
   // An offer's event links to the offer; an institution's to the institutions.
-  const href = item.offerId ? `/api/products/${encodeURIComponent(item.offerId)}` : '/api/institutions';
+  const href = base + (item.offerId ? `/api/products/${encodeURIComponent(item.offerId)}` : '/api/institutions');
   return `  <entry>
     <id>${TAG}:change/${xml(item.id)}</id>
     <title type="text">${xml(item.summary)}</title>
@@ -85,7 +88,7 @@ function entry(item: AtomChange): string {
 `;
 }
 
-export function renderAtom({ query, generatedAt, items, version }: AtomFeed): string {
+export function renderAtom({ base, query, generatedAt, items, version }: AtomFeed): string {
   const updated = items[0]?.at ?? generatedAt.toISOString();
   const suffix = query ? `?${query}` : '';
   return (
@@ -96,11 +99,11 @@ export function renderAtom({ query, generatedAt, items, version }: AtomFeed): st
   <subtitle type="text">Rate changes, promotions, new and removed offers and deposit guarantee changes, ` +
     `newest first.</subtitle>
   <updated>${xml(updated)}</updated>
-  <link rel="self" type="application/atom+xml" href="${xml(`/api/changes/feed${suffix}`)}"/>
-  <link rel="alternate" type="application/json" href="${xml(`/api/changes${suffix}`)}"/>
+  <link rel="self" type="application/atom+xml" href="${xml(`${base}/api/changes/feed${suffix}`)}"/>
+  <link rel="alternate" type="application/json" href="${xml(`${base}/api/changes${suffix}`)}"/>
   <author><name>Savings-rate comparison API</name></author>
   <generator version="${xml(version)}">savings-rate-api</generator>
-${items.map(entry).join('')}</feed>
+${items.map((item) => entry(base, item)).join('')}</feed>
 `
   );
 }

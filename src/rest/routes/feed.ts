@@ -1,13 +1,14 @@
 // GET /api/changes/feed (contract §11.4): the newest change events as an Atom 1.0 feed, with the same
-// filters as /api/changes (and amount, for the impact in each entry's text); cached like every data
-// answer (ETag, 304, a new body when the data changes).
-import { parse } from 'graphql';
+// filters as /api/changes (and amount, for the impact in each entry's text). Its links are absolute and
+// name the origin the request named (or PUBLIC_URL), so a finished answer is not reused for another
+// request (it might have named another host); ETag and 304 work as for every data answer.
+import { getNamedType, isEnumType, parse } from 'graphql';
 import { DEFAULTS } from '../../graphql/args.js';
 import { schema } from '../../graphql/schema/index.js';
 import { renderAtom, type AtomChange } from '../atom.js';
 import { API_VERSION } from '../openapi.js';
 import { canonicalQuery, queryParams } from '../params.js';
-import { DATA, type RestRoute } from '../route.js';
+import { DATA, type RestRoute, type Variables } from '../route.js';
 
 const params = queryParams('changes').filter((p) => p.name !== 'limit');
 const argTypes = new Map(
@@ -17,6 +18,30 @@ const argTypes = new Map(
     .changes!.args.map((a): [string, string] => [a.name, String(a.type).replace(/!$/, '')]),
 );
 const names = params.map((p) => p.name);
+
+// The filters as a REST client writes them (kind=rate_down, type=all), for the self link and the feed id.
+const restValues = new Map(
+  schema
+    .getQueryType()!
+    .getFields()
+    .changes!.args.flatMap((a) => {
+      const named = getNamedType(a.type);
+      return isEnumType(named)
+        ? [[a.name, new Map(named.getValues().map((v) => [v.name, String(v.value)]))] as const]
+        : [];
+    }),
+);
+const restSpelling = (variables: Variables): Variables =>
+  Object.fromEntries(
+    Object.entries(variables).map(([name, value]) => {
+      const values = restValues.get(name);
+      if (!values) return [name, value];
+      return [
+        name,
+        Array.isArray(value) ? value.map((v) => values.get(v) ?? v) : (values.get(value as string) ?? value),
+      ];
+    }),
+  );
 const operation = parse(
   `query feed($limit: Int${names.map((n) => `, $${n}: ${argTypes.get(n)}`).join('')}) {
   changes(limit: $limit${names.map((n) => `, ${n}: $${n}`).join('')}) { items { id kind at offerId brandId ` +
@@ -33,17 +58,18 @@ export const feedRoute: RestRoute = {
     `entry per event (its summary as title, its time as updated, a link to the offer), with the impact for ` +
     `the amount when one is given.`,
   params,
-  cache: DATA,
-  body: { atom: 'Atom 1.0 (RFC 4287); links are relative to the feed URL' },
+  cache: { ...DATA, reuse: 'never' },
+  body: { atom: 'Atom 1.0 (RFC 4287); links are absolute, from PUBLIC_URL or the origin the request named' },
   readsDatabase: true,
-  async handle({ variables, run, context }) {
+  async handle({ variables, run, context, url }) {
     const data = await run<{ changes: { items: AtomChange[] } }>(operation, {
       ...variables,
       limit: DEFAULTS.feedEntries,
     });
-    const { catalog } = await context();
+    const { catalog, services } = await context();
     const body = renderAtom({
-      query: canonicalQuery(variables),
+      base: services.config.publicUrl ?? url.origin,
+      query: canonicalQuery(restSpelling(variables)),
       generatedAt: catalog.generatedAt,
       items: data.changes.items,
       version: API_VERSION,
