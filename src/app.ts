@@ -210,11 +210,14 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
     if (boundsOf?.version !== catalog.version) boundsOf = { version: catalog.version, bounds: listBounds(catalog) };
     return boundsOf.bounds;
   };
-  const metrics = createMetrics({
-    caches: () => services.caches(),
-    dataVersion: () => store.current().version,
-    dataAgeSeconds: () => dataAgeSeconds(store.current().lastObservedAt, clock()),
-  });
+  const metrics = createMetrics(
+    {
+      caches: () => services.caches(),
+      dataVersion: () => store.current().version,
+      dataAgeSeconds: () => dataAgeSeconds(store.current().lastObservedAt, clock()),
+    },
+    link ? { worker: String(link.worker) } : {},
+  );
   registerStreamMetrics(metrics.registry, () => changes.stats());
   const cluster = link ?? null;
   cluster?.useRegistry(metrics.registry);

@@ -130,9 +130,10 @@ export function createPersistedQueryStore({
         return entry.document;
       }
       misses++;
-      let row: { document: string } | null;
+      let row: { document: string; lastUsedAt: Date } | null;
       try {
-        const read = () => prisma.persistedQuery.findUnique({ where: { hash }, select: { document: true } });
+        const read = () =>
+          prisma.persistedQuery.findUnique({ where: { hash }, select: { document: true, lastUsedAt: true } });
         row = await (database ? database.track(read) : read());
       } catch (err) {
         // Not found, as far as this request can tell: the client sends the document, which still runs.
@@ -140,8 +141,11 @@ export function createPersistedQueryStore({
         return null;
       }
       if (!row) return null;
-      held.set(hash, { document: row.document, touchedAt: now() });
-      void persisted(hash, row.document);
+      // Recorded as used lately by some process, or now by this one (the database's clock against ours:
+      // close enough for an order of use).
+      const stale = now() - row.lastUsedAt.getTime() >= TOUCH_INTERVAL_MS;
+      held.set(hash, { document: row.document, touchedAt: stale ? now() : row.lastUsedAt.getTime() });
+      if (stale) void persisted(hash, row.document);
       return row.document;
     },
 
