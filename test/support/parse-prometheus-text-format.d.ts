@@ -1,4 +1,5 @@
 // The package ships no types; this is the shape its README documents (values are strings, as written).
+// Known limit (its issue 13): the labels of a histogram other than `le` are dropped; read those from the text.
 declare module 'parse-prometheus-text-format' {
   export interface Sample {
     value?: string;
