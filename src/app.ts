@@ -33,6 +33,7 @@ import { loadWebPage } from './http/web.js';
 import type { Logger } from './logger.js';
 import { graphqlReuseKey } from './graphql/reuse-key.js';
 import { useKnownOperationTypes } from './graphql/operation-types.js';
+import { createPersistedQueryStore } from './graphql/persisted-queries.js';
 import { registerStreamMetrics } from './http/stream-metrics.js';
 import { createRestFacade } from './rest/facade.js';
 import { matchRoute } from './rest/index.js';
@@ -70,19 +71,6 @@ export interface App {
   close(): Promise<void>;
   /** Looks for a new data version now (another worker saw one). */
   refresh(): void;
-}
-
-/** Persisted queries by hash, bounded by the bytes of their text. */
-function apqStore(maxBytes: number) {
-  const queries = new LRUCache<string, string>({
-    maxSize: maxBytes,
-    maxEntrySize: Math.floor(maxBytes / 4),
-    sizeCalculation: (query, hash) => (query.length + hash.length) * 2 + 64,
-  });
-  return {
-    get: (hash: string) => queries.get(hash) ?? null,
-    set: (hash: string, query: string) => void queries.set(hash, query),
-  };
 }
 
 /**
@@ -194,6 +182,13 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
     maxSize: Math.floor(documentBytes / 4),
     sizeCalculation: (_e, key) => key.length * 2 + 1024,
   });
+  // Documents registered by hash (APQ), in the database so that every worker and instance knows them.
+  const persistedQueries = createPersistedQueryStore({
+    prisma: db.prisma,
+    database,
+    logger,
+    cacheBytes: Math.floor(budget.requests / 4),
+  });
   const services: Services = {
     prisma: db.prisma,
     store,
@@ -215,11 +210,14 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
     if (boundsOf?.version !== catalog.version) boundsOf = { version: catalog.version, bounds: listBounds(catalog) };
     return boundsOf.bounds;
   };
-  const metrics = createMetrics({
-    caches: () => services.caches(),
-    dataVersion: () => store.current().version,
-    dataAgeSeconds: () => dataAgeSeconds(store.current().lastObservedAt, clock()),
-  });
+  const metrics = createMetrics(
+    {
+      caches: () => services.caches(),
+      dataVersion: () => store.current().version,
+      dataAgeSeconds: () => dataAgeSeconds(store.current().lastObservedAt, clock()),
+    },
+    link ? { worker: String(link.worker) } : {},
+  );
   registerStreamMetrics(metrics.registry, () => changes.stats());
   const cluster = link ?? null;
   cluster?.useRegistry(metrics.registry);
@@ -279,7 +277,7 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
       graphqlVariesByAccept(),
       rest.plugin,
       restSpelling(),
-      useAPQ({ store: apqStore(Math.floor(budget.requests / 4)) }),
+      useAPQ({ store: persistedQueries }),
       useKnownOperationTypes(),
       ...operationLimits(bounds),
       variableErrors(),
@@ -338,6 +336,7 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
       maxBytes: compiledQueries.max * COMPILED_QUERY_BYTES,
     },
     documents: { entries: documents.size, bytes: documents.calculatedSize, maxBytes: documentBytes },
+    persistedQueries: persistedQueries.stats(),
     requests: rest.stats(),
   });
   cluster?.onStats(processMetrics);

@@ -2,7 +2,8 @@
 // machine: the primary owns the database, the workers serve. What must hold across workers: one rate
 // limit per client however its connections are spread, a request id and a log line per request from
 // whichever worker answered, the figures of all workers in /metrics and /api/metrics (cache bytes
-// included), an ingest served by every worker within seconds with the same new ETag, and SIGTERM
+// included), each put together by its meaning (a version the lowest, sizes summed, a process's own
+// figures labelled by worker), an ingest served by every worker within seconds with the same new ETag, and SIGTERM
 // draining every worker and exiting 0. (Change streams across workers: stream-processes.test.ts;
 // single-process mode: lifecycle.test.ts.)
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -12,6 +13,7 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import parsePrometheusTextFormat, { type MetricFamily } from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Snapshot } from '../src/ingest/snapshot.js';
 import { generateSnapshots } from '../src/sample/generate.js';
@@ -49,11 +51,27 @@ function get(
   });
 }
 
+interface ProcessFigures {
+  pid: number;
+  worker?: number;
+  rssMb: number;
+  heapUsedMb: number;
+}
 interface Figures {
   process: { rssMb: number; processes: number };
   data: { version: number };
   caches: Record<string, { bytes: number; maxBytes: number }>;
-  cluster: { workers: number; answered: number; each: { pid: number; dataVersion: number }[] };
+  streams: { position: number };
+  cluster: {
+    workers: number;
+    answered: number;
+    primary: ProcessFigures;
+    each: (ProcessFigures & {
+      dataVersion: number;
+      streamPosition: number;
+      caches: Record<string, Record<string, number>>;
+    })[];
+  };
 }
 const figures = async () => JSON.parse((await get('/api/metrics')).body) as Figures;
 
@@ -111,6 +129,83 @@ describe('the service with two workers', () => {
     // summed over the workers: each has its own share of the budget
     const bodiesMax = Number(/^savings_cache_size\{cache="bodies",what="maxBytes"\} (\d+)/m.exec(text)![1]);
     expect(bodiesMax).toBe(f.caches.bodies!.maxBytes);
+  });
+
+  it("/metrics, parsed, agrees with /api/meta/last-updated, /api/health and each worker's own figures", async () => {
+    const client = { 'x-forwarded-for': '203.0.113.4' };
+    // Each URL asked of both workers first, so that their caches hold still while they are compared.
+    for (let i = 0; i < 4; i++) {
+      await get('/api/meta/last-updated', client);
+      await figures();
+      await get('/metrics');
+    }
+    const meta = JSON.parse((await get('/api/meta/last-updated', client)).body) as { dataVersion: number };
+    const ageBefore = (JSON.parse((await get('/api/health')).body) as { dataAgeSeconds: number }).dataAgeSeconds;
+    const f = await figures();
+    const text = (await get('/metrics')).body;
+    const families = parsePrometheusTextFormat(text);
+    const ageAfter = (JSON.parse((await get('/api/health')).body) as { dataAgeSeconds: number }).dataAgeSeconds;
+    const family = (name: string): MetricFamily => {
+      const found = families.find((m) => m.name === name);
+      expect(found, name).toBeDefined();
+      return found!;
+    };
+    const single = (name: string) => {
+      const { metrics } = family(name);
+      expect(metrics, name).toHaveLength(1);
+      return Number(metrics[0]!.value);
+    };
+    expect(f.cluster.each).toHaveLength(2);
+
+    // A version is the same everywhere, or the lowest (the most behind): never a sum.
+    expect(single('savings_data_version')).toBe(meta.dataVersion);
+    expect(single('savings_data_version')).toBe(Math.min(...f.cluster.each.map((w) => w.dataVersion)));
+    expect(f.data.version).toBe(meta.dataVersion);
+    expect(f.streams.position).toBe(Math.min(...f.cluster.each.map((w) => w.streamPosition)));
+    // The age is the oldest data served.
+    const age = single('savings_data_age_seconds');
+    expect(age).toBeGreaterThanOrEqual(ageBefore);
+    expect(age).toBeLessThanOrEqual(ageAfter);
+
+    // A cache's size is the sum of the workers' caches.
+    const sizes = family('savings_cache_size').metrics;
+    let compared = 0;
+    for (const cache of Object.keys(f.caches)) {
+      for (const what of ['entries', 'bytes', 'maxBytes']) {
+        const each = f.cluster.each.map((w) => w.caches[cache]?.[what]);
+        if (each.some((v) => typeof v !== 'number')) continue;
+        const series = sizes.filter((m) => m.labels?.cache === cache && m.labels.what === what);
+        expect(series, `${cache} ${what}`).toHaveLength(1);
+        expect(Number(series[0]!.value), `${cache} ${what}`).toBe(each.reduce((a, b) => a! + b!, 0));
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThanOrEqual(18);
+
+    // A process's own figures are its own, labelled by worker (and the primary's), never added up.
+    const byWorker = (name: string) => {
+      const { metrics } = family(name);
+      for (const m of metrics) expect(m.labels?.worker, `${name} has a worker label`).toMatch(/^(\d+|primary)$/);
+      return new Map(metrics.map((m) => [m.labels!.worker!, Number(m.value)]));
+    };
+    const rss = byWorker('process_resident_memory_bytes');
+    const heap = byWorker('nodejs_heap_size_used_bytes');
+    const processes = [...f.cluster.each, { ...f.cluster.primary, worker: 'primary' }];
+    expect(new Set(rss.keys())).toEqual(new Set(processes.map((p) => String(p.worker))));
+    for (const p of processes) {
+      const mb = (bytes: number | undefined) => (bytes ?? 0) / 1024 / 1024;
+      // the same process read moments apart: close, and nowhere near the sum of two
+      expect(mb(rss.get(String(p.worker))), `rss of ${p.worker}`).toBeGreaterThan(p.rssMb * 0.75);
+      expect(mb(rss.get(String(p.worker))), `rss of ${p.worker}`).toBeLessThan(p.rssMb * 1.3);
+      expect(mb(heap.get(String(p.worker))), `heap of ${p.worker}`).toBeGreaterThan(p.heapUsedMb * 0.5);
+      expect(mb(heap.get(String(p.worker))), `heap of ${p.worker}`).toBeLessThan(p.heapUsedMb * 2);
+    }
+    // Read from the text: the parser drops the labels of histograms (nodejs_gc_duration_seconds).
+    const processLines = text.split('\n').filter((line) => /^(process|nodejs)_/.test(line));
+    expect(processLines.length).toBeGreaterThan(30);
+    for (const line of processLines) expect(line).toMatch(/[{,]worker="(\d+|primary)"[,}]/);
+    // Counts since start are sums: every request of every worker counted once.
+    expect(family('http_requests_total').metrics.some((m) => m.labels?.worker !== undefined)).toBe(false);
   });
 
   it('gives each request an id and a log line, from both workers', async () => {

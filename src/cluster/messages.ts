@@ -1,5 +1,5 @@
 // What the primary and its workers say to each other over node:cluster's IPC channel. Every message
-// carries `savings` so that other users of the channel (prom-client's metric aggregation) are told apart.
+// carries `savings` so that other users of the channel are told apart.
 import type { Taken } from '../http/rate-limit.js';
 
 /** A worker asks; the primary answers with the same id. */
@@ -18,9 +18,12 @@ export type PrimaryReply =
   | { savings: 'gathered'; id: number; value: unknown }
   | { savings: 'failed'; id: number; error: string };
 
-/** The primary asks a worker something (its own figures), or tells it to do something. */
+/**
+ * The primary asks a worker something (its own figures: for /api/metrics, or its registry's metrics as
+ * JSON for /metrics), or tells it to do something.
+ */
 export type PrimaryCommand =
-  | { savings: 'stats'; id: number }
+  | { savings: 'stats'; id: number; what?: 'prometheus' }
   | { savings: 'refresh' }
   /** Stop accepting, drain, exit 0: the cluster is shutting down. */
   | { savings: 'shutdown' };

@@ -9,14 +9,14 @@
 // SIGTERM or SIGINT: every worker stops accepting and drains (its own grace period), then the primary
 // closes the database and exits 0. A worker that dies otherwise is replaced.
 import cluster, { type Worker } from 'node:cluster';
-import { AggregatorRegistry } from 'prom-client';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
+import { processRegistry } from '../http/metrics.js';
 import { RateLimiter } from '../http/rate-limit.js';
 import type { Logger } from '../logger.js';
 import type { MemoryPlan } from '../memory.js';
 import { isOurs, type ToPrimary, type ToWorker } from './messages.js';
-import { combineStats, processFigures } from './stats.js';
+import { aggregateMetrics, combineStats, processFigures } from './stats.js';
 
 export interface PrimaryOptions {
   config: Config;
@@ -47,7 +47,8 @@ export async function runPrimary({ config, logger, flush, memory, prepare, start
   const db = await prepare();
   // The primary's own connections were for migrating and seeding; the workers have pools of their own.
   const limiter = config.rateLimitPerMinute > 0 ? new RateLimiter(config.rateLimitPerMinute) : null;
-  const aggregator = new AggregatorRegistry();
+  // The primary's own process figures, beside the workers' in /metrics.
+  const ownMetrics = processRegistry('primary');
   let stopping = false;
   let listening = 0;
 
@@ -58,10 +59,10 @@ export async function runPrimary({ config, logger, flush, memory, prepare, start
   };
   const workers = () => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
 
-  // Every worker's own figures, asked for by id; each worker answers once.
+  // Every worker's own figures (or its metrics' JSON), asked for by id; each worker answers once.
   let statsId = 1;
   const statsWaiting = new Map<number, { values: unknown[]; expected: number; done(values: unknown[]): void }>();
-  const gatherStats = () =>
+  const gatherStats = (what?: 'prometheus') =>
     new Promise<unknown[]>((resolve) => {
       const id = statsId++;
       const targets = workers().filter((w) => w.isConnected());
@@ -71,7 +72,7 @@ export async function runPrimary({ config, logger, flush, memory, prepare, start
       setTimeout(() => {
         if (statsWaiting.delete(id)) resolve(entry.values);
       }, STATS_TIMEOUT_MS).unref();
-      for (const worker of targets) send(worker, { savings: 'stats', id });
+      for (const worker of targets) send(worker, { savings: 'stats', id, ...(what ? { what } : {}) });
       if (targets.length === 0 && statsWaiting.delete(id)) resolve([]);
     });
 
@@ -99,7 +100,12 @@ export async function runPrimary({ config, logger, flush, memory, prepare, start
       case 'gather': {
         const gathered =
           m.what === 'prometheus'
-            ? aggregator.clusterMetrics()
+            ? gatherStats('prometheus').then(async (values) =>
+                aggregateMetrics([
+                  ...(values as Parameters<typeof aggregateMetrics>[0]),
+                  await ownMetrics.getMetricsAsJSON(),
+                ]),
+              )
             : gatherStats().then((values) =>
                 combineStats(values, { primary: processFigures(), workers: config.workers }),
               );

@@ -2,7 +2,7 @@
 // worker's figures), notices (a new data version), and the primary's commands (look for new data now,
 // report your figures; shutting down is src/server.ts's).
 import cluster from 'node:cluster';
-import { AggregatorRegistry, Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { Taken } from '../http/rate-limit.js';
 import { isOurs, type PrimaryReply, type ToPrimary, type ToWorker } from './messages.js';
 
@@ -13,7 +13,7 @@ export interface WorkerLink {
   take(client: string): Promise<Taken>;
   /** Every worker's /api/metrics figures and the primary's own. */
   gatherStats(): Promise<unknown>;
-  /** The Prometheus text of every worker's registry, aggregated (sums; prom-client's rules per metric). */
+  /** The Prometheus text of every process's registry, aggregated (src/cluster/stats.ts: aggregateMetrics). */
   gatherPrometheus(): Promise<string>;
   swapped(version: number): void;
   /** What this worker answers when the primary asks for its figures (nothing until it has an app). */
@@ -31,11 +31,6 @@ const REPLY_TIMEOUT_MS = 5_000;
  */
 export function workerLink(): WorkerLink | null {
   if (!cluster.isWorker || !process.send) return null;
-  // The worker's side of prom-client's aggregation: it answers the primary's request with its registry
-  // (an empty one until the app has made its own).
-  AggregatorRegistry.setRegistries([new Registry()]);
-  new AggregatorRegistry();
-
   const send = (message: ToPrimary) => process.send!(message);
   let nextId = 1;
   const pending = new Map<
@@ -43,6 +38,7 @@ export function workerLink(): WorkerLink | null {
     { resolve(reply: PrimaryReply): void; reject(err: Error): void; timer: NodeJS.Timeout }
   >();
   let stats: () => Promise<unknown> = async () => null;
+  let registry: Registry | undefined;
   const refreshListeners: (() => void)[] = [];
 
   process.on('message', (message: unknown) => {
@@ -61,7 +57,10 @@ export function workerLink(): WorkerLink | null {
         return;
       }
       case 'stats':
-        void stats().then((value) => send({ savings: 'stats', id: m.id, value }));
+        // Nothing until the app has made its registry: a worker still starting has no figures.
+        void (m.what === 'prometheus' ? (registry?.getMetricsAsJSON() ?? Promise.resolve([])) : stats()).then((value) =>
+          send({ savings: 'stats', id: m.id, value }),
+        );
         return;
       case 'refresh':
         for (const listener of refreshListeners) listener();
@@ -108,7 +107,7 @@ export function workerLink(): WorkerLink | null {
     },
     swapped: (version) => send({ savings: 'swapped', version }),
     onStats: (report) => void (stats = report),
-    useRegistry: (registry) => AggregatorRegistry.setRegistries([registry]),
+    useRegistry: (own) => void (registry = own),
     onRefresh: (listener) => void refreshListeners.push(listener),
   };
 }

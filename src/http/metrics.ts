@@ -2,6 +2,11 @@
 // route and status with their durations, every cache's size and hits, the data version and age, and the
 // process itself (heap, RSS, event-loop lag, from prom-client's default metrics). Routes are labelled by
 // their template (/api/products/{id}), never by the raw path, so the series stay few.
+//
+// With several workers, /metrics is every process's registry put together (src/cluster/stats.ts), and
+// each metric says how: counts and sizes are added up (prom-client's default), the data version is the
+// lowest (the most behind) and the data age the highest, and the process's own figures carry a `worker`
+// label (the worker's number, or `primary`) so that each process keeps its own series.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface MetricsSources {
@@ -23,9 +28,19 @@ export interface Metrics {
 const SIZES = ['entries', 'bytes', 'maxEntries', 'maxBytes', 'max'] as const;
 const COUNTS = ['hits', 'misses', 'evictions'] as const;
 
-export function createMetrics(sources: MetricsSources): Metrics {
+/** The label every process metric carries in a cluster: whose process it is. */
+export const PROCESS_LABEL = 'worker';
+
+/** The process's own figures (heap, RSS, CPU, event loop, GC), labelled with whose process it is in a cluster. */
+export function processRegistry(worker?: string): Registry {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  collectDefaultMetrics({ register: registry, ...(worker ? { labels: { [PROCESS_LABEL]: worker } } : {}) });
+  return registry;
+}
+
+/** `worker`: this process's label in a cluster (its worker number); none for a single process. */
+export function createMetrics(sources: MetricsSources, { worker }: { worker?: string } = {}): Metrics {
+  const registry = processRegistry(worker);
 
   const requests = new Counter({
     name: 'http_requests_total',
@@ -54,7 +69,9 @@ export function createMetrics(sources: MetricsSources): Metrics {
 
   new Gauge({
     name: 'savings_cache_size',
-    help: 'Each cache now: entries and bytes held, and its bounds (what=entries|bytes|maxEntries|maxBytes|max).',
+    help:
+      'Each cache now: entries and bytes held, and its bounds (what=entries|bytes|maxEntries|maxBytes|max); with ' +
+      'several workers, the sum of theirs (each has its own caches).',
     labelNames: ['cache', 'what'],
     registers: [registry],
     collect() {
@@ -87,16 +104,22 @@ export function createMetrics(sources: MetricsSources): Metrics {
   });
   new Gauge({
     name: 'savings_data_version',
-    help: 'The data version being served (it increases with every ingest that changed something).',
+    help:
+      'The data version being served (it increases with every ingest that changed something); with several ' +
+      'workers, the lowest: every worker serves this version or a newer one.',
     registers: [registry],
+    aggregator: 'min',
     collect() {
       this.set(sources.dataVersion());
     },
   });
   new Gauge({
     name: 'savings_data_age_seconds',
-    help: 'Seconds since the newest data served was observed (absent without data).',
+    help:
+      'Seconds since the newest data served was observed (absent without data); with several workers, the ' +
+      'oldest data any of them serves.',
     registers: [registry],
+    aggregator: 'max',
     collect() {
       this.reset();
       const age = sources.dataAgeSeconds();
