@@ -3,4 +3,5 @@
 // composes, each tested on its own; docs/architecture.md has the map.
 export { EPSILON } from './plan/types.js';
 export type { PlanCandidate, PlanPart, PlanProblem, PlanSegment, PlanSolution, PlanStats } from './plan/types.js';
-export { optimizePlan, WORK_BUDGET, workBudget, type SearchBudget } from './plan/search.js';
+export { WORK_BUDGET, workBudget, type SearchBudget } from './plan/budget.js';
+export { optimizePlan } from './plan/search.js';

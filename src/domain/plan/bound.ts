@@ -9,6 +9,7 @@ import { StreamGreedy } from './greedy.js';
 import type { Incumbent } from './incumbent.js';
 import type { PartialPlan } from './partial.js';
 import { GroupRooms } from './rooms.js';
+import type { SearchSpace } from './space.js';
 import { FLOAT_MARGIN, type Bound, type Cand, type Item, type PlanLimits, type PlanStats } from './types.js';
 
 /** What a bound costs beyond its loops' steps, in the same steps (its setup, its node in the search). */
@@ -26,36 +27,30 @@ export class BoundEngine {
   private readonly groupExtra: Float64Array;
   private readonly touched: number[] = [];
 
+  private readonly cands: readonly Cand[];
+  private readonly order: GroupOrder;
+  private readonly tables: OpenTables;
+  private readonly limits: PlanLimits;
+
   constructor(
-    private readonly cands: readonly Cand[],
-    private readonly order: GroupOrder,
-    private readonly tables: OpenTables,
-    private readonly limits: PlanLimits,
+    space: SearchSpace,
     private readonly plan: PartialPlan,
     private readonly best: Incumbent,
     private readonly stats: PlanStats,
-    /** The problem's candidates (the greedy marks them by index). */
-    candidates: number,
   ) {
-    const groups = limits.groupLimits.length;
-    this.rooms = new GroupRooms(limits.groupLimits, plan);
-    this.greedy = new StreamGreedy(candidates, this.rooms, stats);
-    this.count = {
-      cands,
-      bySteepest: tables.bySteepest,
-      groupLimits: limits.groupLimits,
-      plan,
-      rooms: this.rooms,
-      stats,
-    };
-    this.groupCap = new Float64Array(groups);
-    this.groupExtra = new Float64Array(groups);
+    ({ cands: this.cands, order: this.order, tables: this.tables, limits: this.limits } = space);
+    const { groupLimits } = this.limits;
+    this.rooms = new GroupRooms(groupLimits, plan);
+    this.greedy = new StreamGreedy(space.candidates, this.rooms, stats);
+    this.count = { cands: this.cands, bySteepest: this.tables.bySteepest, groupLimits, plan, rooms: this.rooms, stats };
+    this.groupCap = new Float64Array(groupLimits.length);
+    this.groupExtra = new Float64Array(groupLimits.length);
   }
 
   /** The bound of the partial plan with the candidates from position i on still open. */
   evaluate(i: number): Bound {
     const { cands, tables, plan, stats, chosenItems, rooms, greedy } = this;
-    const { groupLimits, total, maxParts, maxNonFlexible } = this.limits;
+    const { total, maxParts, maxNonFlexible } = this.limits;
     const { sumLo, sumLoFixed } = plan;
     const n = cands.length;
     const K = tables.K;

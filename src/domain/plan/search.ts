@@ -14,31 +14,14 @@
 // and what it costs: see the docs.
 import { ZERO } from '../decimal.js';
 import { BoundEngine } from './bound.js';
-import { prepare, removeDominated, searchOrder, segmentsOf } from './candidates.js';
-import { openTables } from './envelope.js';
 import { Incumbent } from './incumbent.js';
 import { LeafSolver } from './leaf.js';
 import { PartialPlan } from './partial.js';
 import { PriorityQueue } from './queue.js';
 import { seedPlans } from './seed.js';
-import type { Bound, Chosen, PlanLimits, PlanProblem, PlanSolution, PlanStats } from './types.js';
-
-/**
- * The work a search may do, in steps of the bounds' inner loops: counted rather than timed, so the same
- * request gets the same plan on every machine. Plans over the sample market take well under a
- * hundredth of it; some requests for many parts with a large flexible share meet wide plateaus of
- * near-equal plans, and a request must end: then the best plan found is answered with the gap its
- * bounds leave (`proven: false`). Two to three seconds on our machines.
- */
-export const WORK_BUDGET = 50_000_000;
-
-/** When a search stops early, with the best plan found and the gap its bounds leave: asked per choice. */
-export interface SearchBudget {
-  spent(stats: PlanStats): boolean;
-}
-
-/** The default budget: `maxWork` steps of the bounds (deterministic: the same request, the same plan). */
-export const workBudget = (maxWork: number): SearchBudget => ({ spent: (stats) => stats.work >= maxWork });
+import { searchSpace } from './space.js';
+import { WORK_BUDGET, workBudget, type SearchBudget } from './budget.js';
+import type { Bound, Chosen, PlanProblem, PlanSolution, PlanStats } from './types.js';
 
 /**
  * A choice still to explore: its parts (a chain through `parent`, so that a node costs the same
@@ -67,29 +50,15 @@ export function optimizePlan(
   problem: PlanProblem,
   budget: SearchBudget = workBudget(problem.maxWork ?? WORK_BUDGET),
 ): PlanSolution {
-  const total = Math.max(0, problem.total);
-  const limits: PlanLimits = {
-    groupLimits: problem.groupLimits,
-    total,
-    maxParts: problem.maxParts,
-    maxNonFlexible: Math.max(0, Math.min(problem.maxNonFlexible, total)),
-    placementOnly: problem.placementOnly === true,
-  };
-  const { groupLimits, maxParts, maxNonFlexible } = limits;
-  const all = prepare(problem.candidates, limits);
-  const stats: PlanStats = { candidates: all.length, kept: 0, nodes: 0, leaves: 0, refinements: 0, work: 0 };
-  if (total === 0 || maxParts < 1 || all.length === 0)
-    return { parts: [], placed: 0, value: ZERO, proven: true, gap: 0, stats };
-
-  const cands = removeDominated(all, maxParts);
-  stats.kept = cands.length;
-  for (const c of cands) segmentsOf(c, limits.placementOnly);
-  const order = searchOrder(cands);
-  const tables = openTables(cands, order, limits);
+  const stats: PlanStats = { candidates: 0, kept: 0, nodes: 0, leaves: 0, refinements: 0, work: 0 };
+  const space = searchSpace(problem, stats);
+  if (space === null) return { parts: [], placed: 0, value: ZERO, proven: true, gap: 0, stats };
+  const { limits, cands } = space;
+  const { groupLimits, total, maxParts, maxNonFlexible } = limits;
   const n = cands.length;
   const plan = new PartialPlan(groupLimits.length);
   const best = new Incumbent(limits.placementOnly);
-  const engine = new BoundEngine(cands, order, tables, limits, plan, best, stats, problem.candidates.length);
+  const engine = new BoundEngine(space, plan, best, stats);
   const leaf = new LeafSolver(limits, best, stats);
   const queue = new PriorityQueue<Node>(before);
   let seq = 0;
