@@ -12,7 +12,7 @@ import { EPSILON_FLOAT, type PlanStats } from './types.js';
 const newStats = (): PlanStats => ({ candidates: 0, kept: 0, nodes: 0, leaves: 0, refinements: 0, work: 0 });
 
 describe('BoundEngine.evaluate', () => {
-  it('property: never below a completion of the partial plan (places at least as much; as much, earns at least as much)', () => {
+  it('property: never below a completion of the partial plan (as much placed or more; as much, as much earned)', () => {
     fc.assert(
       fc.property(
         fc.oneof(problemArb(), problemArb({ wide: true }), problemArb({ placementOnly: true })),
