@@ -7,11 +7,11 @@
 // group (its institution, whose DGS limit its parts share) and says, for the amounts it accepts, how
 // much placing k units earns (`value`) and an upper bound of that as lines over segments of amounts
 // (exact where the return is linear or affine in the amount, a bound where it curves). The method is
-// branch and bound over which offers, and which segment of each, a plan uses, best bound first: the
-// candidates (candidates.ts), a choice's bound (bound.ts, over envelope.ts), the amounts of a complete
-// choice (leaf.ts), first plans (seed.ts), composed here. Floating point only bounds subtrees (with a
-// margin larger than its error); every plan that is kept was compared in Decimal. Why this is optimal,
-// and what it costs: see the docs.
+// branch and bound over which offers, and which segment of each, a plan uses, best bound first. Composed
+// here: the candidates and the bound's tables (space.ts), a choice's bound (bound.ts), the amounts of a
+// complete choice (leaf.ts), first plans (seed.ts), when to stop (budget.ts). Floating point only bounds
+// subtrees (with a margin larger than its error); every plan that is kept was compared in Decimal. Why
+// this is optimal, and what it costs: see the docs.
 import { ZERO } from '../decimal.js';
 import { BoundEngine } from './bound.js';
 import { Incumbent } from './incumbent.js';
