@@ -2,7 +2,7 @@
 // covered by a deposit guarantee and the return is highest. The candidates are the offers the list
 // would show for the same filters (contract §4 steps 1–2, verified DGS only); each part is calculated
 // as the list calculates an offer (contract §2) and carries its DGS split (§3). The optimizer and why
-// its plan is the best one: src/domain/plan.ts and docs/calculation.md, "The savings plan". Pure: the
+// its plan is the best one: src/domain/plan/ and docs/calculation.md, "The savings plan". Pure: the
 // catalogue, the query and the time go in, the plan comes out.
 import { LRUCache } from 'lru-cache';
 import { compareDecimals, Decimal, HUNDRED, toFixed2, ZERO } from '../domain/decimal.js';

@@ -8,7 +8,7 @@
 // non-flexible limit the constraints are nested (institutions inside the total) and filling the
 // steepest slope first is optimal; with it, successive longest augmenting paths (a max-weight flow),
 // in Decimal. Pure: numbers of grid units in, grid units out.
-import { compareDecimals, Decimal, ZERO } from './decimal.js';
+import { compareDecimals, Decimal, ZERO } from '../decimal.js';
 
 export interface LpPart {
   group: number;

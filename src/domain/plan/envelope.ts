@@ -1,0 +1,171 @@
+// What the candidates still open could add to a plan, for the bounds: each candidate's upper concave
+// envelope as steps (slope per unit, width), one institution's merged and cut at its limit, and the
+// tables the bound reads per search position (suffixes of the search order) once per search.
+import type { GroupOrder } from './candidates.js';
+import { up, type Cand, type Item, type PlanLimits } from './types.js';
+
+/**
+ * The upper concave envelope of a candidate's bound through (0, 0): its lines' ends are the points, the
+ * envelope's steps (slope per unit, width) are the items. Any part of the candidate earns at most the
+ * envelope at its amount; parts of several candidates together at most the merged steps (the max-plus
+ * convolution of concave functions), whatever their number.
+ */
+export function envelope(c: Cand): Item[] {
+  const xs: number[] = [0];
+  const ys: number[] = [0];
+  for (const s of c.segs) {
+    for (const x of s.lo === s.hi ? [s.lo] : [s.lo, s.hi]) {
+      const y = s.slope * x + s.intercept;
+      // upper hull, left to right: drop the last point while it lies below the chord to the new one
+      while (xs.length >= 2) {
+        const k = xs.length - 1;
+        if ((ys[k]! - ys[k - 1]!) * (x - xs[k - 1]!) > (y - ys[k - 1]!) * (xs[k]! - xs[k - 1]!)) break;
+        xs.pop();
+        ys.pop();
+      }
+      xs.push(x);
+      ys.push(y);
+    }
+  }
+  const items: Item[] = [];
+  for (let k = 1; k < xs.length; k++) {
+    const width = xs[k]! - xs[k - 1]!;
+    const floor = k === 1 && c.lo > 1 ? Math.min(c.lo, width) : undefined;
+    items.push({
+      slope: up((ys[k]! - ys[k - 1]!) / width),
+      width,
+      group: c.group,
+      flexible: c.flexible,
+      cand: c.index,
+      ...(floor ? { floor } : {}),
+    });
+  }
+  return items;
+}
+
+/** Steps of one institution's candidates (each kind steepest first), each kind cut at its limit, merged. */
+export function cutAndMerge(fixed: readonly Item[], flexible: readonly Item[], limit: number): Item[] {
+  const out: Item[] = [];
+  for (const steps of [fixed, flexible]) {
+    let left = limit;
+    for (const step of steps) {
+      if (left <= 0) break;
+      out.push(step.width <= left ? step : { ...step, width: left });
+      left -= step.width;
+    }
+  }
+  return out.sort((a, b) => b.slope - a.slope);
+}
+
+/** Inserts steps into a list kept steepest first. */
+export function insertSteps(list: Item[], steps: readonly Item[]): void {
+  for (const step of steps) {
+    let k = list.length;
+    while (k > 0 && list[k - 1]!.slope < step.slope) k--;
+    list.splice(k, 0, step);
+  }
+}
+
+/** What the institutions after a rank could place: within their limits, per kind. */
+export interface LaterCaps {
+  group: number;
+  flexible: number;
+  fixed: number;
+}
+
+/** The bound's tables over candidates in search order (see `openTables`). */
+export interface OpenTables {
+  /** Per position i: the steps of i's institution's candidates from i on, merged and cut at its limit. */
+  suffixItems: Item[][];
+  /** Per institution rank r: the steps of the institutions after it, steepest first. */
+  later: Item[][];
+  /** Per institution rank r: what the institutions after it could place. */
+  laterCaps: LaterCaps[];
+  /** maxParts: the row length of the top sums is K + 1. */
+  K: number;
+  /**
+   * Per position i and m = 0..K, at [i·(K + 1) + m]: the sum of the m largest amounts among candidates
+   * i.. — of all of them, of the flexible ones and of the others (the same array without a reserve).
+   */
+  topSum: Float64Array;
+  topFlexible: Float64Array;
+  topFixed: Float64Array;
+  /** Positions, steepest first step first (`countBound` stops where none can gain). */
+  bySteepest: number[];
+}
+
+/** The tables, for candidates in search order, each with its steps (`segmentsOf`). */
+export function openTables(cands: readonly Cand[], order: GroupOrder, limits: PlanLimits): OpenTables {
+  const { groupLimits } = limits;
+  const { groups, rank } = order;
+  const n = cands.length;
+  const suffixItems: Item[][] = new Array(n);
+  const whole: Item[][] = [];
+  {
+    let fixed: Item[] = [];
+    let flexible: Item[] = [];
+    for (let i = n - 1; i >= 0; i--) {
+      const c = cands[i]!;
+      if (i === n - 1 || cands[i + 1]!.group !== c.group) {
+        fixed = [];
+        flexible = [];
+      }
+      insertSteps(c.flexible ? flexible : fixed, c.steps);
+      suffixItems[i] = cutAndMerge(fixed, flexible, groupLimits[c.group]!);
+      if (i === 0 || cands[i - 1]!.group !== c.group) whole[rank.get(c.group)!] = suffixItems[i]!;
+    }
+  }
+  const later: Item[][] = [];
+  const laterCaps: LaterCaps[] = [];
+  {
+    for (let r = 0; r <= groups.length; r++)
+      later.push(
+        whole
+          .slice(r)
+          .flat()
+          .sort((a, b) => b.slope - a.slope),
+      );
+    const caps = { group: 0, flexible: 0, fixed: 0 };
+    laterCaps[groups.length] = { ...caps };
+    for (let r = groups.length - 1; r >= 0; r--) {
+      const items = whole[r]!;
+      const width = items.reduce((sum, it) => sum + it.width, 0);
+      caps.group += Math.min(groupLimits[groups[r]!]!, width);
+      for (const it of items) {
+        if (it.flexible) caps.flexible += it.width;
+        else caps.fixed += it.width;
+      }
+      laterCaps[r] = { ...caps };
+    }
+  }
+  const K = limits.maxParts;
+  const topSums = (keep: (c: Cand) => boolean): Float64Array => {
+    const sums = new Float64Array((n + 1) * (K + 1));
+    let top: number[] = [];
+    for (let i = n; i >= 0; i--) {
+      if (i < n && keep(cands[i]!)) {
+        top.push(cands[i]!.hi);
+        top.sort((a, b) => b - a);
+        if (top.length > K) top = top.slice(0, K);
+      }
+      let sum = 0;
+      for (let m = 1; m <= K; m++) {
+        sum += top[m - 1] ?? 0;
+        sums[i * (K + 1) + m] = sum;
+      }
+    }
+    return sums;
+  };
+  const topSum = topSums(() => true);
+  const reserved = limits.maxNonFlexible < limits.total;
+  return {
+    suffixItems,
+    later,
+    laterCaps,
+    K,
+    topSum,
+    topFlexible: reserved ? topSums((c) => c.flexible) : topSum,
+    topFixed: reserved ? topSums((c) => !c.flexible) : topSum,
+    bySteepest: cands.map((_, j) => j).sort((a, b) => cands[b]!.steps[0]!.slope - cands[a]!.steps[0]!.slope),
+  };
+}
