@@ -111,7 +111,7 @@ function rateChange(): Snapshot {
 }
 
 describe('EventSource clients that saw no event yet, across a restart with an ingest in between', () => {
-  it('get what was ingested while the service was away: the npm eventsource client (5 and 4) and Chromium', async () => {
+  it('get what was ingested while the service was away: npm eventsource 5 and 4, and Chromium', async () => {
     const clients = [nodeClient('eventsource 5', EventSourceV5), nodeClient('eventsource 4', EventSourceV4)];
     if (browser) clients.push(await chromiumClient());
     else console.warn(`Chromium's EventSource not tested: ${browserSkip}`);
