@@ -21,6 +21,7 @@ import { DatabaseStatus } from './db/status.js';
 import type { ListBounds } from './graphql/cost.js';
 import { listBounds, OPERATION_LIMITS, operationLimits } from './graphql/limits.js';
 import { variableErrors } from './graphql/variable-errors.js';
+import { batchesWithoutStreams } from './graphql/batches.js';
 import { schema } from './graphql/schema/index.js';
 import { graphiql, graphiqlFiles } from './http/graphiql.js';
 import { allOf } from './http/static.js';
@@ -162,7 +163,7 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
     logger,
     database,
     maxPerClient: config.streamsPerIp,
-    maxBufferBytes: config.streamBufferMaxBytes,
+    replayEvents: config.streamReplayEvents,
     heartbeatMs: config.streamHeartbeatMs,
   });
   // A compiled query of the product list is several hundred KB of generated code: the REST routes use a
@@ -280,6 +281,7 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
       useAPQ({ store: persistedQueries }),
       useKnownOperationTypes(),
       ...operationLimits(bounds),
+      batchesWithoutStreams(),
       variableErrors(),
       // Subscriptions run on graphql-js: graphql-jit 0.8 hands a subscription field's resolver the
       // operation's variables instead of the field's arguments (literal arguments are lost, and the

@@ -80,8 +80,13 @@ const envSchema = z.object({
   INGEST_WAIT_SECONDS: z.coerce.number().min(0).max(86_400).default(600),
   /** Change streams (SSE and GraphQL subscriptions) one client address may hold open at once. */
   STREAMS_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(50),
-  /** A change stream whose unsent events pass this many KB is cut (its client reads too slowly). */
+  /**
+   * What a change stream's connection may hold that its client has not read (in the process and in the
+   * kernel's send queue), in KB: beyond it the stream is given nothing more, and cut if it stays so.
+   */
   STREAM_BUFFER_MAX_KB: z.coerce.number().int().min(1).max(1_048_576).default(1024),
+  /** How many of the newest change events a reconnecting stream may resume from; older: a reset event. */
+  STREAM_REPLAY_EVENTS: z.coerce.number().int().min(1).max(1_000_000).default(1000),
   /** How often an SSE change stream sends a comment to keep proxies from closing it. */
   STREAM_HEARTBEAT_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
 });
@@ -108,6 +113,7 @@ export type Config = Readonly<{
   ingestWaitMs: number;
   streamsPerIp: number;
   streamBufferMaxBytes: number;
+  streamReplayEvents: number;
   streamHeartbeatMs: number;
 }>;
 
@@ -147,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestWaitMs: e.INGEST_WAIT_SECONDS * 1000,
     streamsPerIp: e.STREAMS_PER_IP,
     streamBufferMaxBytes: e.STREAM_BUFFER_MAX_KB * 1024,
+    streamReplayEvents: e.STREAM_REPLAY_EVENTS,
     streamHeartbeatMs: e.STREAM_HEARTBEAT_MS,
   });
 }

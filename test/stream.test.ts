@@ -30,12 +30,14 @@ interface Item {
 }
 
 const DAYS = 5;
+/** A window smaller than the sample's events, so that resuming from the first one is a reset. */
+const REPLAY_EVENTS = 100;
 let t: TestApp;
 let base: string;
 let closeServer: () => Promise<void>;
 
 beforeAll(async () => {
-  t = await createTestApp({ days: DAYS });
+  t = await createTestApp({ days: DAYS, env: { STREAM_REPLAY_EVENTS: String(REPLAY_EVENTS) } });
   const server = await serve(t.app);
   base = server.base;
   closeServer = server.close;
@@ -111,7 +113,8 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000
 
 describe('GET /api/changes/stream', () => {
   it(
-    'opens with retry: 5000 and the newest id; never cached, ' + 'compressed or validated; with CORS and a request id',
+    'opens with retry: 5000 and a position event carrying the newest id; never cached, compressed or validated; ' +
+      'with CORS and a request id',
     async () => {
       const newest = await newestId();
       const { res, sse, hello } = await openStream('', {
@@ -127,7 +130,13 @@ describe('GET /api/changes/stream', () => {
       expect(res.headers.get('etag')).toBeNull();
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
       expect(res.headers.get('x-request-id')).toBe('stream-1');
-      expect(hello).toEqual({ retry: 5000, id: String(newest), comments: [] });
+      expect(hello).toEqual({
+        retry: 5000,
+        id: String(newest),
+        event: 'position',
+        data: JSON.stringify({ id: String(newest) }),
+        comments: [],
+      });
       await sse.close();
     },
   );
@@ -213,6 +222,46 @@ describe('GET /api/changes/stream', () => {
     }
   });
 
+  it(
+    'answers a resume from before the replay window with a reset event, then goes on live from the newest ' +
+      'event; the window itself is read once for every stream that resumes from it',
+    async () => {
+      const all = await eventsAfter(0);
+      expect(all.length).toBeGreaterThan(REPLAY_EVENTS + 1);
+      // The oldest position the window covers: the newest event not in it.
+      const edge = Number(all[all.length - REPLAY_EVENTS - 1]!.id);
+      const loads = t.app.services.changes.stats().tail.loads;
+      const resumed = await Promise.all(Array.from({ length: 5 }, () => openStream(`?since=${edge}`)));
+      for (const { hello, sse } of resumed) {
+        expect(hello).toMatchObject({ event: 'position', id: String(edge) });
+        const replay = await sse.events(REPLAY_EVENTS);
+        expect(replay.map((m) => m.id)).toEqual(all.slice(-REPLAY_EVENTS).map((e) => e.id));
+        await sse.close();
+      }
+      // 100 events in pages of 500: one read (and at most one more started by the tail's own start).
+      expect(t.app.services.changes.stats().tail.loads - loads).toBeLessThanOrEqual(1);
+
+      for (const [query, headers] of [
+        [`?since=${edge - 1}`, {}],
+        ['', { 'last-event-id': '0' }],
+      ] as const) {
+        const newest = await newestId();
+        const { hello, sse } = await openStream(query, headers);
+        expect(hello.event).toBe('reset');
+        expect(hello.id).toBe(String(newest));
+        const data = JSON.parse(hello.data!) as { id: string; since: string; message: string };
+        expect(data).toMatchObject({ id: String(newest), since: query ? String(edge - 1) : '0' });
+        expect(data.message).toMatch(/read \/api\/changes again/);
+        // Then live events, as from a fresh start.
+        await ingest((offers) => setRate(offers[7]!, otherRate(offers[7]!, true)));
+        const live = await eventsAfter(newest);
+        expect((await sse.events(live.length)).map((m) => m.id)).toEqual(live.map((e) => e.id));
+        await sse.close();
+      }
+      expect(t.app.services.changes.stats().resets.sse).toBeGreaterThanOrEqual(2);
+    },
+  );
+
   it('filters by kind, offerId, brand (id or name, any case) and type, like /api/changes', async () => {
     const catalog = t.app.services.store.current();
     const flexible = catalog.offers.find((o) => o.type === 'flexible')!;
@@ -275,6 +324,9 @@ describe('GET /api/changes/stream', () => {
       [`?offerId=${'x'.repeat(300)}`, {}, ['offerId']],
       ['', { 'last-event-id': 'abc' }, ['Last-Event-ID']],
     ];
+    // An id no event has yet: the stream would wait for ever (and a client would never know why).
+    const beyond = String((await newestId()) + 1);
+    cases.push([`?since=${beyond}`, {}, ['since']], ['?since=0', { 'last-event-id': beyond }, ['Last-Event-ID']]);
     await until(() => t.app.services.changes.stats().open.sse === 0); // the earlier tests' streams
     for (const [query, headers, parameters] of cases) {
       const res = await fetch(`${base}/api/changes/stream${query}`, { headers });
@@ -385,6 +437,56 @@ describe('the GraphQL subscription', () => {
     ).errors;
     expect(errors[0]!.extensions.code).toBe('BAD_USER_INPUT');
     expect(errors[0]!.extensions.errors.map((e) => e.parameter).sort()).toEqual(['amount', 'since']);
+  });
+});
+
+describe('the GraphQL subscription, refused', () => {
+  const subscribe = (body: unknown) =>
+    fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify(body),
+    });
+  type Errors = { errors?: { message: string; extensions: { code: string; errors?: { parameter: string }[] } }[] };
+  const firstResult = async (res: Response) =>
+    JSON.parse((await readSse(res.body!).until((m) => m.event === 'next')).at(-1)!.data!) as Errors | Errors[];
+
+  it('names since when it is beyond the newest event, or older than the replay window', async () => {
+    const newest = await newestId();
+    for (const [since, pattern] of [
+      [String(newest + 1), /the newest is \d+/],
+      ['0', new RegExp(`older than the newest ${REPLAY_EVENTS} events`)],
+    ] as const) {
+      const res = await subscribe({ query: `subscription { changes(since: "${since}") { id } }` });
+      const result = (await firstResult(res)) as Errors;
+      expect(result.errors![0]!.extensions.code).toBe('BAD_USER_INPUT');
+      expect(result.errors![0]!.extensions.errors!.map((e) => e.parameter)).toEqual(['since']);
+      expect(result.errors![0]!.message).toMatch(pattern);
+    }
+    await until(() => t.app.services.changes.stats().open.graphql === 0);
+  });
+
+  it('refuses subscriptions in a batch, each with a reason, and holds no stream for them', async () => {
+    const open = () => t.app.services.changes.stats().open.graphql;
+    await until(() => open() === 0);
+    // Before, each of these held a slot for ever: 60 of them and the address had none left.
+    for (let i = 0; i < 60; i++) {
+      const res = await subscribe([
+        { query: 'subscription { changes { id } }' },
+        { query: '{ changes(limit: 1) { items { id } } }' },
+        { query: 'subscription { changes(kind: [RATE_UP]) { id kind } }' },
+      ]);
+      const results = (await firstResult(res)) as Errors[];
+      expect(results).toHaveLength(3);
+      for (const refused of [results[0]!, results[2]!]) {
+        expect(refused.errors![0]!.extensions.code).toBe('BAD_REQUEST');
+        expect(refused.errors![0]!.message).toMatch(/cannot be part of a batch/);
+      }
+      expect(results[1]).toMatchObject({ data: { changes: { items: [{ id: expect.any(String) }] } } });
+      expect(open()).toBe(0);
+    }
+    const { sse } = await openStream();
+    await sse.close();
   });
 });
 
@@ -603,8 +705,8 @@ describe('limits and shutdown', () => {
   let s: TestApp;
   beforeAll(async () => {
     s = await createTestApp({
-      days: 3,
-      env: { STREAMS_PER_IP: '2', STREAM_BUFFER_MAX_KB: '1', STREAM_HEARTBEAT_MS: '200' },
+      days: 20,
+      env: { STREAMS_PER_IP: '2', STREAM_BUFFER_MAX_KB: '1', STREAM_HEARTBEAT_MS: '200', STREAM_REPLAY_EVENTS: '5000' },
     });
   });
   afterAll(async () => {
@@ -616,10 +718,34 @@ describe('limits and shutdown', () => {
     return res;
   };
 
+  let sLast: Snapshot | undefined;
+  /** The sample's last day again, an hour after the previous ingest, with some offers' rates changed. */
+  async function ingestS(offers: [number, number], up: boolean): Promise<void> {
+    if (!sLast) for (const snapshot of generateSnapshots({ ...SAMPLE, days: 20 })) sLast = snapshot;
+    const next = clone(sLast!);
+    next.observedAt = new Date(Date.parse(next.observedAt) + 3_600_000).toISOString();
+    for (const o of next.offers.slice(...offers)) setRate(o, otherRate(o, up));
+    await applied(s, await applySnapshot(s.db.prisma, next));
+    sLast = next;
+  }
+
   it('sends a heartbeat comment at the configured interval', async () => {
     const res = await open();
     const sse = readSse(res.body!);
     await sse.next();
+    expect((await sse.next(2_000))!.comments).toEqual(['keep-alive']);
+    await sse.close();
+  });
+
+  it('tells a filtered stream its new position at the heartbeat when events it leaves out went by', async () => {
+    const sse = readSse((await open('?kind=dgs_change')).body!);
+    const opening = (await sse.next())!;
+    await ingestS([8, 10], false);
+    const newest = ((await (await s.get('/api/changes?limit=1')).json()) as { items: Item[] }).items[0]!.id;
+    expect(Number(newest)).toBeGreaterThan(Number(opening.id));
+    const told = (await sse.until((m) => m.event === 'position', 5_000)).at(-1)!;
+    expect(told).toMatchObject({ id: newest, data: JSON.stringify({ id: newest }) });
+    // Nothing more to tell until more events go by: keep-alive comments again.
     expect((await sse.next(2_000))!.comments).toEqual(['keep-alive']);
     await sse.close();
   });
@@ -652,47 +778,62 @@ describe('limits and shutdown', () => {
   );
 
   it(
-    'cuts a client that does not read once its unsent ' + 'events pass the bound, without affecting the others',
+    'gives a client that leaves what it was sent unread nothing more once its connection (the service and the ' +
+      'kernel) holds more than the bound, then cuts it with a reset, without affecting the others',
     async () => {
-      const slow = await open(); // never read
-      const fast = readSse((await open()).body!);
-      await fast.next();
-      // The other client reads all the time, as a client keeping up does (a reader that waits for the end
-      // of both ingests before reading would be behind too, and rightly cut).
-      const fastEvents: SseMessage[] = [];
-      const reading = (async () => {
-        for (let m = await fast.next(60_000); m; m = await fast.next(60_000))
-          if (m.data !== undefined) fastEvents.push(m);
-      })();
-      const before = Number(((await (await s.get('/api/changes?limit=1')).json()) as { items: Item[] }).items[0]!.id);
-      let last: Snapshot | undefined;
-      for (const snapshot of generateSnapshots({ ...SAMPLE, days: 3 })) last = snapshot;
-      // Two ingests of several changes each (1 KB is a few events): the slow client is still behind when the second
-      // comes.
-      for (const [n, offers] of [
-        [1, [0, 4]],
-        [2, [4, 8]],
-      ] as const) {
-        const next = clone(last!);
-        next.observedAt = new Date(Date.parse(next.observedAt) + n * 3_600_000).toISOString();
-        for (const o of next.offers.slice(...offers)) setRate(o, otherRate(o, n === 1));
-        await applied(s, await applySnapshot(s.db.prisma, next));
-        last = next;
+      const served = await serve(s.app);
+      try {
+        // The slow one resumes from the first event with an amount (hundreds of KB: far more than its own
+        // kernel takes in for it, ≈100 KB on loopback) and never reads.
+        const slow = await fetch(`${served.base}/api/changes/stream?since=0&amount=10000`);
+        expect(slow.status).toBe(200);
+        const fast = readSse((await fetch(`${served.base}/api/changes/stream`)).body!);
+        await fast.next();
+        const fastEvents: SseMessage[] = [];
+        const reading = (async () => {
+          for (let m = await fast.next(60_000); m; m = await fast.next(60_000))
+            if (m.data !== undefined && m.event !== 'position') fastEvents.push(m);
+        })().catch(() => {});
+        // Over 1 KB unread for a heartbeat interval (200 ms): cut.
+        await until(() => s.app.services.changes.stats().cut.sse === 1);
+        expect(s.app.services.changes.stats().open.sse).toBe(1);
+        // Reset, not closed: reading on ends in an error, after at most what had reached the client.
+        let received = 0;
+        const ending = await (async () => {
+          const reader = slow.body!.getReader();
+          try {
+            for (let r = await reader.read(); !r.done; r = await reader.read()) received += r.value.byteLength;
+            return 'end';
+          } catch {
+            return 'reset';
+          }
+        })();
+        expect(ending).toBe('reset');
+
+        // The fast one goes on getting what is ingested.
+        const before = Number(((await (await s.get('/api/changes?limit=1')).json()) as { items: Item[] }).items[0]!.id);
+        await ingestS([0, 4], true);
+        const expected = ((await (await s.get('/api/changes?limit=100')).json()) as { items: Item[] }).items.filter(
+          (e) => Number(e.id) > before,
+        );
+        expect(expected.length).toBeGreaterThanOrEqual(4);
+        await until(() => fastEvents.length >= expected.length);
+        expect(fastEvents.map((m) => m.id)).toEqual(expected.map((e) => e.id).reverse());
+
+        // What the slow one would have had: the whole replay, read by a client that reads.
+        const whole = await fetch(`${served.base}/api/changes/stream?since=0&amount=10000`);
+        const replay = readSse(whole.body!);
+        let bytes = 0;
+        for (let m = await replay.next(); m && m.id !== expected[0]!.id; m = await replay.next())
+          bytes += (m.data ?? '').length;
+        await replay.close();
+        expect(bytes).toBeGreaterThan(200_000);
+        expect(received).toBeLessThan(bytes / 2);
+        await fast.close();
+        await reading;
+      } finally {
+        await served.close();
       }
-      const expected = ((await (await s.get('/api/changes?limit=100')).json()) as { items: Item[] }).items.filter(
-        (e) => Number(e.id) > before,
-      );
-      expect(expected.length).toBeGreaterThanOrEqual(8);
-      await until(() => fastEvents.length >= expected.length);
-      expect(fastEvents.map((m) => m.id)).toEqual(expected.map((e) => e.id).reverse());
-      await until(() => s.app.services.changes.stats().cut.sse === 1);
-      expect(s.app.services.changes.stats().open.sse).toBe(1);
-      // The slow one was ended: what it can still read is what it had been given (the opening), then the end.
-      const cut = readSse(slow.body!);
-      expect((await cut.next())!.retry).toBe(5000);
-      expect(await cut.next()).toBeNull();
-      await fast.close();
-      await reading;
     },
   );
 

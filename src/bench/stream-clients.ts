@@ -48,8 +48,8 @@ function open(i: number): Promise<void> {
               resolve();
               continue;
             }
-            const id = /^id: (\d+)\nevent: /.exec(block)?.[1];
-            if (!id) continue; // a heartbeat
+            const id = /^id: (\d+)\nevent: (?!position\n|reset\n)/.exec(block)?.[1];
+            if (!id) continue; // a heartbeat, or the stream's position
             let times = arrivals.get(id);
             if (!times) arrivals.set(id, (times = []));
             times.push(at);

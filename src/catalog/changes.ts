@@ -121,6 +121,17 @@ export async function changesAfter(
   return rows.map(changeItem);
 }
 
+/** Every event with an id at most `atMost`, newest first, at most `limit` (the change feed's window). */
+export async function changesUpTo(prisma: PrismaClient, atMost: number, limit: number): Promise<ChangeItem[]> {
+  const rows = await prisma.changeEvent.findMany({
+    where: { id: { lte: atMost } },
+    include: WITH_OFFER_TYPE,
+    orderBy: { id: 'desc' },
+    take: limit,
+  });
+  return rows.map(changeItem);
+}
+
 /** The id of the newest event (0 when there is none). */
 export async function newestChangeId(prisma: PrismaClient): Promise<number> {
   const row = await prisma.changeEvent.findFirst({ orderBy: { id: 'desc' }, select: { id: true } });

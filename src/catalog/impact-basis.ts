@@ -10,13 +10,18 @@
 // versioned: an offer whose payout or fee changed later is calculated with the newer ones. When the
 // plans cannot be paired (an event without an offer, or history that does not hold both plans) the
 // impact is null.
-import type { PrismaClient } from '../db/client.js';
+//
+// Events read on their own (the change feed) read only the plans around them, not their offers' whole
+// history: what an offer held during the span of the events read (per offer), and, where that does not
+// hold an event's predecessor (a gap in the history), that one plan. A page of events costs plans in
+// proportion to the page, however long the history.
+import type { Prisma, PrismaClient } from '../db/client.js';
 import { withholdingRateOf } from '../domain/calc.js';
 import { Decimal } from '../domain/decimal.js';
 import type { CalcTerms, OfferType, Payout, WithholdingKind } from '../domain/types.js';
 import { RATE_EVENT_KINDS } from '../domain/vocabulary.js';
-import { withholdingFromRow } from '../ingest/rows.js';
-import { plansOfOffers, type EventItem, type PlanItem } from './history.js';
+import { promotionFromJson, tiersFromJson, withholdingFromRow } from '../ingest/rows.js';
+import type { EventItem, PlanItem } from './history.js';
 
 /** The events that change what an amount earns. */
 const RATE_EVENTS: ReadonlySet<EventItem['kind']> = new Set(RATE_EVENT_KINDS);
@@ -119,16 +124,84 @@ export async function impactOffersByIds(
   );
 }
 
-/** The basis of each event (by event id; null where it has none), read from the database in two queries. */
+const BASIS_PLAN = { id: true, offerId: true, validFrom: true, tierMode: true, tiers: true, promotion: true } as const;
+type BasisPlanRow = Prisma.RatePlanGetPayload<{ select: typeof BASIS_PLAN }>;
+const basisPlan = (row: BasisPlanRow): BasisPlan & { offerId: string } => ({
+  ...row,
+  tiers: tiersFromJson(row.tiers),
+  promotion: promotionFromJson(row.promotion),
+});
+const NEWEST_FIRST = [{ validFrom: 'desc' }, { id: 'desc' }] satisfies Prisma.RatePlanOrderByWithRelationInput[];
+
+type Rated = Pick<EventItem, 'id' | 'kind' | 'offerId' | 'at'>;
+
+/**
+ * The plans the events' bases need, per offer, newest first: every plan of the offer in force at some
+ * time between its first and its last event here (the plan each event starts, and the one it closed),
+ * then, for an event whose predecessor that does not hold, the newest plan that started before it.
+ */
+export async function plansAround(prisma: PrismaClient, events: readonly Rated[]): Promise<Map<string, BasisPlan[]>> {
+  const span = new Map<string, { first: Date; last: Date }>();
+  for (const e of events) {
+    const s = span.get(e.offerId!);
+    if (!s) span.set(e.offerId!, { first: e.at, last: e.at });
+    else {
+      if (e.at < s.first) s.first = e.at;
+      if (e.at > s.last) s.last = e.at;
+    }
+  }
+  const rows = await prisma.ratePlan.findMany({
+    where: {
+      OR: [...span].map(([offerId, { first, last }]) => ({
+        offerId,
+        validFrom: { lte: last },
+        OR: [{ validTo: null }, { validTo: { gte: first } }],
+      })),
+    },
+    select: BASIS_PLAN,
+    orderBy: NEWEST_FIRST,
+  });
+  const plans = new Map<string, BasisPlan[]>([...span.keys()].map((id) => [id, []]));
+  for (const row of rows) plans.get(row.offerId)!.push(basisPlan(row));
+  // An event whose plan is here but not the one before it: the history has a gap before the event.
+  const missing = events.filter((e) => {
+    const list = plans.get(e.offerId!)!;
+    const i = list.findIndex((p) => p.validFrom.getTime() <= e.at.getTime());
+    return i >= 0 && list[i]!.validFrom.getTime() === e.at.getTime() && !list[i + 1];
+  });
+  if (missing.length > 0) {
+    const before = await Promise.all(
+      missing.map((e) =>
+        prisma.ratePlan.findFirst({
+          where: { offerId: e.offerId!, validFrom: { lt: e.at } },
+          select: BASIS_PLAN,
+          orderBy: NEWEST_FIRST,
+        }),
+      ),
+    );
+    for (const row of before) {
+      const list = row && plans.get(row.offerId)!;
+      if (list && !list.some((p) => p.id === row.id)) list.push(basisPlan(row));
+    }
+    for (const list of plans.values())
+      list.sort((a, b) => b.validFrom.getTime() - a.validFrom.getTime() || b.id - a.id);
+  }
+  return plans;
+}
+
+/**
+ * The basis of each event (by event id; null where it has none), read from the database: the offers'
+ * terms and the plans around the events (plansAround).
+ */
 export async function loadImpactBases(
   prisma: PrismaClient,
-  events: readonly Pick<EventItem, 'id' | 'kind' | 'offerId' | 'at'>[],
+  events: readonly Rated[],
 ): Promise<Map<string, ImpactBasis | null>> {
   const result = new Map<string, ImpactBasis | null>(events.map((e) => [String(e.id), null]));
   const rated = events.filter(hasImpact);
   if (rated.length === 0) return result;
   const ids = [...new Set(rated.map((e) => e.offerId!))];
-  const [plans, offers] = await Promise.all([plansOfOffers(prisma, ids, Infinity), impactOffersByIds(prisma, ids)]);
+  const [plans, offers] = await Promise.all([plansAround(prisma, rated), impactOffersByIds(prisma, ids)]);
   for (const event of rated) {
     const offer = offers.get(event.offerId!);
     if (offer) result.set(String(event.id), impactBasisOf(event, plans.get(event.offerId!) ?? [], offer));

@@ -223,6 +223,7 @@ export function createHttpHandler({
     if (req) {
       scope.client = clientOf(req);
       scope.abort = () => req.socket.destroy();
+      scope.socket = req.socket;
     }
     return requestScope.run(scope, async () =>
       logged(

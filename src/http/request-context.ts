@@ -1,6 +1,7 @@
 // The request id, available anywhere while a request is handled (error logs included).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 
 export interface RequestScope {
   id: string;
@@ -9,6 +10,8 @@ export interface RequestScope {
   client?: string;
   /** Ends the request's connection at once (a stream whose client stopped reading); absent without a socket. */
   abort?: () => void;
+  /** The request's connection, for what a stream leaves unread in it; absent without a socket. */
+  socket?: Socket;
 }
 
 export const requestScope = new AsyncLocalStorage<RequestScope>();
@@ -24,3 +27,5 @@ export const currentRequestId = (): string | undefined => requestScope.getStore(
 export const currentClient = (): string => requestScope.getStore()?.client ?? 'local';
 
 export const currentAbort = (): (() => void) | undefined => requestScope.getStore()?.abort;
+
+export const currentSocket = (): Socket | undefined => requestScope.getStore()?.socket;

@@ -1,6 +1,7 @@
-// The change streams in /metrics (contract §11.5): streams open now, events sent and streams cut for
-// reading too slowly since start, each by transport (sse: GET /api/changes/stream; graphql: the
-// subscription). The feed keeps the counts; the counters follow them by difference.
+// The change streams in /metrics (contract §11.5): streams open now, events sent, streams cut for
+// reading too slowly and resumes answered with a reset since start, each by transport (sse: GET
+// /api/changes/stream; graphql: the subscription), and the replay window. The feed keeps the counts;
+// the counters follow them by difference.
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { TRANSPORTS, type FeedStats } from '../catalog/change-feed.js';
 
@@ -43,4 +44,18 @@ export function registerStreamMetrics(registry: Registry, stats: () => FeedStats
     'Change streams cut because their client read too slowly, since start (transport=sse|graphql).',
     (s) => s.cut,
   );
+  following(
+    'savings_stream_resets_total',
+    'Change streams that asked to resume from before the replay window and were told to re-read, since start ' +
+      '(transport=sse|graphql).',
+    (s) => s.resets,
+  );
+  new Gauge({
+    name: 'savings_stream_replay_events',
+    help: 'Change events kept in memory for streams that resume (the replay window, STREAM_REPLAY_EVENTS at most).',
+    registers: [registry],
+    collect() {
+      this.set(stats().tail.events);
+    },
+  });
 }

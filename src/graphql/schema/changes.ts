@@ -1,15 +1,17 @@
 // Change events: Query.changes (GET /api/changes, and the Atom feed) and Subscription.changes (the
 // same events pushed as they are ingested; GET /api/changes/stream is its REST form), with one set of
 // filters and, for an amount, the impact of each rate change.
-import { FeedClosedError, StreamLimitError, type FeedEvent } from '../../catalog/change-feed.js';
+import { FeedClosedError, SinceAheadError, StreamLimitError, type FeedEvent } from '../../catalog/change-feed.js';
 import { changeFilter, isAnyChange } from '../../catalog/changes.js';
 import type { EventItem } from '../../catalog/history.js';
 import type { ImpactBasis } from '../../catalog/impact-basis.js';
 import { Decimal } from '../../domain/decimal.js';
 import type { ChangeImpact } from '../../domain/impact.js';
 import { clientError, fromDatabase, RETRY_AFTER_SECONDS } from '../../http/errors.js';
-import { currentAbort, currentClient } from '../../http/request-context.js';
+import { currentClient } from '../../http/request-context.js';
+import { streamConnection } from '../../http/socket-backlog.js';
 import { DEFAULTS, PARAMS } from '../args.js';
+import { isBatched, SUBSCRIPTION_IN_BATCH } from '../batches.js';
 import { euros } from '../scalars.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
@@ -155,8 +157,21 @@ builder.queryField('changes', (t) =>
   }),
 );
 
+/** The argument `since` is wrong for the events there are (a 400, like a malformed one). */
+const sinceProblem = (message: string) =>
+  clientError('BAD_USER_INPUT', `Invalid argument: since ${message}`, {
+    errors: [{ parameter: 'since', message }],
+    http: { status: 400 },
+  });
+
 /** Why a stream cannot be opened, as the client sees it (the HTTP status for transports that have one). */
 function refusal(err: unknown): Error {
+  if (err instanceof SinceAheadError) {
+    return sinceProblem(
+      `must be the id of an event: the newest is ${err.newest}, so a subscription after ${err.since} would wait ` +
+        'for ever',
+    );
+  }
   if (err instanceof StreamLimitError) {
     return clientError(
       'TOO_MANY_REQUESTS',
@@ -189,23 +204,36 @@ builder.subscriptionField('changes', (t) =>
       }),
     },
     subscribe: async (_root, args, ctx) => {
-      const abort = currentAbort();
+      // yoga would write the stream of a subscription in a batch as `{}` and never end it (batches.ts).
+      const request = (ctx as { request?: Request }).request;
+      if (isBatched(request)) throw clientError('BAD_REQUEST', SUBSCRIPTION_IN_BATCH, { http: { status: 400 } });
+      const connection = streamConnection(ctx.services.config);
       const follower = ctx.services.changes.follow({
         filter: changeFilter(args, ctx.catalog),
         since: args.since == null ? null : Number(args.since),
         client: currentClient(),
         transport: 'graphql',
+        room: connection.room,
         // A subscriber too slow to keep up: its connection is ended, not only its subscription.
-        onEnd: (reason) => reason === 'slow' && abort?.(),
+        onEnd: (reason) => reason === 'slow' && connection.cut(),
       });
       try {
         await follower.start();
       } catch (err) {
         throw refusal(err);
       }
+      if (follower.reset) {
+        // A subscription has no event to say so: the client is told, and subscribes again from the list.
+        void follower.return();
+        const window = ctx.services.config.streamReplayEvents;
+        throw sinceProblem(
+          `is older than the newest ${window} events kept for resuming: read Query.changes again, then subscribe ` +
+            `without since (or with since: "${follower.position}")`,
+        );
+      }
       // yoga does not end a subscription whose client hung up until it next writes to it (and then only
       // when the write fails); the request's signal says so at once.
-      const signal = (ctx as { request?: Request }).request?.signal;
+      const signal = request?.signal;
       if (signal?.aborted) follower.end('left');
       else signal?.addEventListener('abort', () => follower.end('left'), { once: true });
       return follower;

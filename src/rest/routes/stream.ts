@@ -4,7 +4,7 @@
 // (src/catalog/change-feed.ts), not from an operation per event: a thousand clients cost one read per
 // data version, and each event is serialised once per amount, not once per client.
 import type { FeedEvent, Follower } from '../../catalog/change-feed.js';
-import { FeedClosedError, StreamLimitError } from '../../catalog/change-feed.js';
+import { FeedClosedError, SinceAheadError, StreamLimitError } from '../../catalog/change-feed.js';
 import { changeFilter, type ChangeFilterArgs } from '../../catalog/changes.js';
 import type { CalcService } from '../../catalog/calc-service.js';
 import { Decimal } from '../../domain/decimal.js';
@@ -12,7 +12,8 @@ import { DEFAULTS, PARAMS } from '../../graphql/args.js';
 import { RETRY_AFTER_SECONDS } from '../../http/errors.js';
 import { CACHE_CONTROL } from '../../http/layer.js';
 import { problemResponse } from '../../http/problem.js';
-import { currentAbort, currentClient } from '../../http/request-context.js';
+import { currentClient } from '../../http/request-context.js';
+import { streamConnection } from '../../http/socket-backlog.js';
 import { changeItemJson } from '../change-json.js';
 import { internalValues, subscriptionParams } from '../params.js';
 import type { RestRoute } from '../route.js';
@@ -23,10 +24,32 @@ export const RETRY_MS = 5_000;
 const params = subscriptionParams('changes');
 const encoder = new TextEncoder();
 const HEARTBEAT = encoder.encode(': keep-alive\n\n');
+
+/**
+ * Where the client is, as an event with data: `id:` is what a reconnection resumes after, and only an
+ * event with data makes every client keep it (EventSource in browsers keeps an id on its own, but the
+ * npm eventsource client before version 5, and parsers like it, keep one only with an event).
+ */
+const positionFrame = (id: number) => encoder.encode(`id: ${id}\nevent: position\ndata: {"id":"${id}"}\n\n`);
+
+/** The client resumed from before the replay window: it re-reads the list, then follows from here. */
+function resetFrame(id: number, since: number): Uint8Array {
+  const data = JSON.stringify({
+    id: String(id),
+    since: String(since),
+    message:
+      `The events after ${since} are no longer kept for resuming; read /api/changes again. ` +
+      `This stream goes on after event ${id}.`,
+  });
+  return encoder.encode(`id: ${id}\nevent: reset\ndata: ${data}\n\n`);
+}
 const GOODBYE = encoder.encode(': the service is shutting down; reconnect with Last-Event-ID\n\n');
 
-// Each event's frame for each amount asked, made once however many clients receive it.
+// Each event's frame for each amount asked, made once however many clients receive it. Events stay in
+// the replay window for a while, and amounts are the clients' choice: an event keeps the frames of its
+// first few amounts; any other is made for each client that asks.
 const frames = new WeakMap<FeedEvent, Map<string, Uint8Array>>();
+const AMOUNTS_KEPT = 4;
 
 /** An amount and how an event's impact is worked out for it (the calculation's memo), or none. */
 type ForAmount = { amount: Decimal; calc: CalcService } | null;
@@ -40,7 +63,7 @@ function frameOf(event: FeedEvent, forAmount: ForAmount): Uint8Array {
     const impact =
       forAmount && event.basis ? forAmount.calc.impact(event.basis, forAmount.amount, DEFAULTS.horizon) : null;
     frame = encoder.encode(`id: ${event.id}\nevent: ${event.kind}\ndata: ${changeItemJson(event, impact)}\n\n`);
-    byAmount.set(key, frame);
+    if (byAmount.size <= AMOUNTS_KEPT) byAmount.set(key, frame);
   }
   return frame;
 }
@@ -63,6 +86,7 @@ function framesOf(batch: readonly FeedEvent[], forAmount: ForAmount): Uint8Array
  */
 function eventStream(
   follower: Follower,
+  since: number | null,
   forAmount: ForAmount,
   signal: AbortSignal,
   setHeartbeat: (send: () => void) => void,
@@ -70,15 +94,19 @@ function eventStream(
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
-        // `retry:` sets the reconnection delay; a bare `id:` sets where a reconnection resumes (after the
-        // client's Last-Event-ID, or after the newest event now), without dispatching an event.
-        controller.enqueue(encoder.encode(`retry: ${RETRY_MS}\nid: ${follower.position}\n\n`));
+        // `retry:` sets the reconnection delay; then where a reconnection resumes (after the client's
+        // Last-Event-ID, or after the newest event now), or a reset when that was too old.
+        controller.enqueue(encoder.encode(`retry: ${RETRY_MS}\n`));
+        controller.enqueue(follower.reset ? resetFrame(follower.position, since!) : positionFrame(follower.position));
         // Only to a client that is waiting for data: one that has not taken what was sent needs no
-        // keep-alive, and comments must not pile up behind it.
+        // keep-alive, and comments must not pile up behind it. A stream whose filter left events out
+        // since its last one tells its client its new position instead, so that a reconnection does not
+        // resume from before them (and, after long enough, from before the replay window).
         setHeartbeat(() => {
           if ((controller.desiredSize ?? -1) < 0) return;
+          const moved = follower.newPosition();
           try {
-            controller.enqueue(HEARTBEAT);
+            controller.enqueue(moved === null ? HEARTBEAT : positionFrame(moved));
           } catch {
             // closed meanwhile
           }
@@ -109,12 +137,17 @@ export const streamRoute: RestRoute = {
   description:
     'Each change event is one SSE event: `id:` its id (ids increase with ingest order), `event:` its kind, ' +
     '`data:` the same JSON as an item of /api/changes. ' +
+    'The stream opens with `retry: 5000` and an `event: position` whose `id:` (and data `{"id": …}`) is ' +
+    'where a reconnection resumes: after the Last-Event-ID, or after the newest event now. ' +
     'A client that reconnects with Last-Event-ID (or ?since=ID) first gets every matching event after that id, ' +
-    'exactly once and in order, then live ones. ' +
-    `A comment every 15 s keeps proxies from closing the stream; \`retry: ${RETRY_MS}\`. Never cached or compressed. ` +
-    'A client that reads so slowly that its unsent events pass STREAM_BUFFER_MAX_KB is disconnected (it can ' +
-    'resume); at most STREAMS_PER_IP open streams per address. ' +
-    'The GraphQL subscription `changes` gives the same events.',
+    'exactly once and in order, then live ones, as long as that id is among the newest STREAM_REPLAY_EVENTS ' +
+    '(1000) events; from an older id it gets `event: reset` instead (data: `{"id", "since", "message"}`): ' +
+    're-read /api/changes, the stream goes on after `id`. An id beyond the newest event is a 400. ' +
+    `A comment every 15 s keeps proxies from closing the stream (an \`event: position\` instead when the filter ` +
+    `left events out since the last one sent); \`retry: ${RETRY_MS}\`. Never cached or compressed. ` +
+    'A client that leaves more than STREAM_BUFFER_MAX_KB unread (in the service and the kernel) is sent ' +
+    'nothing more, and disconnected if it stays so for 15 s (it can resume); at most STREAMS_PER_IP open ' +
+    'streams per address. The GraphQL subscription `changes` gives the same events.',
   params,
   cache: { control: CACHE_CONTROL.none, reuse: 'never' },
   body: { sse: 'ChangeEvent' },
@@ -123,6 +156,7 @@ export const streamRoute: RestRoute = {
     // An EventSource reconnecting sends the last id it saw; it wins over the URL's since.
     const lastEventId = request.headers.get('last-event-id')?.trim();
     let since = variables.since as string | undefined;
+    let sinceFrom = 'since';
     if (lastEventId) {
       const checked = PARAMS.since.safeParse(lastEventId);
       if (!checked.success)
@@ -130,23 +164,39 @@ export const streamRoute: RestRoute = {
           { parameter: 'Last-Event-ID', message: checked.error.issues[0]!.message },
         ]);
       since = lastEventId;
+      sinceFrom = 'Last-Event-ID';
     }
     const args = internalValues(params, variables) as ChangeFilterArgs & { amount?: string };
     const { services, catalog } = await context();
-    const abort = currentAbort();
+    const connection = streamConnection(services.config);
     let heartbeat = () => {};
+    const resumeAfter = since === undefined ? null : Number(since);
     const follower = services.changes.follow({
       filter: changeFilter(args, catalog),
-      since: since === undefined ? null : Number(since),
+      since: resumeAfter,
       client: currentClient(),
       transport: 'sse',
+      room: connection.room,
       onHeartbeat: () => heartbeat(),
       // Too slow to keep up: the connection goes, with whatever it had not taken yet.
-      onEnd: (reason) => reason === 'slow' && abort?.(),
+      onEnd: (reason) => reason === 'slow' && connection.cut(),
     });
     try {
       await follower.start();
     } catch (err) {
+      if (err instanceof SinceAheadError)
+        return problemResponse(
+          'BAD_USER_INPUT',
+          `Invalid ${sinceFrom === 'since' ? 'parameter' : 'header'}: ${sinceFrom}.`,
+          [
+            {
+              parameter: sinceFrom,
+              message:
+                `must be the id of an event: the newest is ${err.newest}, so a stream after ${err.since} ` +
+                'would wait for ever',
+            },
+          ],
+        );
       const retryAfter = { 'retry-after': String(RETRY_AFTER_SECONDS) };
       if (err instanceof StreamLimitError)
         return problemResponse(
@@ -170,7 +220,7 @@ export const streamRoute: RestRoute = {
       );
     }
     const forAmount = args.amount == null ? null : { amount: new Decimal(args.amount), calc: services.calc };
-    const body = eventStream(follower, forAmount, request.signal, (send) => (heartbeat = send));
+    const body = eventStream(follower, resumeAfter, forAmount, request.signal, (send) => (heartbeat = send));
     return new Response(body, {
       headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': CACHE_CONTROL.none },
     });

@@ -2,8 +2,9 @@
 // GraphQL query, cached like every GET), then the page follows GET /api/changes/stream from the newest
 // id it has, so nothing that lands in between is missed. EventSource reconnects by itself and resumes
 // with Last-Event-ID; a stream the service refused (a 429 or 503: EventSource gives up on those) is
-// opened again after a while. It asks on its own, not with the list: the list must not fail because the
-// changes (which need the database) cannot be had.
+// opened again after a while. A stream that resumed from further back than the service keeps for
+// resuming says so (`event: reset`): the newest are asked for again. It asks on its own, not with the
+// list: the list must not fail because the changes (which need the database) cannot be had.
 import { LatestChangesDocument, type ChangeItemFragment } from '../gql/graphql.js';
 import { EVENTS } from '../labels.js';
 import { request } from './client.js';
@@ -43,10 +44,25 @@ export function followChanges(listener: ChangesListener, { limit, retryMs = 30_0
     listener(items);
   };
 
+  /** The newest again, keeping what arrived meanwhile. */
+  const reread = async () => {
+    try {
+      const data = await request(LatestChangesDocument, { limit }, { signal: controller.signal });
+      if (stopped) return;
+      const listed = new Set(data.changes.items.map((e) => e.id));
+      const newer = items.filter((e) => !listed.has(e.id) && Number(e.id) > Number(data.changes.items[0]?.id ?? 0));
+      items = [...newer, ...data.changes.items].slice(0, limit);
+      listener(items);
+    } catch {
+      // the list stays as it is; new events still arrive
+    }
+  };
+
   const follow = (since: string | undefined) => {
     if (stopped) return;
     source = new EventSource(`/api/changes/stream${since ? `?since=${encodeURIComponent(since)}` : ''}`);
     for (const kind of KINDS) source.addEventListener(kind, arrived);
+    source.addEventListener('reset', () => void reread());
     source.addEventListener('error', () => {
       if (source?.readyState !== EventSource.CLOSED) return; // reconnecting by itself
       source = undefined;
