@@ -32,7 +32,7 @@ import { problemResponse } from './http/problem.js';
 import { currentRequestId } from './http/request-context.js';
 import { loadWebPage } from './http/web.js';
 import type { Logger } from './logger.js';
-import { graphqlReuseKey } from './graphql/reuse-key.js';
+import { createGraphqlReuse, errorsNotReused } from './graphql/reuse-key.js';
 import { useKnownOperationTypes } from './graphql/operation-types.js';
 import { createPersistedQueryStore } from './graphql/persisted-queries.js';
 import { registerStreamMetrics } from './http/stream-metrics.js';
@@ -44,7 +44,7 @@ import { dataAgeSeconds } from './catalog/freshness.js';
 import { restSpelling } from './rest/spelling.js';
 import { processFigures } from './cluster/stats.js';
 import type { WorkerLink } from './cluster/worker-link.js';
-import { planMemory, type MemoryPlan } from './memory.js';
+import { planMemory, requestCaches, type MemoryPlan } from './memory.js';
 
 export interface AppDeps {
   config: Config;
@@ -72,6 +72,23 @@ export interface App {
   close(): Promise<void>;
   /** Looks for a new data version now (another worker saw one). */
   refresh(): void;
+}
+
+/**
+ * A document that fails validation is not kept among the parsed documents: what the validation found
+ * (up to 100 errors, each with its message and locations) stays with the document in yoga's validation
+ * cache for as long as the document does, far more than the document's own size counts for. Junk
+ * documents are parsed again when they come again; the ones clients use stay.
+ */
+function forgetInvalidDocuments(documents: LRUCache<string, DocumentNode>): Plugin {
+  return {
+    onValidate({ params }) {
+      return ({ result }) => {
+        const source = params.documentAST.loc?.source.body;
+        if (result.length > 0 && source !== undefined) documents.delete(source);
+      };
+    },
+  };
 }
 
 /**
@@ -147,14 +164,19 @@ function isOriginalGraphQLError(error: unknown): boolean {
 const COMPILED_QUERY_BYTES = 400 * 1024;
 /** A parsed document held for reuse, per character of its text (its AST and locations). */
 const DOCUMENT_BYTES_PER_CHAR = 40;
+/** A parse error kept per document: the error, its location and message (the document is its key). */
+const DOCUMENT_ERROR_BYTES = 1024;
 
 export async function createApp({ config, db, logger, clock = () => new Date(), memory, link }: AppDeps): Promise<App> {
   const budget = (
     memory ?? planMemory({ budgetMb: config.memoryBudgetMb, workers: config.workers, embedded: db.kind === 'embedded' })
   ).caches;
+  const requestBytes = requestCaches(budget.requests);
   const store = await createCatalogStore(db.prisma);
   const calc = createCalcService({ maxBytes: budget.calc });
-  const market = createMarketHistory(db.prisma);
+  // The market view per window of days (up to 3,650): a quarter of the database reads' part.
+  const marketBytes = Math.floor(budget.history / 4);
+  const market = createMarketHistory(db.prisma, marketBytes);
   const database = new DatabaseStatus();
   const healthCheck = new HealthCheck(db.prisma, database);
   const changes = await createChangeFeed({
@@ -166,30 +188,37 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
     replayEvents: config.streamReplayEvents,
     heartbeatMs: config.streamHeartbeatMs,
   });
-  // A compiled query of the product list is several hundred KB of generated code: the REST routes use a
-  // handful of fixed documents; the rest of this room is for the distinct documents GraphQL clients send.
-  const compiledQueries = new LRUCache<string, NonNullable<ReturnType<JITCache['get']>>>({
-    max: Math.max(4, Math.floor(budget.compiledQueries / COMPILED_QUERY_BYTES)),
-  });
   // Documents GraphQL clients send, parsed once: bounded by their size, not their number (a client may
   // send any number of distinct documents, each up to the token limit).
-  const documentBytes = Math.floor(budget.requests / 2);
   const documents = new LRUCache<string, DocumentNode>({
-    maxSize: documentBytes,
-    maxEntrySize: Math.floor(documentBytes / 4),
+    maxSize: requestBytes.documents,
+    maxEntrySize: Math.floor(requestBytes.documents / 4),
     sizeCalculation: (_doc, key) => key.length * DOCUMENT_BYTES_PER_CHAR + 256,
   });
   const documentErrors = new LRUCache<string, object>({
-    maxSize: Math.floor(documentBytes / 4),
-    sizeCalculation: (_e, key) => key.length * 2 + 1024,
+    maxSize: requestBytes.documentErrors,
+    sizeCalculation: (_e, key) => key.length * 2 + DOCUMENT_ERROR_BYTES,
+  });
+  // A compiled query of the product list is several hundred KB of generated code: the REST routes use a
+  // handful of fixed documents; the rest of this room is for the distinct documents GraphQL clients send.
+  // Keyed by the document's text (up to the body limit), counted too. graphql-jit also keeps a compiled
+  // query with its parsed document (a WeakMap), so one evicted here takes its document out of the parsed
+  // ones: else every document kept there would keep its compiled query alive, uncounted.
+  const compiledQueries = new LRUCache<string, NonNullable<ReturnType<JITCache['get']>>>({
+    maxSize: Math.max(4 * COMPILED_QUERY_BYTES, budget.compiledQueries),
+    sizeCalculation: (_compiled, key) => COMPILED_QUERY_BYTES + 2 * key.length,
+    dispose: (_compiled, key, reason) => {
+      if (reason !== 'set') documents.delete(key);
+    },
   });
   // Documents registered by hash (APQ), in the database so that every worker and instance knows them.
   const persistedQueries = createPersistedQueryStore({
     prisma: db.prisma,
     database,
     logger,
-    cacheBytes: Math.floor(budget.requests / 4),
+    cacheBytes: requestBytes.persistedQueries,
   });
+  const graphqlReuse = createGraphqlReuse(requestBytes.graphqlUrls);
   const services: Services = {
     prisma: db.prisma,
     store,
@@ -199,7 +228,7 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
     clock,
     health: () => healthCheck.report(store.current(), clock(), config.maxDataAgeSeconds),
     caches: () => ({}),
-    history: new HistoryCache(budget.history),
+    history: new HistoryCache(budget.history - marketBytes),
     database,
     changes,
   };
@@ -226,17 +255,22 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
     logger,
     metrics: async () => (cluster ? cluster.gatherStats() : processMetrics()),
     rateLimited: config.rateLimitPerMinute > 0,
-    maxUrlBytes: Math.floor(budget.requests / 2),
+    maxUrlBytes: requestBytes.restUrls,
   });
-  /** The route a path belongs to, for the metrics: its template, never the raw path. */
-  const routeLabels = new Map<string, string>();
+  /**
+   * The route a path belongs to, for the metrics: its template, never the raw path. Remembered per path
+   * (every answer is counted, a cache hit too), bounded by bytes: paths are the client's, up to 8 KB.
+   */
+  const routeLabels = new LRUCache<string, string>({
+    maxSize: Math.max(4096, requestBytes.routeLabels),
+    sizeCalculation: (label, path) => 2 * (path.length + label.length) + 64,
+  });
   const routeLabel = (path: string): string => {
     if (path === '/graphql' || path === '/metrics' || path === '/') return path;
     if (path.startsWith('/graphiql/')) return '/graphiql/{asset}';
     if (path.startsWith('/assets/')) return '/assets/{file}';
     let label = routeLabels.get(path);
     if (label === undefined) {
-      if (routeLabels.size >= 10_000) routeLabels.clear(); // one per offer's detail at most, in practice
       label = matchRoute(rest.routes, path)?.route.path ?? 'unmatched';
       routeLabels.set(path, label);
     }
@@ -276,12 +310,14 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
       prometheus(cluster ? { ...metrics, text: () => cluster.gatherPrometheus() } : metrics),
       notFound(),
       graphqlVariesByAccept(),
+      errorsNotReused(),
       rest.plugin,
       restSpelling(),
       useAPQ({ store: persistedQueries }),
       useKnownOperationTypes(),
       ...operationLimits(bounds),
       batchesWithoutStreams(),
+      forgetInvalidDocuments(documents),
       variableErrors(),
       // Subscriptions run on graphql-js: graphql-jit 0.8 hands a subscription field's resolver the
       // operation's variables instead of the field's arguments (literal arguments are lost, and the
@@ -305,7 +341,7 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
     cache: bodies,
     statics: allOf(web.files, graphiqlFiles()),
     reuseKey: (pathAndQuery, accept) =>
-      pathAndQuery.startsWith('/graphql') ? graphqlReuseKey(pathAndQuery, accept) : rest.reuseKey(pathAndQuery),
+      pathAndQuery.startsWith('/graphql') ? graphqlReuse.reuseKey(pathAndQuery, accept) : rest.reuseKey(pathAndQuery),
     cacheable: () => services.database.ok(),
     version: () => store.current().version,
     clock,
@@ -332,14 +368,23 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
     bodies: bodies.stats(),
     calculator: calc.stats(),
     history: services.history.stats(),
+    market: market.stats(),
     compiledQueries: {
       entries: compiledQueries.size,
-      bytes: compiledQueries.size * COMPILED_QUERY_BYTES,
-      maxBytes: compiledQueries.max * COMPILED_QUERY_BYTES,
+      bytes: compiledQueries.calculatedSize,
+      maxBytes: compiledQueries.maxSize,
     },
-    documents: { entries: documents.size, bytes: documents.calculatedSize, maxBytes: documentBytes },
+    documents: { entries: documents.size, bytes: documents.calculatedSize, maxBytes: documents.maxSize },
+    documentErrors: {
+      entries: documentErrors.size,
+      bytes: documentErrors.calculatedSize,
+      maxBytes: documentErrors.maxSize,
+    },
     persistedQueries: persistedQueries.stats(),
+    // REST URLs and their parsed parameters (named before GraphQL URLs had a cache of their own).
     requests: rest.stats(),
+    graphqlUrls: graphqlReuse.stats(),
+    routeLabels: { entries: routeLabels.size, bytes: routeLabels.calculatedSize, maxBytes: routeLabels.maxSize },
   });
   cluster?.onStats(processMetrics);
   const watcher = watchDataVersion(store, {

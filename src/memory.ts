@@ -16,7 +16,7 @@ export interface CacheBudget {
   history: number;
   /** graphql-jit's compiled operations (each measured, roughly, by a fixed cost). */
   compiledQueries: number;
-  /** Parsed REST URLs and persisted GraphQL documents. */
+  /** What requests leave behind: parsed URLs, GraphQL documents, persisted queries (see requestCaches). */
   requests: number;
 }
 
@@ -83,4 +83,39 @@ export function planMemory({
     Object.entries(SHARES).map(([name, part]) => [name, Math.floor(cachesMb * part * MB)]),
   ) as unknown as CacheBudget;
   return { shareMb, heapMb: Math.ceil(GC_ROOM * (OWN_HEAP_MB + IN_HEAP * cachesMb)), caches };
+}
+
+/**
+ * The request caches' part, shared among them. Every one is keyed by what a client sends (a URL up to
+ * 8 KB, a document up to 100 KB), so each counts its keys, and a client sending only distinct requests
+ * fills each to its part and no further: the rest of the budget cannot be taken from here.
+ */
+export interface RequestCaches {
+  /** Parsed GraphQL documents: the larger part, since a parse and validation is the costliest to repeat. */
+  documents: number;
+  /** Documents that failed to parse (a small part: a junk document costs only its parse to repeat). */
+  documentErrors: number;
+  /** REST URLs with their checked parameters (the handler and the cache key share one parse). */
+  restUrls: number;
+  /** GraphQL GET URLs and their normalised form (what the body cache's key is made from). */
+  graphqlUrls: number;
+  /** Persisted queries (APQ): a client registers them, so they must not push out the parsed documents. */
+  persistedQueries: number;
+  /** The metrics' route of a path (paths are client-chosen; labels are a few templates). */
+  routeLabels: number;
+}
+
+const REQUEST_SHARES: Readonly<Record<keyof RequestCaches, number>> = {
+  documents: 0.4,
+  documentErrors: 0.05,
+  restUrls: 0.2,
+  graphqlUrls: 0.15,
+  persistedQueries: 0.15,
+  routeLabels: 0.05,
+};
+
+export function requestCaches(bytes: number): RequestCaches {
+  return Object.fromEntries(
+    Object.entries(REQUEST_SHARES).map(([name, part]) => [name, Math.floor(bytes * part)]),
+  ) as unknown as RequestCaches;
 }

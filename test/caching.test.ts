@@ -4,9 +4,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphqlReuseKey } from '../src/graphql/reuse-key.js';
+import { createGraphqlReuse } from '../src/graphql/reuse-key.js';
 import { planMemory } from '../src/memory.js';
-import { BodyCache } from '../src/http/body-cache.js';
+import { BodyCache, ENTRY_BYTES } from '../src/http/body-cache.js';
 import { createLogger } from '../src/logger.js';
 import { createRestFacade } from '../src/rest/facade.js';
 import { etagOf, type FinishedBody } from '../src/http/layer.js';
@@ -127,7 +127,7 @@ describe('the body cache', () => {
   };
 
   it('evicts the least recently used when its bytes are used up (issue 15: bytes, not entry counts)', () => {
-    const size = 10 + 512; // a body of 10 bytes and what each entry costs besides
+    const size = 10 + 2 + ENTRY_BYTES; // a body of 10 bytes, its one-letter key (UTF-16) and the entry's bookkeeping
     const cache = new BodyCache(4 * size);
     for (const k of ['a', 'b', 'c', 'd']) cache.set(k, entry(10));
     cache.get('a'); // a is now the most recent
@@ -137,12 +137,23 @@ describe('the body cache', () => {
     expect(cache.stats()).toMatchObject({ entries: 4, bytes: 4 * size, evictions: 1 });
   });
 
+  it('counts its keys: distinct 8 KB keys fill it by their bytes, not by their number', () => {
+    const cache = new BodyCache(1_000_000);
+    cache.set('k', entry(10));
+    const one = cache.stats().bytes;
+    cache.set(`k${'x'.repeat(8191)}`, entry(10));
+    expect(cache.stats().bytes - one).toBe(one + 2 * 8191);
+    for (let i = 0; i < 1000; i++) cache.set(`${i}${'x'.repeat(8188)}`, entry(10));
+    expect(cache.stats().bytes).toBeLessThanOrEqual(1_000_000);
+    expect(cache.stats().entries).toBeLessThan(1_000_000 / (2 * 8192));
+  });
+
   it('evicts beyond its byte limit, counting compressed forms, and refuses answers too big to share it', () => {
-    const cache = new BodyCache(10_000);
-    for (let i = 0; i < 10; i++) cache.set(`k${i}`, entry(1_500));
-    expect(cache.stats().bytes).toBeLessThanOrEqual(10_000);
+    const cache = new BodyCache(40_000);
+    for (let i = 0; i < 10; i++) cache.set(`k${i}`, entry(6_000));
+    expect(cache.stats().bytes).toBeLessThanOrEqual(40_000);
     expect(cache.stats().evictions).toBeGreaterThan(0);
-    cache.set('huge', entry(5_000));
+    cache.set('huge', entry(10_000));
     expect(cache.get('huge')).toBeUndefined();
     const before = cache.stats().bytes;
     const k9 = cache.get('k9')!;
@@ -151,7 +162,7 @@ describe('the body cache', () => {
     expect(cache.stats().bytes).toBe(before + 400);
     expect(cache.get('k9')).toBe(k9);
     // grown beyond a quarter of the cache, it goes like an answer that big would
-    k9.encoded.br = new Uint8Array(1_000);
+    k9.encoded.br = new Uint8Array(2_000);
     cache.grew('k9');
     expect(cache.get('k9')).toBeUndefined();
     expect(cache.stats().bytes).toBeLessThanOrEqual(before);
@@ -177,6 +188,7 @@ describe('the body cache', () => {
       'reuses what depends on the clock for a minute at most, and never health, the export, metrics, bad or ' +
         'unknown requests',
       () => {
+        const graphqlReuseKey = createGraphqlReuse(64 * 1024).reuseKey;
         expect(rest.reuseKey('/api/products')?.reuse).toBe('version');
         expect(rest.reuseKey('/api/products?freshness=24h')?.reuse).toBe('minute');
         expect(rest.reuseKey('/api/meta/last-updated')?.reuse).toBe('minute');
@@ -200,6 +212,53 @@ describe('the body cache', () => {
         }
       },
     );
+  });
+
+  describe('GraphQL GET keys: what yoga reads of the URL, nothing else', () => {
+    const { reuseKey } = createGraphqlReuse(64 * 1024);
+    const key = (url: string) => reuseKey(url, 'application/json')?.key ?? null;
+
+    it.each([
+      ['/graphql?query={a}&x=1&j=junk', '/graphql?query={a}&x=2', true],
+      ['/graphql?variables={}&query={a}', '/graphql?query={a}&variables={}', true],
+      ['/graphql?query={a}&query={b}', '/graphql?query={a}', true], // yoga takes the first
+      ['/graphql?query=&query={b}', '/graphql', true], // … and an empty first one as none
+      ['/graphql?x=1', '/graphql?x=2', true],
+      ['/graphql?query={a}', '/graphql?query={b}', false],
+      ['/graphql?query={a}&operationName=A', '/graphql?query={a}', false],
+      ['/graphql?query={a}&extensions={}', '/graphql?query={a}', false],
+    ])('keys %s and %s alike: %s', (a, b, same) => {
+      expect(key(a) === key(b)).toBe(same);
+    });
+
+    it('keeps its memo within its bytes, keys counted, and reuses nothing for a giant Accept', () => {
+      const reuse = createGraphqlReuse(256 * 1024);
+      for (let i = 0; i < 1000; i++) reuse.reuseKey(`/graphql?x=${i}&j=${'x'.repeat(8000)}`, '*/*');
+      const { bytes, maxBytes, entries } = reuse.stats();
+      expect(bytes).toBeLessThanOrEqual(maxBytes);
+      expect(entries).toBeLessThanOrEqual(Math.ceil(maxBytes / (2 * 8000)));
+      expect(reuse.reuseKey('/graphql?query={a}', `application/json, ${'x/y, '.repeat(200)}`)).toBeNull();
+    });
+  });
+
+  it('keeps no GraphQL answer with errors, whatever its status', async () => {
+    const entries = () => (t.app.services.caches() as { bodies: { entries: number } }).bodies.entries;
+    const before = entries();
+    for (const [url, status] of [
+      ['/graphql?x=1', 200], // "Must provide query string", as application/json
+      ['/graphql?query=%7Bnope%7D', 200], // a validation error
+      ['/graphql?query=%7Bproducts(amount%3A%22-1%22)%7Btotal%7D%7D', 200], // an argument refused
+    ] as const) {
+      for (let i = 0; i < 2; i++) {
+        const res = await t.get(url, { headers: { accept: 'application/json' } });
+        expect(res.status, url).toBe(status);
+        expect(((await res.json()) as { errors?: unknown[] }).errors?.length, url).toBeGreaterThan(0);
+        expect(res.headers.has('x-no-reuse')).toBe(false);
+      }
+    }
+    expect(entries()).toBe(before);
+    await (await t.get('/graphql?query=%7B__typename%7D&x=1')).arrayBuffer();
+    expect(entries()).toBe(before + 1);
   });
 
   it('is emptied when the data changes, and its size is visible in /api/metrics', async () => {

@@ -6,7 +6,7 @@ import type { OfferType, Promotion, Tier } from '../domain/types.js';
 import type { RateType, TierMode } from '../domain/vocabulary.js';
 import type { NewEvent } from '../ingest/diff.js';
 import { promotionFromJson, tiersFromJson } from '../ingest/rows.js';
-import { LoadMemo } from './load-memo.js';
+import { LoadMemo, MemoPool } from './load-memo.js';
 import { marketDays, type MarketDay, type MarketPlan, type VerifiedChange } from './market.js';
 import type { MarketBest } from './pipeline.js';
 import type { Catalog, CatalogSource } from './types.js';
@@ -206,11 +206,13 @@ export const marketEndDay = (catalog: Catalog): string => catalog.generatedAt.to
 export interface MarketHistory {
   days(catalog: Catalog, days: number): Promise<MarketDay[]>;
   best(catalog: Catalog): Promise<MarketBest>;
+  stats(): { entries: number; bytes: number; maxBytes: number };
 }
 
 /** The market view, computed once per (data version, days) and kept for a few windows (by bytes). */
 export function createMarketHistory(prisma: PrismaClient, maxBytes = 4 * 1024 * 1024): MarketHistory {
-  const cache = new LoadMemo<MarketDay[]>(maxBytes);
+  const pool = new MemoPool(maxBytes);
+  const cache = new LoadMemo<MarketDay[]>(pool);
   const days = (catalog: Catalog, n: number): Promise<MarketDay[]> => {
     if (catalog.version === 0) return Promise.resolve([]);
     return cache.get(`${catalog.version}:${n}`, () => {
@@ -230,6 +232,7 @@ export function createMarketHistory(prisma: PrismaClient, maxBytes = 4 * 1024 * 
   };
   return {
     days,
+    stats: () => ({ entries: pool.entries, bytes: pool.bytes, maxBytes }),
     async best(catalog) {
       const last = (await days(catalog, 1))[0];
       return {

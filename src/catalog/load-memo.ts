@@ -1,17 +1,23 @@
 // Database loads kept per key (history, events, sources, the market view), bounded by bytes, least
 // recently used out first. A load's size is known once it has arrived: until then it counts as a
 // small placeholder, then as an estimate from its JSON (an object graph in V8 takes about twice its
-// JSON text).
+// JSON text). Its key counts too: keys come from requests (a change filter, an offer id) and an empty
+// answer's estimate is a tenth of a long key's.
 import { LRUCache } from 'lru-cache';
 
 const PENDING_BYTES = 1024;
 const estimate = (value: unknown): number => (value === undefined ? 16 : JSON.stringify(value).length * 2 + 128);
+/** The key as UTF-16, and the LRU's slot and the promise around the value. */
+const keyBytes = (key: string) => 2 * key.length + 96;
 
 /** One byte bound shared by several memos (each its own keys): what is used most stays, whichever memo it is in. */
 export class MemoPool {
   readonly lru: LRUCache<string, Promise<unknown>>;
   constructor(readonly maxBytes: number) {
-    this.lru = new LRUCache({ maxSize: Math.max(PENDING_BYTES, maxBytes), sizeCalculation: () => PENDING_BYTES });
+    this.lru = new LRUCache({
+      maxSize: Math.max(PENDING_BYTES, maxBytes),
+      sizeCalculation: (_pending, key) => PENDING_BYTES + keyBytes(key),
+    });
   }
 
   get entries(): number {
@@ -49,7 +55,7 @@ export class LoadMemo<V> {
   private measure(key: string, entry: Promise<V>, value: V): void {
     if (this.lru.peek(key) !== entry) return;
     this.lru.delete(key); // set() of the very same value keeps its old size
-    const size = estimate(value);
+    const size = estimate(value) + keyBytes(key);
     if (size <= this.maxBytes) this.lru.set(key, entry, { size });
   }
 

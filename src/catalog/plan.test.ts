@@ -284,3 +284,26 @@ describe('planAllocation: hand-checked plans', () => {
     );
   });
 });
+
+describe('planAllocation: the offer models it keeps', () => {
+  it('stay within their part of the calculator’s bytes, whatever horizons clients ask for', () => {
+    const institutions = Array.from({ length: 12 }, (_, i) => bank(`b${i}`));
+    const offers = institutions.flatMap((b, i) => [
+      flex(`${b.id}-flex`, b.id, `${2 + i / 10}`),
+      // a promotion for 6 months: a model of several segments, different for every horizon
+      flex(`${b.id}-promo`, b.id, '1.50', {
+        promotion: { kind: 'bonus', rate: amount('2.00'), months: 6, maxBalance: amount('50000') },
+      }),
+    ]);
+    const catalog = buildCatalog(institutions, offers);
+    const calc = createCalcService({ maxBytes: 512 * 1024 });
+    for (let horizon = 1; horizon <= 48; horizon++)
+      planAllocation({ catalog, calc, now }, planQuery({ amount: amount('150000'), horizon }));
+    const models = calc.planModels(catalog);
+    expect(models.calculatedSize).toBeLessThanOrEqual(models.maxSize);
+    expect(models.maxSize).toBeLessThan(512 * 1024);
+    // 24 offers × 48 horizons asked; only the most recent fit
+    expect(models.size).toBeLessThan(24 * 48);
+    expect(calc.stats().bytes).toBeLessThanOrEqual(calc.stats().maxBytes);
+  });
+});

@@ -4,7 +4,6 @@
 // as the list calculates an offer (contract §2) and carries its DGS split (§3). The optimizer and why
 // its plan is the best one: src/domain/plan/ and docs/calculation.md, "The savings plan". Pure: the
 // catalogue, the query and the time go in, the plan comes out.
-import { LRUCache } from 'lru-cache';
 import { compareDecimals, Decimal, HUNDRED, toFixed2, ZERO } from '../domain/decimal.js';
 import {
   comparableTotals,
@@ -101,22 +100,6 @@ export interface PlanContext {
 /** Parts are whole euros; a cent rest of the amount is added to one part afterwards. */
 const EURO = new Decimal(1);
 
-/**
- * The offer models (segments of amounts and their bounds) do not depend on the amount: kept per
- * calculator and catalogue, so that a new amount costs the search only. Bounded: horizons are the
- * client's choice.
- */
-const MODELS = new WeakMap<CalcService, WeakMap<Catalog, LRUCache<string, OfferModel>>>();
-const MAX_MODELS = 100_000;
-
-function modelsOf(calc: CalcService, catalog: Catalog): LRUCache<string, OfferModel> {
-  let byCatalog = MODELS.get(calc);
-  if (!byCatalog) MODELS.set(calc, (byCatalog = new WeakMap()));
-  let models = byCatalog.get(catalog);
-  if (!models) byCatalog.set(catalog, (models = new LRUCache({ max: MAX_MODELS })));
-  return models;
-}
-
 /** The whole euros an offer accepts within its institution's limit: [ceil(min), floor(min(max, limit))]. */
 function domainOf(offer: CatalogOffer): [number, number] {
   const lo = Math.max(1, offer.minAmount.ceil().toNumber());
@@ -135,7 +118,7 @@ function modelOf(
 ): OfferModel {
   const months = periodOf(offer, q.horizon);
   const mode = calcMode(q.promotions);
-  const models = modelsOf(ctx.calc, ctx.catalog);
+  const models = ctx.calc.planModels(ctx.catalog);
   const key = `${offer.id}|${months}|${mode}|${objective}`;
   let model = models.get(key);
   if (!model) {

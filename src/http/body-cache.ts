@@ -1,6 +1,9 @@
 // Finished answers (body, ETag, compressed forms) of repeated questions, keyed by the normalised
 // request and the data version, so that a repeat costs what serving bytes costs. Bounded in bytes (its
-// part of MEMORY_BUDGET_MB), least recently used out first; emptied when the data changes.
+// part of MEMORY_BUDGET_MB), keys and the per-entry bookkeeping counted, least recently used out first;
+// emptied when the data changes. Keys are made from what clients send (up to 8 KB of URL, an Accept
+// header): uncounted, 10,000 distinct URLs with answers of a few hundred bytes once held 80 MB of keys
+// in an entry bound of 27 MB.
 import { LRUCache } from 'lru-cache';
 import type { FinishedBody } from './layer.js';
 
@@ -13,8 +16,24 @@ export interface BodyCacheStats {
   evictions: number;
 }
 
-const sizeOf = (body: FinishedBody) =>
-  body.body.byteLength + (body.encoded.br?.byteLength ?? 0) + (body.encoded.gzip?.byteLength ?? 0) + 512;
+/**
+ * What an entry holds besides its bodies: the FinishedBody and its headers, the LRU's slots, and the
+ * handler's fixed headers for it (two records of a dozen headers, src/http/handler.ts). Measured with
+ * test/cache-bounds.test.ts: about 1.5 KB.
+ */
+export const ENTRY_BYTES = 2048;
+/** Longest request URL whose Link header the handler keeps with an entry (longer ones are made per request). */
+export const MAX_KEPT_LINK_URL = 256;
+/** That URL and its four links (first, prev, next, last), as UTF-16. */
+const LINK_BYTES = 2 * (MAX_KEPT_LINK_URL + 4 * (MAX_KEPT_LINK_URL + 32));
+
+const sizeOf = (entry: FinishedBody, key: string) =>
+  entry.body.byteLength +
+  (entry.encoded.br?.byteLength ?? 0) +
+  (entry.encoded.gzip?.byteLength ?? 0) +
+  2 * key.length + // a key is a string in the heap: two bytes a character at most
+  (entry.paging ? LINK_BYTES : 0) +
+  ENTRY_BYTES;
 
 export class BodyCache {
   private readonly entries: LRUCache<string, FinishedBody>;

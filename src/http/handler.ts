@@ -8,7 +8,7 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Duplex } from 'node:stream';
 import { createServerAdapter } from '@whatwg-node/server';
 import type { Logger } from '../logger.js';
-import type { BodyCache } from './body-cache.js';
+import { MAX_KEPT_LINK_URL, type BodyCache } from './body-cache.js';
 import {
   answer,
   answerEventStream,
@@ -20,6 +20,7 @@ import {
   isEventStream,
   linkHeader,
   matchesIfNoneMatch,
+  NO_REUSE,
   preferredEncoding,
   STREAM_ETAG,
   type FinishedBody,
@@ -77,6 +78,9 @@ export interface HttpDeps {
 
 /** What every answer carries, whichever path gives it. */
 const EVERY_ANSWER: Readonly<Record<string, string>> = { ...CORS_HEADERS, ...SECURITY_HEADERS };
+
+/** The longest client address kept (an IPv6 address with its zone is within it). */
+const MAX_CLIENT = 64;
 
 /** URLs longer than this are refused (414) before anything reads them. */
 export const MAX_URL_LENGTH = 8 * 1024;
@@ -199,6 +203,9 @@ export function createHttpHandler({
     }
     // A body sent without a length (chunked) is cut at the same bound by yoga, which answers 413 its way.
     if (response.status === 413) return tooLarge();
+    // The application's word that this answer is not for reuse (a GraphQL answer with errors, given 200).
+    const reusable = !response.headers.has(NO_REUSE);
+    if (!reusable) response.headers.delete(NO_REUSE);
     // Server-Sent Events (the change stream, GraphQL subscriptions) go out as they are produced.
     if (isEventStream(response)) return answerEventStream(request, response);
     if (!get || response.status !== 200) {
@@ -210,7 +217,7 @@ export function createHttpHandler({
       return answerStream(request, response, streamEtag);
     }
     const finished = await finish(response);
-    if (key && cacheable()) cache.set(key, finished);
+    if (key && reusable && cacheable()) cache.set(key, finished);
     return answer(request, finished, key ? grew(key) : undefined);
   }
 
@@ -281,10 +288,15 @@ export function createHttpHandler({
     }
     const headers: Record<string, string> = { ...fixed.ok, 'x-request-id': id };
     if (entry.paging) {
-      // Built from the request's own query (equal answers can come from differently spelled URLs).
-      if (fixed.link?.url !== pathAndQuery)
-        fixed.link = { url: pathAndQuery, value: linkHeader(pathAndQuery, entry.paging.page, entry.paging.pages) };
-      headers.link = fixed.link.value;
+      // Built from the request's own query (equal answers can come from differently spelled URLs); kept
+      // with the entry for a URL of ordinary length, the size the body cache counts for it.
+      const { page, pages } = entry.paging;
+      if (pathAndQuery.length > MAX_KEPT_LINK_URL) headers.link = linkHeader(pathAndQuery, page, pages);
+      else {
+        if (fixed.link?.url !== pathAndQuery)
+          fixed.link = { url: pathAndQuery, value: linkHeader(pathAndQuery, page, pages) };
+        headers.link = fixed.link.value;
+      }
     }
     const encoding = preferredEncoding(req.headers['accept-encoding'] ?? null);
     const send = (body: Uint8Array) => {
@@ -298,9 +310,11 @@ export function createHttpHandler({
     return encodedBody(entry, encoding, onGrow).then(send);
   }
 
+  // A rate-limit bucket is kept per client: cut to the longest address (IPv6, 45 characters), so that a
+  // forwarded header of 16 KB is not a bucket key of 16 KB (the buckets are bounded by number).
   const clientOf = (req: IncomingMessage): string => {
     const forwarded = trustProxy ? req.headers['x-forwarded-for'] : undefined;
-    const first = typeof forwarded === 'string' ? forwarded.split(',', 1)[0]!.trim() : '';
+    const first = typeof forwarded === 'string' ? forwarded.split(',', 1)[0]!.trim().slice(0, MAX_CLIENT) : '';
     return first || req.socket.remoteAddress || 'unknown';
   };
 

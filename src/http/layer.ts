@@ -47,6 +47,9 @@ const pagingOf = (response: Response): FinishedBody['paging'] => {
   return page && pages ? { page, pages } : undefined;
 };
 
+/** Marks an answer that must not be kept for reuse (the HTTP layer removes it before sending). */
+export const NO_REUSE = 'x-no-reuse';
+
 /** Marks a streamed response, with the ETag computed from what determines its body. */
 export const STREAM_ETAG = 'x-stream-etag';
 

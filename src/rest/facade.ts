@@ -49,8 +49,12 @@ export interface RestFacade {
   stats(): { entries: number; bytes: number; maxBytes: number };
 }
 
-/** A parsed URL kept for reuse: its text twice (the URL and the key) and its variables. */
-const classifiedBytes = (found: Classified, url: string) => url.length * 4 + (found.kind === 'valid' ? 600 : 200);
+/**
+ * A parsed URL kept for reuse, as UTF-16: the URL, its key, and its variables (values taken from the URL,
+ * no longer than the key), with the entry and the variables object around them.
+ */
+const classifiedBytes = (found: Classified, url: string) =>
+  2 * url.length + (found.kind === 'valid' ? 4 * found.key.length + 800 : 0);
 
 export function createRestFacade({
   logger,
@@ -70,18 +74,24 @@ export function createRestFacade({
   const calculation = calculationPage();
   let getEnveloped: ((context: Record<string, unknown>) => Enveloped) | undefined;
 
-  // One entry per distinct URL (every new amount is one): bounded by bytes.
+  // One entry per distinct URL (every new amount is one): bounded by bytes, the URL counted. Only valid
+  // requests are kept: junk URLs, one entry each, would push out the requests clients make. A refused
+  // one is remembered until the next (the HTTP layer's key and the handler ask about it in turn), else
+  // parsed again (microseconds).
   const classified = new LRUCache<string, Classified>({
     maxSize: Math.max(4096, maxUrlBytes),
     sizeCalculation: classifiedBytes,
   });
+  let lastRefused: { url: string; found: Classified } | undefined;
 
   function classify(pathname: string, search: string): Classified {
     const cacheKey = pathname + search;
+    if (lastRefused?.url === cacheKey) return lastRefused.found;
     let found = classified.get(cacheKey);
     if (!found) {
       found = classifyUncached(pathname, search);
-      classified.set(cacheKey, found);
+      if (found.kind === 'valid') classified.set(cacheKey, found);
+      else lastRefused = { url: cacheKey, found };
     }
     return found;
   }
