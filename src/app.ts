@@ -350,7 +350,7 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
     ...(cluster ? { takeToken: (client: string) => cluster.take(client) } : {}),
     // Health and metrics are never limited: the routes that say so, and the Prometheus scrape.
     counted: (path) => path !== '/metrics' && matchRoute(rest.routes, path)?.route.exemptFromRateLimit !== true,
-    trustProxy: config.trustProxy,
+    trustedProxies: config.trustedProxies,
     requestTimeoutMs: config.requestTimeoutMs,
     observe: (method, path, status, seconds) => metrics.observeRequest(method, routeLabel(path), status, seconds),
   });

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { splitTrustedProxies, TRUST_PROXY_ALIAS, trustedEntryProblem } from './http/client-address.js';
 import { DEFAULT_MAX_FUTURE_SKEW_MINUTES } from './ingest/validate.js';
 
 /**
@@ -58,8 +59,22 @@ const envSchema = z.object({
   RELOAD_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).default(2_000),
   /** Requests per minute per client; 0 turns the limit off (the default). */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(10_000_000).default(0),
-  /** Behind a reverse proxy: take the client from the first X-Forwarded-For address. */
-  TRUST_PROXY: bool.default(false),
+  /**
+   * The reverse proxies whose X-Forwarded-For is believed: addresses, CIDR ranges, or loopback, private,
+   * linklocal. The client is the right-most forwarded address not among them (src/http/client-address.ts).
+   */
+  TRUSTED_PROXIES: z
+    .string()
+    .transform(splitTrustedProxies)
+    .superRefine((entries, ctx) => {
+      for (const entry of entries) {
+        const problem = trustedEntryProblem(entry);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      }
+    })
+    .optional(),
+  /** The older switch: true stands for TRUSTED_PROXIES=loopback,private. */
+  TRUST_PROXY: bool.optional(),
   /**
    * Where clients reach the service (scheme, host, port, path prefix), for the links of answers that must be
    * absolute (the Atom feed). Unset: the origin the request itself names (its Host header).
@@ -105,7 +120,8 @@ export type Config = Readonly<{
   memoryBudgetMb: number;
   reloadPollMs: number;
   rateLimitPerMinute: number;
-  trustProxy: boolean;
+  /** TRUSTED_PROXIES' entries; empty: the socket's peer is the client, X-Forwarded-For is ignored. */
+  trustedProxies: readonly string[];
   publicUrl: string | undefined;
   requestTimeoutMs: number;
   shutdownGraceMs: number;
@@ -131,6 +147,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }
   const e = parsed.data;
+  if (e.TRUSTED_PROXIES !== undefined && e.TRUST_PROXY !== undefined) {
+    throw new ConfigError([
+      'TRUST_PROXY: set TRUSTED_PROXIES or TRUST_PROXY, not both (TRUST_PROXY=true means ' +
+        `TRUSTED_PROXIES=${TRUST_PROXY_ALIAS.join(',')})`,
+    ]);
+  }
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
@@ -145,7 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     memoryBudgetMb: e.MEMORY_BUDGET_MB,
     reloadPollMs: e.RELOAD_POLL_MS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
-    trustProxy: e.TRUST_PROXY,
+    trustedProxies: Object.freeze(e.TRUSTED_PROXIES ?? (e.TRUST_PROXY ? [...TRUST_PROXY_ALIAS] : [])),
     publicUrl: e.PUBLIC_URL,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,

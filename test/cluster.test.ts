@@ -89,8 +89,8 @@ beforeAll(async () => {
       LOG_LEVEL: 'info',
       WORKERS: '2',
       RATE_LIMIT_PER_MINUTE: String(LIMIT),
-      // Each test is its own client (X-Forwarded-For), with a quota of its own.
-      TRUST_PROXY: 'true',
+      // Each test is its own client (X-Forwarded-For, believed from this host), with a quota of its own.
+      TRUSTED_PROXIES: 'loopback',
       RELOAD_POLL_MS: '500',
       SHUTDOWN_GRACE_MS: '5000',
     },

@@ -177,7 +177,8 @@ async function marketInputs(prisma: PrismaClient, from: Date, to: Date) {
         },
       }),
       prisma.changeEvent.findMany({
-        where: { kind: 'dgs_change' },
+        // The institution's own changes; an offer's move to another institution (offerId set) is not one.
+        where: { kind: 'dgs_change', offerId: null },
         select: { institutionId: true, at: true, to: true },
       }),
     ],

@@ -84,6 +84,16 @@ describe('on a node server', () => {
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
 
+  /** Bytes written as they are (what fetch would not send), and everything the server answers until it closes. */
+  const exchange = (base: string, raw: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(new URL(base).port), '127.0.0.1', () => socket.end(raw));
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+
   it('limits each client to its rate when asked to, answering 429 with Retry-After', async () => {
     const { handler } = handlerWith(ok, { rateLimitPerMinute: 3 });
     const base = await serve(handler);
@@ -101,11 +111,41 @@ describe('on a node server', () => {
   });
 
   it('tells clients apart by X-Forwarded-For behind a trusted proxy', async () => {
-    const { handler } = handlerWith(ok, { rateLimitPerMinute: 1, trustProxy: true });
+    const { handler } = handlerWith(ok, { rateLimitPerMinute: 1, trustedProxies: ['loopback', '10.0.0.0/8'] });
     const base = await serve(handler);
     const as = (ip: string) =>
       fetch(`${base}/api/meta`, { headers: { 'x-forwarded-for': `${ip}, 10.0.0.1` } }).then((r) => r.status);
     expect([await as('203.0.113.1'), await as('203.0.113.2'), await as('203.0.113.1')]).toEqual([200, 200, 429]);
+  });
+
+  // A client behind the proxy (this test's loopback peer) sends X-Forwarded-For as it likes; the proxy
+  // appends the address it came from ($proxy_add_x_forwarded_for), which is all that can be believed.
+  describe('a client behind a trusted proxy that forges X-Forwarded-For', () => {
+    const attacker = '198.51.100.66';
+    const forged = (claim: string) => ({ 'x-forwarded-for': `${claim}, ${attacker}` });
+
+    it('cannot lock out the address it names', async () => {
+      const { handler } = handlerWith(ok, { rateLimitPerMinute: 10, trustedProxies: ['loopback'] });
+      const base = await serve(handler);
+      const victim = '203.0.113.50';
+      const statuses = [];
+      for (let i = 0; i < 12; i++)
+        statuses.push((await fetch(`${base}/api/meta?i=${i}`, { headers: forged(victim) })).status);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(2); // the attacker's own quota ran out
+      expect((await fetch(`${base}/api/meta`, { headers: { 'x-forwarded-for': victim } })).status).toBe(200);
+    });
+
+    it('cannot escape the limit by naming another address each time, and is logged as itself', async () => {
+      const { handler, log } = handlerWith(ok, { rateLimitPerMinute: 30, trustedProxies: ['loopback'] });
+      const base = await serve(handler);
+      const statuses = [];
+      for (let i = 0; i < 40; i++)
+        statuses.push((await fetch(`${base}/api/meta?i=${i % 5}`, { headers: forged(`203.0.113.${i}`) })).status);
+      expect(statuses.filter((s) => s === 200)).toHaveLength(30);
+      const requests = log.lines.filter((l) => l.msg === 'request');
+      expect(requests).toHaveLength(40); // answered upstream, from the cache and refused alike
+      expect(new Set(requests.map((l) => l.client))).toEqual(new Set([attacker]));
+    });
   });
 
   it('has no limit by default', async () => {
@@ -128,15 +168,7 @@ describe('on a node server', () => {
   ] as const)(
     'answers %s Node cannot parse with a problem, not a bare status line',
     async (_what, raw, status, code) => {
-      const base = await serve(handlerWith(ok).handler);
-      const { port } = new URL(base);
-      const answer = await new Promise<string>((resolve, reject) => {
-        const socket = net.connect(Number(port), '127.0.0.1', () => socket.end(raw));
-        let text = '';
-        socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        socket.on('end', () => resolve(text));
-        socket.on('error', reject);
-      });
+      const answer = await exchange(await serve(handlerWith(ok).handler), raw);
       const [head, body] = answer.split('\r\n\r\n');
       expect(head!.split('\r\n')[0]).toBe(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}`);
       expect(head).toMatch(/content-type: application\/problem\+json/i);
@@ -144,6 +176,31 @@ describe('on a node server', () => {
       expect(JSON.parse(body!)).toMatchObject({ status, type: problemType(code) });
     },
   );
+
+  it('routes an absolute-form target by its path, its authority as the host (RFC 9112 §3.2.2)', async () => {
+    const seen: string[] = [];
+    const { handler } = handlerWith(
+      (request) => {
+        seen.push(`${request.headers.get('host')} ${new URL(request.url).pathname}${new URL(request.url).search}`);
+        return ok();
+      },
+      { reuseKey: () => null },
+    );
+    const base = await serve(handler);
+    const { host } = new URL(base);
+    const answer = await exchange(base, `GET http://${host}/api/health?x=1 HTTP/1.1\r\nHost: elsewhere\r\n\r\n`);
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+    expect(seen).toEqual([`${host} /api/health?x=1`]);
+
+    const refused = await exchange(base, `GET ftp://${host}/api/health HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+    expect(refused.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+    expect(JSON.parse(/\{.*\}/s.exec(refused)![0])).toMatchObject({
+      status: 400,
+      type: problemType('BAD_REQUEST'),
+      detail: expect.stringMatching(/request target/) as unknown,
+    });
+    expect(seen).toHaveLength(1);
+  });
 
   it('refuses an over-long URL with 414 before the application sees it', async () => {
     let reached = 0;

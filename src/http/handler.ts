@@ -25,6 +25,7 @@ import {
   STREAM_ETAG,
   type FinishedBody,
 } from './layer.js';
+import { clientAddress, trustedProxies as trustedMatcher } from './client-address.js';
 import { CORS_HEADERS, isPreflight, preflight } from './cors.js';
 import { pagePolicy, SECURITY_HEADERS } from './security.js';
 import type { StaticFiles } from './static.js';
@@ -66,8 +67,11 @@ export interface HttpDeps {
   takeToken?: (client: string) => Promise<Taken>;
   /** Whether a request to this path counts toward the rate limit (default: every path). */
   counted?(path: string): boolean;
-  /** Take the client from X-Forwarded-For (behind a trusted proxy). */
-  trustProxy?: boolean;
+  /**
+   * The proxies whose X-Forwarded-For is believed (TRUSTED_PROXIES, checked): the client is the right-most
+   * forwarded address not among them. Empty (the default): the socket's peer.
+   */
+  trustedProxies?: readonly string[];
   /** An answer not started within this long is a 503. */
   requestTimeoutMs?: number;
   /** Told of every answer (the request metrics). */
@@ -78,9 +82,6 @@ export interface HttpDeps {
 
 /** What every answer carries, whichever path gives it. */
 const EVERY_ANSWER: Readonly<Record<string, string>> = { ...CORS_HEADERS, ...SECURITY_HEADERS };
-
-/** The longest client address kept (an IPv6 address with its zone is within it). */
-const MAX_CLIENT = 64;
 
 /** URLs longer than this are refused (414) before anything reads them. */
 export const MAX_URL_LENGTH = 8 * 1024;
@@ -116,7 +117,7 @@ export function createHttpHandler({
   rateLimitPerMinute = 0,
   takeToken,
   counted = () => true,
-  trustProxy = false,
+  trustedProxies = [],
   requestTimeoutMs = 30_000,
   observe,
   statics = () => undefined,
@@ -283,7 +284,7 @@ export function createHttpHandler({
     if (matchesIfNoneMatch(req.headers['if-none-match'] ?? null, entry.etag)) {
       res.writeHead(304, { ...fixed.notModified, 'x-request-id': id });
       res.end();
-      logLine(logger, id, startedAt, req.method ?? 'GET', pathAndQuery, 304, observe);
+      logLine(logger, id, startedAt, req.method ?? 'GET', pathAndQuery, 304, clientOf(req), observe);
       return;
     }
     const headers: Record<string, string> = { ...fixed.ok, 'x-request-id': id };
@@ -304,18 +305,22 @@ export function createHttpHandler({
       headers['content-length'] = String(body.byteLength);
       res.writeHead(200, headers);
       res.end(req.method === 'HEAD' ? undefined : body);
-      logLine(logger, id, startedAt, req.method ?? 'GET', pathAndQuery, 200, observe);
+      logLine(logger, id, startedAt, req.method ?? 'GET', pathAndQuery, 200, clientOf(req), observe);
     };
     if (!encoding) return send(entry.body);
     return encodedBody(entry, encoding, onGrow).then(send);
   }
 
-  // A rate-limit bucket is kept per client: cut to the longest address (IPv6, 45 characters), so that a
-  // forwarded header of 16 KB is not a bucket key of 16 KB (the buckets are bounded by number).
+  const proxies = trustedProxies.length > 0 ? trustedMatcher(trustedProxies) : null;
+  // Asked by the rate limit, then by the request's scope (the stream caps) and the log line: found once.
+  const clients = new WeakMap<IncomingMessage, string>();
   const clientOf = (req: IncomingMessage): string => {
-    const forwarded = trustProxy ? req.headers['x-forwarded-for'] : undefined;
-    const first = typeof forwarded === 'string' ? forwarded.split(',', 1)[0]!.trim().slice(0, MAX_CLIENT) : '';
-    return first || req.socket.remoteAddress || 'unknown';
+    let client = clients.get(req);
+    if (client === undefined) {
+      client = clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], proxies);
+      clients.set(req, client);
+    }
+    return client;
   };
 
   /** A small answer written directly (limits), with the usual request id and log line. */
@@ -325,12 +330,17 @@ export function createHttpHandler({
     void response.text().then((body) => {
       res.writeHead(response.status, { ...Object.fromEntries(response.headers), ...EVERY_ANSWER, 'x-request-id': id });
       res.end(body);
-      logLine(logger, id, startedAt, req.method ?? 'GET', (req.url ?? '/').slice(0, 200), response.status, observe);
+      const path = (req.url ?? '/').slice(0, 200);
+      logLine(logger, id, startedAt, req.method ?? 'GET', path, response.status, clientOf(req), observe);
     });
   }
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     const startedAt = process.hrtime.bigint();
+    if (req.url?.charCodeAt(0) !== 47 /* / */ && !toOriginForm(req)) {
+      refuse(req, res, startedAt, problemResponse('BAD_REQUEST', 'The request target is not a valid http(s) URI.'));
+      return;
+    }
     if (!limiter || !counted((req.url ?? '/').split('?', 1)[0]!)) return admit(req, res, startedAt);
     const taken = limiter.take(clientOf(req));
     if (!(taken instanceof Promise)) return count(req, res, startedAt, taken);
@@ -340,6 +350,25 @@ export function createHttpHandler({
       () => admit(req, res, startedAt),
     );
   };
+
+  /**
+   * A request target in absolute form (`GET http://host/api/health`, RFC 9112 §3.2.2) names the path
+   * within the URI, and its authority replaces the Host header; everything after this reads the path.
+   * False for an absolute target that is not a valid http(s) URI. Other forms (`*`) pass as they are.
+   */
+  function toOriginForm(req: IncomingMessage): boolean {
+    if (!/^[a-z][a-z\d+.-]*:/i.test(req.url ?? '')) return true;
+    let target: URL;
+    try {
+      target = new URL(req.url!);
+    } catch {
+      return false;
+    }
+    if ((target.protocol !== 'http:' && target.protocol !== 'https:') || !target.host) return false;
+    req.url = target.pathname + target.search;
+    req.headers.host = target.host;
+    return true;
+  }
 
   function count(req: IncomingMessage, res: ServerResponse, startedAt: bigint, taken: Taken): void {
     // Set on the response now, so that whichever path answers (cache, application, refusal) carries them.

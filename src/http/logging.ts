@@ -1,6 +1,7 @@
 // One structured line per request, written when the final answer is known (after ETag/304 handling):
-// method, path, status, duration, request id. The id is echoed to the client in X-Request-Id. The same
-// moment feeds the request metrics (an observer), so the log and /metrics count the same answers.
+// method, path, status, duration, request id, and the client's address (src/http/client-address.ts).
+// The id is echoed to the client in X-Request-Id. The same moment feeds the request metrics (an
+// observer), so the log and /metrics count the same answers.
 import { STATUS_CODES } from 'node:http';
 import type { Logger } from '../logger.js';
 import type { RequestScope } from './request-context.js';
@@ -15,6 +16,7 @@ export function logLine(
   method: string,
   pathAndQuery: string,
   status: number,
+  client: string | undefined,
   observe?: RequestObserver,
 ): void {
   const q = pathAndQuery.indexOf('?');
@@ -27,6 +29,7 @@ export function logLine(
       path: q < 0 ? pathAndQuery : pathAndQuery.slice(0, q),
       query: q < 0 ? undefined : pathAndQuery.slice(q),
       status,
+      client,
       durationMs: Math.round(durationMs * 100) / 100,
     },
     'request',
@@ -53,7 +56,7 @@ export function logged(
     for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
   }
   const { pathname, search } = new URL(url);
-  logLine(logger, scope.id, scope.startedAt, method, pathname + search, response.status, observe);
+  logLine(logger, scope.id, scope.startedAt, method, pathname + search, response.status, scope.client, observe);
   return response;
 }
 

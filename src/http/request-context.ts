@@ -6,7 +6,7 @@ import type { Socket } from 'node:net';
 export interface RequestScope {
   id: string;
   startedAt: bigint;
-  /** The client's address (the first X-Forwarded-For address behind a trusted proxy); absent without a socket. */
+  /** The client's address (clientAddress: behind trusted proxies, the one they vouch for); absent without a socket. */
   client?: string;
   /** Ends the request's connection at once (a stream whose client stopped reading); absent without a socket. */
   abort?: () => void;

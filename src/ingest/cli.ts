@@ -20,6 +20,7 @@ import { describeDatabaseFailure } from '../db/failure.js';
 import { configuredTurn, takeTurn, TurnTimeout, type Turn } from '../db/write-turn.js';
 import { IngestError } from './apply.js';
 import { formatSummary, ingestAll, SnapshotFailed, type SnapshotSource } from './run.js';
+import { parseJsonBytes } from './validate.js';
 
 async function collect(args: string[]): Promise<SnapshotSource[]> {
   const files: string[] = [];
@@ -32,7 +33,7 @@ async function collect(args: string[]): Promise<SnapshotSource[]> {
       files.push(arg);
     }
   }
-  return files.map((file) => ({ name: file, load: async () => JSON.parse(await readFile(file, 'utf8')) as unknown }));
+  return files.map((file) => ({ name: file, load: async () => parseJsonBytes(await readFile(file)) }));
 }
 
 export const EXIT = { done: 0, rejected: 1, usage: 2, waitedTooLong: 3, failed: 4 } as const;

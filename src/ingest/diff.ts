@@ -106,6 +106,40 @@ function dgsChange(prev: InstitutionRow, next: InstitutionRow, at: string): NewE
   };
 }
 
+/**
+ * An offer that now belongs to another institution (moved to a brand of another institution, or its
+ * brand moved): its deposit guarantee is now that institution's, and a saver's money there counts
+ * toward one limit with whatever else they hold at that institution. News to its followers, as a
+ * dgs_change of the offer: `from` and `to` hold the institution, the brand when it changed, and the
+ * guarantee's terms that differ.
+ */
+function guaranteeMove(
+  offerId: string,
+  label: string,
+  brands: { prev: BrandRow; next: BrandRow },
+  institutions: { prev: InstitutionRow; next: InstitutionRow },
+  at: string,
+): NewEvent {
+  const { prev, next } = institutions;
+  const terms = DGS_TERMS.filter((f) => prev[f] !== next[f]);
+  const side = (brand: BrandRow, institution: InstitutionRow) => ({
+    institutionId: institution.id,
+    ...(brands.prev.id !== brands.next.id ? { brandId: brand.id } : {}),
+    ...Object.fromEntries(terms.map((f) => [dgsKey(f), institution[f]])),
+  });
+  const guarantee = `${next.dgsScheme}, up to ${next.dgsLimit}${next.dgsVerified ? '' : ', not verified'}`;
+  return {
+    kind: 'dgs_change',
+    at,
+    offerId,
+    brandId: brands.next.id,
+    institutionId: next.id,
+    summary: `${label}: now offered by ${next.name} (was ${prev.name}); deposit guarantee ${guarantee}`,
+    from: side(brands.prev, prev),
+    to: side(brands.next, next),
+  };
+}
+
 const pct = (rate: string) => `${rate} %`;
 const describePromotion = (p: NonNullable<PlanTerms['promotion']>) =>
   `${p.kind === 'bonus' ? `+${p.rate} points` : `${p.rate} % instead of the base rate`} for ${p.months} months` +
@@ -170,9 +204,11 @@ export function diffSnapshot(state: CurrentState, snapshot: Snapshot): ChangeSet
     if (!prev || !sameRow(prev, next)) changes.sources.push(next);
   }
 
+  const institutions = new Map(state.institutions);
   for (const i of snapshot.institutions) {
     const prev = state.institutions.get(i.id);
     const next = institutionRow(i);
+    institutions.set(i.id, next);
     if (prev && sameRow(prev, next)) continue;
     changes.institutions.push(next);
     const event = prev && dgsChange(prev, next, at);
@@ -194,6 +230,17 @@ export function diffSnapshot(state: CurrentState, snapshot: Snapshot): ChangeSet
     institutionId: brands.get(offer.brandId)?.institutionId ?? null,
   });
   const label = (offer: OfferRow) => `${brands.get(offer.brandId)?.name ?? offer.brandId} ${offer.name}`;
+  /** The offer's guarantee moved with it to another institution (see guaranteeMove). */
+  const moved = (prev: OfferRow, next: OfferRow) => {
+    const before = state.brands.get(prev.brandId);
+    const after = brands.get(next.brandId);
+    const from = before && state.institutions.get(before.institutionId);
+    const to = after && institutions.get(after.institutionId);
+    if (from && to && from.id !== to.id)
+      changes.events.push(
+        guaranteeMove(next.id, label(next), { prev: before, next: after }, { prev: from, next: to }, at),
+      );
+  };
   const appendPlan = (offer: OfferRow, terms: PlanTerms) =>
     changes.newPlans.push({ ...terms, offerId: offer.id, validFrom: at, observedAt: at, sourceId: offer.sourceId });
 
@@ -225,12 +272,17 @@ export function diffSnapshot(state: CurrentState, snapshot: Snapshot): ChangeSet
       });
       continue;
     }
+    moved(prev, next);
     const currentTerms = planTerms(current);
     if (sameRow(currentTerms, terms)) continue;
     changes.closePlans.push(current.id);
     appendPlan(next, terms);
     changes.events.push(...planEvents(currentTerms, terms, eventBase(next), label(next)));
   }
+
+  // An offer not in a partial snapshot keeps its brand, which may have moved to another institution.
+  if (!snapshot.complete)
+    for (const prev of state.offers.values()) if (prev.status === 'active' && !seen.has(prev.id)) moved(prev, prev);
 
   if (snapshot.complete) {
     const missing = [...state.offers.values()]

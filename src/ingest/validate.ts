@@ -1,4 +1,5 @@
 // Validation of a whole snapshot before anything is written: every problem, each with its JSON path.
+import { isUtf8 } from 'node:buffer';
 import type { z } from 'zod';
 import { snapshotSchema, type Snapshot } from './snapshot.js';
 
@@ -30,6 +31,66 @@ export function jsonPath(segments: readonly PropertyKey[]): string {
   );
 }
 
+/**
+ * Where the first byte sequence that is not UTF-8 starts, or -1. Decoding with replacement would keep
+ * a file's stray Latin-1 byte as U+FFFD in names and summaries for good; a fatal decoder says that
+ * something is wrong, not where.
+ */
+export function firstInvalidUtf8(bytes: Uint8Array): number {
+  if (isUtf8(bytes)) return -1;
+  for (let i = 0; i < bytes.length;) {
+    const lead = bytes[i]!;
+    if (lead < 0x80) {
+      i += 1;
+      continue;
+    }
+    // The length of the sequence and the range of its second byte (which excludes overlong forms,
+    // surrogates and code points beyond U+10FFFF), per the Unicode standard's table 3-7.
+    const [length, low, high] =
+      lead >= 0xc2 && lead <= 0xdf
+        ? [2, 0x80, 0xbf]
+        : lead === 0xe0
+          ? [3, 0xa0, 0xbf]
+          : lead === 0xed
+            ? [3, 0x80, 0x9f]
+            : lead >= 0xe1 && lead <= 0xef
+              ? [3, 0x80, 0xbf]
+              : lead === 0xf0
+                ? [4, 0x90, 0xbf]
+                : lead >= 0xf1 && lead <= 0xf3
+                  ? [4, 0x80, 0xbf]
+                  : lead === 0xf4
+                    ? [4, 0x80, 0x8f]
+                    : [0, 0, 0];
+    if (length === 0 || i + length > bytes.length) return i;
+    const second = bytes[i + 1]!;
+    if (second < low || second > high) return i;
+    for (let k = 2; k < length; k++) if (bytes[i + k]! < 0x80 || bytes[i + k]! > 0xbf) return i;
+    i += length;
+  }
+  return -1;
+}
+
+const BOM = [0xef, 0xbb, 0xbf];
+
+/** A snapshot file's bytes as JSON: UTF-8 (RFC 8259 §8.1), a leading byte order mark ignored. */
+export function parseJsonBytes(bytes: Uint8Array): unknown {
+  const start = BOM.every((b, i) => bytes[i] === b) ? BOM.length : 0;
+  const body = bytes.subarray(start);
+  const bad = firstInvalidUtf8(body);
+  if (bad >= 0) {
+    const offset = start + bad;
+    let line = 1;
+    for (let i = 0; i < offset; i++) if (bytes[i] === 0x0a) line += 1;
+    const shown = [...bytes.subarray(offset, offset + 4)].map((b) => `0x${b.toString(16).padStart(2, '0')}`);
+    throw new Error(
+      `invalid UTF-8 at byte offset ${offset} (line ${line}), where the bytes are ${shown.join(' ')}: ` +
+        'a snapshot must be saved as UTF-8',
+    );
+  }
+  return JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')) as unknown;
+}
+
 function zodProblems(error: z.ZodError): SnapshotProblem[] {
   return error.issues.map((issue) => ({ path: jsonPath(issue.path), message: issue.message }));
 }
@@ -54,6 +115,23 @@ function duplicates(input: unknown, field: 'sources' | 'institutions' | 'brands'
   return problems;
 }
 
+/**
+ * "-0", "-0.0" and "-0.00" are zero: the sign goes, so that snapshots equal in value are equal (and
+ * hash alike). Here rather than as a transform in the schema, which made zod take twice as long.
+ */
+function unsignedZeros(snapshot: Snapshot): Snapshot {
+  const unsigned = <T extends string | null>(rate: T): T =>
+    (rate !== null && rate.startsWith('-0') && /^-0(\.0+)?$/.test(rate) ? rate.slice(1) : rate) as T;
+  for (const { plan, withholding } of snapshot.offers) {
+    plan.headlineRate = unsigned(plan.headlineRate);
+    for (const tier of plan.tiers) tier.rate = unsigned(tier.rate);
+    if (plan.promotion) plan.promotion.rate = unsigned(plan.promotion.rate);
+    withholding.rate = unsigned(withholding.rate);
+    withholding.reducedRate = unsigned(withholding.reducedRate);
+  }
+  return snapshot;
+}
+
 export function validateSnapshot(input: unknown): Validation {
   const parsed = snapshotSchema.safeParse(input);
   const problems = [
@@ -61,7 +139,7 @@ export function validateSnapshot(input: unknown): Validation {
     ...(['sources', 'institutions', 'brands', 'offers'] as const).flatMap((field) => duplicates(input, field)),
   ];
   if (!parsed.success) return { ok: false, problems };
-  const snapshot = parsed.data;
+  const snapshot = unsignedZeros(parsed.data);
 
   const sourceIds = new Set(snapshot.sources.map((s) => s.id));
   const institutionIds = new Set(snapshot.institutions.map((i) => i.id));
