@@ -23,8 +23,10 @@ export class BoundEngine {
   private readonly count: CountContext;
   /** The chosen parts' stretches above their minimums, steepest first: made per bound. */
   private readonly chosenItems: Item[] = [];
+  /** Per institution, for the placement: the width of its stretches, and of the chosen parts' share. */
   private readonly groupCap: Float64Array;
   private readonly groupExtra: Float64Array;
+  /** The institutions tallied in this bound. */
   private readonly touched: number[] = [];
 
   private readonly cands: readonly Cand[];
