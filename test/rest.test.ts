@@ -328,6 +328,22 @@ describe('paging (contract §11.3)', () => {
     expect(l.prev!.get('page')).toBe(String(beyond.body.pages));
   });
 
+  it('leaves ignored parameters out of links they would make longer than 8 KB (an 8 KB URL made 32 KB)', async () => {
+    const head = '/api/products?type=all&terms[]=12&terms[]=24&pageSize=5&page=2&utm=';
+    for (const path of [head + 'x'.repeat(8192 - head.length), `${head}feed`]) {
+      const res = await t.get(path);
+      expect(res.status).toBe(200);
+      const header = res.headers.get('link')!;
+      expect(header.length).toBeLessThanOrEqual(8 * 1024);
+      const l = links(header);
+      expect(Object.keys(l)).toEqual(['first', 'prev', 'next', 'last']);
+      expect(l.next!.getAll('terms[]')).toEqual(['12', '24']);
+      expect(l.next!.get('pageSize')).toBe('5');
+      expect(l.next!.get('page')).toBe('3');
+      expect(l.next!.get('utm')).toBe(path.endsWith('feed') ? 'feed' : null);
+    }
+  });
+
   it("links the rate-plan listing, but not one offer's plans", async () => {
     const listing = await getJson('/api/rates/history?pageSize=10&page=3');
     expect(listing.body).toMatchObject({ page: 3, pageSize: 10, pages: Math.ceil(listing.body.total / 10) });

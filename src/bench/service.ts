@@ -58,13 +58,13 @@ async function waitFor(url: string, timeoutMs: number): Promise<number> {
 }
 
 /** Resident memory of a process in MB, from the kernel (not from the process's own account). */
-async function processRssMb(pid: number): Promise<number> {
+export async function processRssMb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
 }
 
 /** The ids of a process's descendants (a cluster's workers), from the parents the kernel lists. */
-async function descendantsOf(pid: number): Promise<number[]> {
+export async function descendantsOf(pid: number): Promise<number[]> {
   const parents = new Map<number, number[]>();
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;

@@ -7,6 +7,7 @@ import { createLogger } from '../logger.js';
 import { BodyCache } from './body-cache.js';
 import { problemType } from './errors.js';
 import { createHttpHandler, MAX_URL_LENGTH, type HttpDeps } from './handler.js';
+import { NO_REUSE } from './layer.js';
 
 function capturedLog() {
   const lines: Record<string, unknown>[] = [];
@@ -250,4 +251,34 @@ describe('reuse of finished answers', () => {
       expect(calls).toBe(6); // new data: /data again
     },
   );
+});
+
+describe('what an 8 KB URL leaves behind', () => {
+  it('an answer marked not for reuse is not kept, and the mark does not reach the client', async () => {
+    let calls = 0;
+    const { handler } = handlerWith(() => {
+      calls++;
+      return Promise.resolve(
+        new Response('{"errors":[{"message":"no"}]}', {
+          headers: { 'content-type': 'application/json', [NO_REUSE]: '1' },
+        }),
+      );
+    });
+    for (let i = 0; i < 2; i++) {
+      const res = await handler.fetch(new Request('http://test.local/graphql?x=1'));
+      expect(res.status).toBe(200);
+      expect(res.headers.has(NO_REUSE)).toBe(false);
+    }
+    expect(calls).toBe(2);
+  });
+
+  it('is logged with at most 1 KB of its query and the query length, a line a pipe writes in one piece', async () => {
+    const { handler, log } = handlerWith(ok);
+    const url = `/data?x=1&j=${'x'.repeat(MAX_URL_LENGTH - 12)}`;
+    await handler.fetch(new Request(`http://test.local${url}`));
+    const line = log.lines.find((l) => l.msg === 'request')!;
+    expect(JSON.stringify(line).length).toBeLessThan(4096);
+    expect(line).toMatchObject({ path: '/data', queryLength: url.length - '/data'.length });
+    expect(String(line.query)).toMatch(/^\?x=1&j=x+…$/);
+  });
 });

@@ -291,11 +291,11 @@ export function createHttpHandler({
     if (entry.paging) {
       // Built from the request's own query (equal answers can come from differently spelled URLs); kept
       // with the entry for a URL of ordinary length, the size the body cache counts for it.
-      const { page, pages } = entry.paging;
-      if (pathAndQuery.length > MAX_KEPT_LINK_URL) headers.link = linkHeader(pathAndQuery, page, pages);
+      const { page, pages, read } = entry.paging;
+      if (pathAndQuery.length > MAX_KEPT_LINK_URL) headers.link = linkHeader(pathAndQuery, page, pages, read);
       else {
         if (fixed.link?.url !== pathAndQuery)
-          fixed.link = { url: pathAndQuery, value: linkHeader(pathAndQuery, page, pages) };
+          fixed.link = { url: pathAndQuery, value: linkHeader(pathAndQuery, page, pages, read) };
         headers.link = fixed.link.value;
       }
     }

@@ -19,32 +19,52 @@ const gzip = promisify(zlib.gzip);
 /** Not worth compressing below this size. */
 const MIN_COMPRESS_BYTES = 1024;
 
-/** A paged answer's page and page count ("2 7"), for its Link header; the header itself is made per request. */
+/**
+ * A paged answer's page and page count, and the parameters its route reads ("2 7 amount,type"), for its
+ * Link header; the header itself is made per request.
+ */
 export const PAGING_HEADER = 'x-paging';
+
+/** Longer Link headers leave out the parameters the route does not read (Node's clients read 16 KB of headers). */
+const MAX_LINK = 8 * 1024;
 
 /**
  * RFC 8288 links to the first, previous, next and last page (only those that exist), built from the
- * request's own query with only the page changed: a client follows them without knowing our parameters.
+ * request's own query with only the page changed: a client follows them without knowing our parameters,
+ * and keeps even those we ignore (contract §7). Unless they make the header longer than MAX_LINK: a URL
+ * padded to 8 KB with them made a Link header of 32 KB; then only the parameters the route reads
+ * (`read`) are kept.
  */
-export function linkHeader(pathAndQuery: string, page: number, pages: number): string {
+export function linkHeader(pathAndQuery: string, page: number, pages: number, read?: readonly string[]): string {
   const q = pathAndQuery.indexOf('?');
   const path = q < 0 ? pathAndQuery : pathAndQuery.slice(0, q);
   const params = new URLSearchParams(q < 0 ? '' : pathAndQuery.slice(q + 1));
-  for (const key of [...params.keys()]) if (key === 'page' || /^page\[\d*\]$/.test(key)) params.delete(key);
-  const to = (n: number, rel: string) => {
-    params.set('page', String(n));
-    return `<${path}?${params}>; rel="${rel}"`;
+  // A parameter by its name, whatever list form it came in (contract §11.1: terms[], terms[0]).
+  const leaveOut = (unwanted: (name: string) => boolean) => {
+    for (const key of new Set(params.keys())) if (unwanted(key.replace(/\[\d*\]$/, ''))) params.delete(key);
   };
-  const links = [to(1, 'first')];
-  if (page > 1) links.push(to(Math.min(page - 1, pages), 'prev'));
-  if (page < pages) links.push(to(page + 1, 'next'));
-  links.push(to(pages, 'last'));
-  return links.join(', ');
+  const build = () => {
+    const to = (n: number, rel: string) => {
+      params.set('page', String(n));
+      return `<${path}?${params}>; rel="${rel}"`;
+    };
+    const links = [to(1, 'first')];
+    if (page > 1) links.push(to(Math.min(page - 1, pages), 'prev'));
+    if (page < pages) links.push(to(page + 1, 'next'));
+    links.push(to(pages, 'last'));
+    return links.join(', ');
+  };
+  leaveOut((name) => name === 'page');
+  const links = build();
+  if (links.length <= MAX_LINK || !read) return links;
+  leaveOut((name) => !read.includes(name));
+  return build();
 }
 
 const pagingOf = (response: Response): FinishedBody['paging'] => {
-  const [page, pages] = (response.headers.get(PAGING_HEADER) ?? '').split(' ').map(Number);
-  return page && pages ? { page, pages } : undefined;
+  const [page, pages, read] = (response.headers.get(PAGING_HEADER) ?? '').split(' ');
+  if (!Number(page) || !Number(pages)) return undefined;
+  return { page: Number(page), pages: Number(pages), ...(read ? { read: read.split(',') } : {}) };
 };
 
 /** Marks an answer that must not be kept for reuse (the HTTP layer removes it before sending). */
@@ -86,8 +106,8 @@ export interface FinishedBody {
   headers: [string, string][];
   cacheControl: string;
   vary: string;
-  /** Paged answers: their page and page count, for the Link header. */
-  paging?: { page: number; pages: number };
+  /** Paged answers: their page and page count, and the parameters their route reads, for the Link header. */
+  paging?: { page: number; pages: number; read?: string[] };
   body: Uint8Array;
   etag: string;
   encoded: Partial<Record<'br' | 'gzip', Uint8Array>>;
@@ -163,7 +183,8 @@ export async function answer(request: Request, finished: FinishedBody, onGrow?: 
   if (policy) headers.set('content-security-policy', policy);
   if (finished.paging) {
     const url = new URL(request.url);
-    headers.set('link', linkHeader(url.pathname + url.search, finished.paging.page, finished.paging.pages));
+    const { page, pages, read } = finished.paging;
+    headers.set('link', linkHeader(url.pathname + url.search, page, pages, read));
   }
   const encoding = preferredEncoding(request.headers.get('accept-encoding'));
   const body = await encodedBody(finished, encoding, onGrow);

@@ -6,6 +6,13 @@ import { STATUS_CODES } from 'node:http';
 import type { Logger } from '../logger.js';
 import type { RequestScope } from './request-context.js';
 
+/**
+ * The most of a query string a log line repeats (with its full length beside it): a line stays well under
+ * 4,096 bytes, which the workers' shared standard output writes in one piece (src/logger.ts); an 8 KB
+ * URL logged whole was two writes, which another worker's line could land between.
+ */
+export const MAX_LOGGED_QUERY = 1024;
+
 /** Told of every answer: its method, path (without the query), status and duration. */
 export type RequestObserver = (method: string, path: string, status: number, seconds: number) => void;
 
@@ -21,13 +28,17 @@ export function logLine(
 ): void {
   const q = pathAndQuery.indexOf('?');
   const durationMs = Number(process.hrtime.bigint() - startedAt) / 1e6;
-  observe?.(method, q < 0 ? pathAndQuery : pathAndQuery.slice(0, q), status, durationMs / 1000);
+  const path = q < 0 ? pathAndQuery : pathAndQuery.slice(0, q);
+  observe?.(method, path, status, durationMs / 1000);
+  const query = q < 0 ? undefined : pathAndQuery.slice(q);
+  const long = query !== undefined && query.length > MAX_LOGGED_QUERY;
   logger.info(
     {
       requestId,
       method,
-      path: q < 0 ? pathAndQuery : pathAndQuery.slice(0, q),
-      query: q < 0 ? undefined : pathAndQuery.slice(q),
+      path: path.length > MAX_LOGGED_QUERY ? `${path.slice(0, MAX_LOGGED_QUERY)}…` : path,
+      query: long ? `${query.slice(0, MAX_LOGGED_QUERY)}…` : query,
+      ...(long ? { queryLength: query.length } : {}),
       status,
       client,
       durationMs: Math.round(durationMs * 100) / 100,

@@ -8,6 +8,7 @@ import { LRUCache } from 'lru-cache';
 import type { Context } from '../graphql/context.js';
 import { schema } from '../graphql/schema/index.js';
 import { RETRY_AFTER_SECONDS, statusOf, type ErrorCode, type ParameterProblem } from '../http/errors.js';
+import { PAGING_HEADER } from '../http/layer.js';
 import { problemResponse } from '../http/problem.js';
 import { currentRequestId } from '../http/request-context.js';
 import type { Logger } from '../logger.js';
@@ -47,6 +48,13 @@ export interface RestFacade {
   routes: readonly RestRoute[];
   /** The parsed URLs kept: entries and bytes (estimated). */
   stats(): { entries: number; bytes: number; maxBytes: number };
+}
+
+/** A paged answer tells the HTTP layer which parameters its route reads: its Link header keeps only those. */
+function withReadParameters(route: RestRoute, response: Response): Response {
+  const paging = response.headers.get(PAGING_HEADER);
+  if (paging) response.headers.set(PAGING_HEADER, `${paging} ${route.params.map((p) => p.name).join(',')}`);
+  return response;
 }
 
 /**
@@ -193,14 +201,17 @@ export function createRestFacade({
       return result.data as T;
     };
     try {
-      return await found.route.handle({
-        variables: found.variables,
-        url,
-        run,
-        version: async () => (await contextOnce()).contextValue.catalog.version,
-        request,
-        context: async () => (await contextOnce()).contextValue,
-      });
+      return withReadParameters(
+        found.route,
+        await found.route.handle({
+          variables: found.variables,
+          url,
+          run,
+          version: async () => (await contextOnce()).contextValue.catalog.version,
+          request,
+          context: async () => (await contextOnce()).contextValue,
+        }),
+      );
     } catch (err) {
       if (err instanceof OperationFailed) return problemFor(err.errors);
       throw err;
