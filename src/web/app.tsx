@@ -1,6 +1,8 @@
 // The comparison page: the URL is the state; each change of it is one GraphQL request for the list
-// (with its facets, term curve, type maxima and market summary) and, with an offer open, one for it.
+// (with its facets, term curve, type maxima and market summary) or for the savings plan, and, with an
+// offer open, one for it. A request the API refuses leaves the last good answer on screen, marked so.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { preload } from './api/client.js';
 import { followChanges } from './api/live.js';
 import { useQuery } from './api/use-query.js';
 import { Changes } from './components/Changes.js';
@@ -9,14 +11,42 @@ import { OfferDialog } from './components/Detail.js';
 import { FacetPanel } from './components/Facets.js';
 import { Market } from './components/Market.js';
 import { Results } from './components/Results.js';
-import { ComparisonDocument, type ChangeItemFragment } from './gql/graphql.js';
+import {
+  ComparisonDocument,
+  SavingsPlanDocument,
+  type ChangeItemFragment,
+  type MarketSummaryFragment,
+} from './gql/graphql.js';
 import { formatCount, formatDateTime, formatRate } from './format.js';
-import { listVariables, parseState, serializeState, withChange, type PageState } from './state.js';
+import { inPageWords } from './problems.js';
+import {
+  listVariables,
+  parseState,
+  planVariables,
+  serializeState,
+  VIEWS,
+  withChange,
+  type PageState,
+  type View,
+} from './state.js';
 
 const CHANGES = 8;
+const VIEW_NAMES: Record<View, string> = { list: 'Offers', plan: 'Savings plan', market: 'Market' };
+/** Problems shown at their own field rather than above the list. */
+const AT_FIELDS = ['amount', 'horizon'];
 
-/** The first request: the list for the URL's state. */
-export const firstVariables = () => listVariables(parseState(location.search));
+type PlanModule = typeof import('./components/Plan.js');
+/** The plan view's code, loaded the first time it is shown (main.tsx starts it early for a plan URL). */
+export const loadPlanView = (): Promise<PlanModule> => import('./components/Plan.js');
+
+/** Starts the first request before the first render: the list's or the plan's, for the URL's state. */
+export function preloadFirst(): void {
+  const state = parseState(location.search);
+  if (state.view === 'plan') {
+    preload(SavingsPlanDocument, planVariables(state));
+    void loadPlanView();
+  } else preload(ComparisonDocument, listVariables(state));
+}
 
 function useUrlState(): [PageState, (next: PageState) => void] {
   const [state, setState] = useState(() => parseState(location.search));
@@ -37,16 +67,27 @@ export function App() {
   const [state, navigate] = useUrlState();
   const change = (c: Partial<PageState>) => navigate(withChange(state, c));
   const open = (offer: string) => navigate({ ...state, offer });
+  const planView = state.view === 'plan';
 
-  const listKey = JSON.stringify(listVariables(state));
-  const variables = useMemo(() => listVariables(state), [listKey]);
-  const list = useQuery(ComparisonDocument, variables, listKey);
+  const listKey = planView ? null : JSON.stringify(listVariables(state));
+  const variables = useMemo(() => (planView ? null : listVariables(state)), [listKey]);
+  const list = useQuery(ComparisonDocument, variables, listKey, { keepOnError: true });
+  const planKey = planView ? JSON.stringify(planVariables(state)) : null;
+  const planVars = useMemo(() => (planView ? planVariables(state) : null), [planKey]);
+  const plan = useQuery(SavingsPlanDocument, planVars, planKey, { keepOnError: true });
+  const current = planView ? plan : list;
   const products = list.data?.products ?? null;
+  const market: MarketSummaryFragment | null = (planView ? plan.data?.single : products) ?? null;
+
+  const [planModule, setPlanModule] = useState<PlanModule | null>(null);
+  useEffect(() => {
+    if (planView && !planModule) void loadPlanView().then((m) => setPlanModule(m));
+  }, [planView]);
 
   // The newest changes follow on their own, once the list is on screen (they are not on its critical path).
   const [changes, setChanges] = useState<ChangeItemFragment[] | null>(null);
   const [fresh, setFresh] = useState<Set<string>>(new Set());
-  const listShown = products !== null;
+  const listShown = market !== null;
   const following = useRef<(() => void) | null>(null);
   useEffect(() => {
     if (!listShown || following.current) return;
@@ -71,13 +112,18 @@ export function App() {
   }, [products]);
 
   const problems = useMemo(
-    () => new Map((list.error?.problems ?? []).filter((p) => p.parameter).map((p) => [p.parameter!, p.message])),
-    [list.error],
+    () =>
+      new Map(
+        (current.error?.problems ?? []).filter((p) => p.parameter).map((p) => [p.parameter!, inPageWords(p, state)]),
+      ),
+    [current.error],
   );
-  const general = (list.error?.problems ?? []).filter(
-    (p) => !p.parameter || !['amount', 'horizon'].includes(p.parameter),
-  );
-  const typeCounts = products ? new Map(products.facets.type.map((b) => [b.value, b.count])) : null;
+  const general = (current.error?.problems ?? []).filter((p) => !p.parameter || !AT_FIELDS.includes(p.parameter));
+  const stale = current.error !== null && current.data !== null;
+  const typeCounts = products && !planView ? new Map(products.facets.type.map((b) => [b.value, b.count])) : null;
+  // An offer opened from the plan is shown for its part of the amount (known once the plan is).
+  const part = plan.data?.plan.allocations.find((a) => a.offer.id === state.offer);
+  const detailAmount = planView ? (plan.data ? (part?.amount ?? state.amount) : null) : state.amount;
 
   return (
     <>
@@ -87,12 +133,12 @@ export function App() {
       <header class="top">
         <div class="wrap">
           <h1>Savings rates compared</h1>
-          {products ? (
+          {market ? (
             <p class="market-line">
-              {formatCount(products.market.offers)} offers from {formatCount(products.market.institutions)} banks (
-              {formatCount(products.market.verifiedDgs)} with a verified deposit guarantee). Best today: flexible{' '}
-              {rate(products.market.best.flexible)}, notice {rate(products.market.best.notice)}, 1-year deposit{' '}
-              {rate(products.market.best.deposit12)}, 5-year deposit {rate(products.market.best.deposit60)}.
+              {formatCount(market.market.offers)} offers from {formatCount(market.market.institutions)} banks (
+              {formatCount(market.market.verifiedDgs)} with a verified deposit guarantee). Best today: flexible{' '}
+              {rate(market.market.best.flexible)}, notice {rate(market.market.best.notice)}, 1-year deposit{' '}
+              {rate(market.market.best.deposit12)}, 5-year deposit {rate(market.market.best.deposit60)}.
             </p>
           ) : (
             <p class="market-line">Every offer calculated for your amount, ranked by what it earns.</p>
@@ -104,12 +150,12 @@ export function App() {
         {general.length ? (
           <div class="problems" role="alert">
             {general.map((p, i) => (
-              <p key={i}>{p.parameter ? `${p.parameter}: ${p.message}` : p.message}</p>
+              <p key={i}>{inPageWords(p, state)}</p>
             ))}
           </div>
         ) : null}
         <nav class="views" aria-label="Views">
-          {(['list', 'market'] as const).map((view) => (
+          {VIEWS.map((view) => (
             <a
               key={view}
               href={serializeState({ ...state, view }) || '/'}
@@ -119,13 +165,26 @@ export function App() {
                 navigate({ ...state, view });
               }}
             >
-              {view === 'list' ? 'Offers' : 'Market'}
+              {VIEW_NAMES[view]}
             </a>
           ))}
         </nav>
         <div class="layout">
           <div class="primary">
-            {state.view === 'market' ? (
+            {planView ? (
+              planModule ? (
+                <planModule.PlanView
+                  state={state}
+                  data={plan.data}
+                  loading={plan.loading}
+                  stale={stale}
+                  onChange={change}
+                  onOpen={open}
+                />
+              ) : (
+                <p role="status">Loading…</p>
+              )
+            ) : state.view === 'market' ? (
               <Market
                 state={state}
                 list={products}
@@ -139,7 +198,14 @@ export function App() {
                   <summary>Filters</summary>
                   <FacetPanel state={state} facets={products?.facets ?? null} onChange={change} />
                 </details>
-                <Results state={state} list={products} loading={list.loading} onChange={change} onOpen={open} />
+                <Results
+                  state={state}
+                  list={products}
+                  loading={list.loading}
+                  stale={stale}
+                  onChange={change}
+                  onOpen={open}
+                />
               </div>
             )}
           </div>
@@ -152,14 +218,20 @@ export function App() {
         <p>
           Rates are gross, per year, as published by the provider; variable rates can change. The ranking follows only
           from the rate, your amount and the deposit guarantee. This is not advice.
-          {products ? <> Data of {formatDateTime(products.generatedAt)}.</> : null}
+          {market ? <> Data of {formatDateTime(market.generatedAt)}.</> : null}
         </p>
         <p>
           The same data as an API: <a href="/api/docs">REST</a> and <a href="/graphql">GraphQL</a>.
         </p>
       </footer>
       {state.offer ? (
-        <OfferDialog key="detail" state={state} onClose={() => navigate({ ...state, offer: '' })} onOpen={open} />
+        <OfferDialog
+          key="detail"
+          state={state}
+          amount={detailAmount}
+          onClose={() => navigate({ ...state, offer: '' })}
+          onOpen={open}
+        />
       ) : null}
     </>
   );

@@ -1,6 +1,41 @@
 // The page shows the API's decimal strings in the browser's locale without ever making floats of them.
+import { Decimal } from 'decimal.js';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { amountForInput, amountFromInput, formatMoney, formatRate, percentToFraction } from './format.js';
+import {
+  amountForInput,
+  amountFromInput,
+  compareDecimalText,
+  formatMoney,
+  formatRate,
+  percentToFraction,
+} from './format.js';
+
+describe('compareDecimalText', () => {
+  it('orders the API’s non-negative decimals as decimal.js does, without a float', () => {
+    const decimal = fc
+      .tuple(fc.bigInt({ min: 0n, max: 10n ** 20n }), fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 2 }))
+      .map(([digits, scale, zeros]) => {
+        const text = digits.toString().padStart(scale + 1, '0');
+        const value = scale ? `${text.slice(0, -scale)}.${text.slice(-scale)}` : text;
+        return '0'.repeat(zeros) + value; // leading zeros and any number of decimals
+      });
+    fc.assert(
+      fc.property(decimal, decimal, (a, b) => {
+        expect(Math.sign(compareDecimalText(a, b))).toBe(new Decimal(a).cmp(b));
+      }),
+    );
+  });
+
+  it.each([
+    ['10.00', '9.50', 1],
+    ['2.5', '2.50', 0],
+    ['0.05', '0.5', -1],
+    ['0', '0.00', 0],
+  ])('%s against %s', (a, b, sign) => {
+    expect(Math.sign(compareDecimalText(a, b))).toBe(sign);
+  });
+});
 
 describe('percentToFraction', () => {
   it.each([

@@ -28,6 +28,17 @@ export function percentToFraction(text: string): string {
   return `${negative ? '-' : ''}${padded.slice(0, -2)}.${padded.slice(-2)}${fraction}`;
 }
 
+/** Orders two of the API's non-negative decimal strings exactly, as text ("10.00" > "9.50"). */
+export function compareDecimalText(a: string, b: string): number {
+  const [aWhole = '', aFraction = ''] = a.replace(/^0+(?=\d)/, '').split('.');
+  const [bWhole = '', bFraction = ''] = b.replace(/^0+(?=\d)/, '').split('.');
+  if (aWhole.length !== bWhole.length) return aWhole.length - bWhole.length;
+  const width = Math.max(aFraction.length, bFraction.length);
+  const x = aWhole + aFraction.padEnd(width, '0');
+  const y = bWhole + bFraction.padEnd(width, '0');
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
 export function formatMoney(value: string, locale = browserLocale()): string {
   if (!DECIMAL_TEXT.test(value)) return value;
   return memo(`money:${locale}`, () => new Intl.NumberFormat(locale, { style: 'currency', currency: 'EUR' })).format(

@@ -26,17 +26,18 @@ export const SORTS = {
 } as const;
 export const ORDERS = { '': 'Usual order', asc: 'Ascending', desc: 'Descending' } as const;
 export const PROMOTIONS = {
-  include: 'Include promotions',
-  exclude: 'Rate after the promotion',
-  only: 'Only offers with a promotion',
+  include: 'Counted',
+  exclude: 'Not counted',
+  only: 'Promoted offers only',
 } as const;
-export const NEW_CUSTOMERS = { all: 'Any', yes: 'Open to new customers', no: 'Existing customers only' } as const;
-export const CURRENT_ACCOUNT = { all: 'Any', no: 'No current account needed' } as const;
+// Short enough for the filter column's selects; the legend says what they are about.
+export const NEW_CUSTOMERS = { all: 'Any', yes: 'New customers', no: 'Existing customers' } as const;
+export const CURRENT_ACCOUNT = { all: 'Any', no: 'Not needed' } as const;
 export const FEES = { all: 'Any', none: 'No annual fee' } as const;
 export const EARLY_WITHDRAWAL = { all: 'Any', allowed: 'Can be ended early' } as const;
 export const FRESHNESS = {
   all: 'Any',
-  '24h': 'Checked in the last 24 hours',
+  '24h': 'Checked in 24 hours',
   official: 'From an official source',
   confirmed: 'Confirmed',
 } as const;

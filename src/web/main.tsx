@@ -1,9 +1,7 @@
 import { render } from 'preact';
-import { preload } from './api/client.js';
-import { App, firstVariables } from './app.js';
-import { ComparisonDocument } from './gql/graphql.js';
+import { App, preloadFirst } from './app.js';
 import './styles.css';
 
-// Ask for the list before the first render: the answer is on its way while the page draws.
-preload(ComparisonDocument, firstVariables());
+// Ask for the list (or the plan) before the first render: the answer is on its way while the page draws.
+preloadFirst();
 render(<App />, document.getElementById('app')!);

@@ -1,7 +1,16 @@
 // The URL is the page's state: parsed with the API's defaults, written back without them, and turned
 // into the list query's variables and the CSV link.
 import { describe, expect, it } from 'vitest';
-import { DEFAULTS, exportHref, listVariables, parseState, serializeState, withChange } from './state.js';
+import {
+  DEFAULTS,
+  exportHref,
+  listVariables,
+  parseState,
+  planVariables,
+  serializeState,
+  typeOf,
+  withChange,
+} from './state.js';
 
 describe('page state in the URL', () => {
   it('is the defaults for an empty query, and an empty query for the defaults', () => {
@@ -30,11 +39,26 @@ describe('page state in the URL', () => {
     expect(parseState('?country=NL&country=DE').country).toEqual(['NL', 'DE']);
   });
 
-  it('goes back to page 1 when a filter changes, not when the page or the view does', () => {
+  it('goes back to page 1 when a filter changes, not when the page, the view or the plan does', () => {
     const state = parseState('?page=4');
     expect(withChange(state, { type: 'deposit' }).page).toBe('1');
     expect(withChange(state, { view: 'market' }).page).toBe('4');
     expect(withChange(state, { page: '5' }).page).toBe('5');
+    expect(withChange(state, { maxOffers: '3', flexibleShare: '20' }).page).toBe('4');
+  });
+
+  it('keeps the plan view and its parameters; an unknown view is the list', () => {
+    const search = '?amount=350000&view=plan&maxOffers=3&flexibleShare=20';
+    expect(serializeState(parseState(search))).toBe(search);
+    expect(parseState('?view=nonsense').view).toBe('list');
+  });
+
+  it('asks each view for its own type until the saver picks one', () => {
+    expect(typeOf(parseState(''))).toBe('flexible');
+    expect(typeOf(parseState('?view=market'))).toBe('flexible');
+    expect(typeOf(parseState('?view=plan'))).toBe('all');
+    expect(typeOf(parseState('?view=plan&type=deposit'))).toBe('deposit');
+    expect(serializeState(parseState('?view=plan&type=flexible'))).toBe('?type=flexible&view=plan');
   });
 });
 
@@ -69,11 +93,40 @@ describe('list variables', () => {
   });
 });
 
+describe('plan variables', () => {
+  it('are the list’s filters and the plan’s own parameters, without paging, sorting or the list’s cover rule', () => {
+    const vars = planVariables(
+      parseState('?amount=350000&view=plan&terms=12&country=nl&maxOffers=3&flexibleShare=20&page=2&fullDgs=false'),
+    );
+    expect(vars).toMatchObject({
+      amount: '350000',
+      type: 'ALL',
+      terms: [12],
+      country: ['NL'],
+      sort: 'RETURN',
+      bestSort: 'RETURN',
+      maxOffers: 3,
+      flexibleShare: '20',
+    });
+    for (const key of ['page', 'pageSize', 'order', 'fullDgs', 'includeIneligible', 'withMarket', 'days'])
+      expect(vars).not.toHaveProperty(key);
+  });
+
+  it('maximise the effective rate when the saver sorts by it; any sort of the list alone means the return', () => {
+    expect(planVariables(parseState('?view=plan&sort=effective'))).toMatchObject({ sort: 'EFFECTIVE' });
+    expect(planVariables(parseState('?view=plan&sort=headline'))).toMatchObject({ sort: 'RETURN' });
+  });
+
+  it('send a maximum the saver mistyped as it is, for the API to answer', () => {
+    expect(planVariables(parseState('?view=plan&maxOffers=many')).maxOffers).toBe('many');
+  });
+});
+
 describe('the CSV link', () => {
   it('is the same selection on the export endpoint, without paging or page-only parameters', () => {
-    expect(exportHref(parseState('?amount=25000&type=deposit&terms=12,24&page=3&offer=x&view=market'))).toBe(
-      '/api/products/export?amount=25000&type=deposit&terms=12,24',
-    );
+    expect(
+      exportHref(parseState('?amount=25000&type=deposit&terms=12,24&page=3&offer=x&view=market&maxOffers=3')),
+    ).toBe('/api/products/export?amount=25000&type=deposit&terms=12,24');
     expect(exportHref(parseState(''))).toBe('/api/products/export');
   });
 });

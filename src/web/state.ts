@@ -1,14 +1,16 @@
 // The page's whole state lives in the URL, in the REST API's own parameter names and spellings
 // (?amount=25000&type=deposit&sort=headline), so a page URL is shareable, back and forward work, and the
 // CSV link is the same query on /api/products/export. Nothing is checked here: a value the API does not
-// accept is sent as it is and the API's message is shown.
-import type { ComparisonQueryVariables, Payout } from './gql/graphql.js';
+// accept is sent as it is, and the page says in its own words what the API refused (problems.ts).
+import type { ComparisonQueryVariables, Payout, SavingsPlanQueryVariables } from './gql/graphql.js';
 
-export type View = 'list' | 'market';
+export type View = 'list' | 'market' | 'plan';
+export const VIEWS: readonly View[] = ['list', 'plan', 'market'];
 
 export interface PageState {
   amount: string;
   horizon: string;
+  /** '' until the saver picks one: each view's own default (the list: flexible; a plan: all) */
   type: string;
   terms: string[];
   termMin: string;
@@ -39,13 +41,16 @@ export interface PageState {
   days: string;
   /** page only: the offer whose detail is open */
   offer: string;
+  /** the savings plan's own parameters (GET /api/plan) */
+  maxOffers: string;
+  flexibleShare: string;
 }
 
 /** The API's defaults (contract §4), except the page size: a screenful. */
 export const DEFAULTS: Readonly<PageState> = Object.freeze({
   amount: '50000',
   horizon: '12',
-  type: 'flexible',
+  type: '',
   terms: [],
   termMin: '',
   termMax: '',
@@ -72,12 +77,18 @@ export const DEFAULTS: Readonly<PageState> = Object.freeze({
   view: 'list',
   days: '90',
   offer: '',
+  maxOffers: '5',
+  flexibleShare: '0',
 });
+
+/** The type each view asks for when the saver has picked none: the API's own defaults. */
+const VIEW_TYPE: Record<View, string> = { list: 'flexible', market: 'flexible', plan: 'all' };
+export const typeOf = (state: PageState): string => state.type || VIEW_TYPE[state.view];
 
 type Key = keyof PageState;
 const KEYS = Object.keys(DEFAULTS) as Key[];
-/** Parameters of the page itself, not of the list: left out of the export link. */
-const PAGE_ONLY = new Set<Key>(['page', 'pageSize', 'view', 'days', 'offer']);
+/** Parameters of the page itself or of the plan, not of the list: left out of the export link. */
+const PAGE_ONLY = new Set<Key>(['page', 'pageSize', 'view', 'days', 'offer', 'maxOffers', 'flexibleShare']);
 
 const isList = (key: Key): boolean => Array.isArray(DEFAULTS[key]);
 const isFlag = (key: Key): boolean => typeof DEFAULTS[key] === 'boolean';
@@ -97,7 +108,7 @@ export function parseState(search: string): PageState {
     else if (isFlag(key)) state[key] = raw === 'true' ? true : raw === 'false' ? false : raw;
     else state[key] = raw;
   }
-  if (state.view !== 'market') state.view = 'list';
+  if (!VIEWS.includes(state.view as View)) state.view = 'list';
   return state as unknown as PageState;
 }
 
@@ -163,7 +174,7 @@ export function listVariables(state: PageState): ComparisonQueryVariables {
   return {
     amount: state.amount,
     horizon: int(state.horizon),
-    type: toEnum(state.type) as Enum<'type'>,
+    type: toEnum(typeOf(state)) as Enum<'type'>,
     terms: optionalList(state.terms.map(int)),
     termMin: optionalInt(state.termMin),
     termMax: optionalInt(state.termMax),
@@ -189,5 +200,24 @@ export function listVariables(state: PageState): ComparisonQueryVariables {
     pageSize: int(state.pageSize),
     withMarket: state.view === 'market',
     days: int(state.days),
+  };
+}
+
+/**
+ * The plan's variables: the list's filters, the plan's own parameters, and the same selection asked of
+ * the list as one offer for the whole amount (fullDgs off: the best single offer, covered or not), ranked
+ * by what the plan maximises, to compare the plan with.
+ */
+export function planVariables(state: PageState): SavingsPlanQueryVariables {
+  const { page, pageSize, withMarket, days, sort, order, fullDgs, includeIneligible, ...filters } =
+    listVariables(state);
+  // The plan maximises the return or the effective rate; a sort of the list alone (headline…) means its default.
+  const objective = state.sort === 'effective' ? 'EFFECTIVE' : 'RETURN';
+  return {
+    ...filters,
+    sort: objective,
+    bestSort: objective,
+    maxOffers: int(state.maxOffers),
+    flexibleShare: state.flexibleShare,
   };
 }

@@ -6,9 +6,11 @@ export interface ParameterProblem {
   /** The argument the message is about (amount, horizon…), or null for the request as a whole. */
   parameter: string | null;
   message: string;
+  /** The API could not read the value at all (not a number, not one of its values), so no rule applies. */
+  unreadable?: boolean;
 }
 
-/** What the API said was wrong, in its own words. */
+/** What the API said was wrong, in its own words (problems.ts says it the page's way). */
 export class ApiError extends Error {
   constructor(readonly problems: ParameterProblem[]) {
     super(problems.map((p) => (p.parameter ? `${p.parameter}: ${p.message}` : p.message)).join('; '));
@@ -28,10 +30,12 @@ const VARIABLE_ERROR = /^Variable "\$(\w+)" got invalid value .*?; (.*)$/s;
 
 export function problemsOf(errors: GraphQLErrorBody[]): ParameterProblem[] {
   return errors.flatMap((error): ParameterProblem[] => {
-    const listed = error.extensions?.errors;
-    if (listed?.length) return listed.map((e) => ({ parameter: e.parameter, message: e.message }));
+    // A variable the API could not read at all fails before any rule is checked, and says so.
     const variable = VARIABLE_ERROR.exec(error.message);
-    if (variable) return [{ parameter: variable[1]!, message: variable[2]! }];
+    const unreadable = variable ? { unreadable: true } : {};
+    const listed = error.extensions?.errors;
+    if (listed?.length) return listed.map((e) => ({ parameter: e.parameter, message: e.message, ...unreadable }));
+    if (variable) return [{ parameter: variable[1]!, message: variable[2]!, unreadable: true }];
     return [{ parameter: null, message: error.message }];
   });
 }

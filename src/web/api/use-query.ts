@@ -1,5 +1,7 @@
 // One query per distinct key: a new key aborts the request in flight (its answer would be stale) and
-// keeps the previous data on screen until the new answer arrives; an error replaces it.
+// keeps the previous data on screen until the new answer arrives. An error replaces it, unless the
+// caller keeps the last good answer (the list: a mistyped amount should not empty it); then `key` says
+// which request the data answered, and the caller must say the data is not for the current one.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { TypedDocumentString } from '../gql/graphql.js';
 import { ApiError, request } from './client.js';
@@ -12,10 +14,16 @@ export interface QueryState<T> {
   key: string | null;
 }
 
+export interface QueryOptions {
+  /** On an error, keep the last answer on screen (with its key) beside the error. */
+  keepOnError?: boolean;
+}
+
 export function useQuery<TResult, TVariables>(
   document: TypedDocumentString<TResult, TVariables>,
   variables: TVariables | null,
   key: string | null,
+  { keepOnError = false }: QueryOptions = {},
 ): QueryState<TResult> {
   const [state, setState] = useState<QueryState<TResult>>({
     data: null,
@@ -39,8 +47,11 @@ export function useQuery<TResult, TVariables>(
       (err: Error) => {
         if (controller.signal.aborted) return;
         const error = err instanceof ApiError ? err : new ApiError([{ parameter: null, message: err.message }]);
-        // Numbers for another request would mislead: an error replaces them.
-        setState({ data: null, error, loading: false, key });
+        setState((s) =>
+          keepOnError && s.data !== null
+            ? { data: s.data, error, loading: false, key: s.key }
+            : { data: null, error, loading: false, key },
+        );
       },
     );
     return () => controller.abort();

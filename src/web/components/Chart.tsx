@@ -16,6 +16,8 @@ export interface ChartSpec {
   series: ChartSeries[];
   stepped?: boolean;
   points?: boolean;
+  /** The point the legend shows while no point is hovered (default: the last, the latest day). */
+  restIndex?: number;
 }
 
 export function Chart({ spec, label }: { spec: ChartSpec; label: string }) {

@@ -2,7 +2,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { amountForInput, amountFromInput, formatCount } from '../format.js';
 import { HORIZONS, label, months, ORDERS, SORTS, TYPES } from '../labels.js';
-import type { PageState } from '../state.js';
+import { typeOf, type PageState } from '../state.js';
 
 interface Props {
   state: PageState;
@@ -66,6 +66,8 @@ export function Controls({ state, problems, typeCounts, onChange }: Props) {
     ? [...HORIZONS]
     : [...HORIZONS, state.horizon];
   const total = typeCounts ? [...typeCounts.values()].reduce((a, b) => a + b, 0) : null;
+  const planView = state.view === 'plan';
+  const currentType = typeOf(state);
   const countOf = (type: string) =>
     type === 'all' ? total : (typeCounts?.get(type.toUpperCase()) ?? (typeCounts ? 0 : null));
 
@@ -112,17 +114,17 @@ export function Controls({ state, problems, typeCounts, onChange }: Props) {
       </div>
 
       <fieldset class="field types">
-        <legend>Type</legend>
+        <legend>{planView ? 'Type of each part' : 'Type'}</legend>
         <div class="segmented">
           {(Object.keys(TYPES) as (keyof typeof TYPES)[]).map((type) => {
             const count = countOf(type);
             return (
-              <label key={type} class={state.type === type ? 'on' : undefined}>
+              <label key={type} class={currentType === type ? 'on' : undefined}>
                 <input
                   type="radio"
                   name="type"
                   value={type}
-                  checked={state.type === type}
+                  checked={currentType === type}
                   onChange={() =>
                     onChange({ type, terms: type === 'flexible' || type === 'notice' ? [] : state.terms })
                   }
@@ -135,27 +137,31 @@ export function Controls({ state, problems, typeCounts, onChange }: Props) {
         </div>
       </fieldset>
 
-      <div class="field">
-        <label for="sort">Sort by</label>
-        <select id="sort" value={state.sort} onChange={(e) => onChange({ sort: e.currentTarget.value })}>
-          {Object.entries(SORTS).map(([value, text]) => (
-            <option key={value} value={value}>
-              {text}
-            </option>
-          ))}
-        </select>
-      </div>
+      {planView ? null : (
+        <>
+          <div class="field sort">
+            <label for="sort">Sort by</label>
+            <select id="sort" value={state.sort} onChange={(e) => onChange({ sort: e.currentTarget.value })}>
+              {Object.entries(SORTS).map(([value, text]) => (
+                <option key={value} value={value}>
+                  {text}
+                </option>
+              ))}
+            </select>
+          </div>
 
-      <div class="field">
-        <label for="order">Order</label>
-        <select id="order" value={state.order} onChange={(e) => onChange({ order: e.currentTarget.value })}>
-          {Object.entries(ORDERS).map(([value, text]) => (
-            <option key={value} value={value}>
-              {text}
-            </option>
-          ))}
-        </select>
-      </div>
+          <div class="field order">
+            <label for="order">Order</label>
+            <select id="order" value={state.order} onChange={(e) => onChange({ order: e.currentTarget.value })}>
+              {Object.entries(ORDERS).map(([value, text]) => (
+                <option key={value} value={value}>
+                  {text}
+                </option>
+              ))}
+            </select>
+          </div>
+        </>
+      )}
 
       <div class="field search">
         <label for="zoek">Search</label>

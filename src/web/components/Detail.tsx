@@ -4,16 +4,26 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { useQuery } from '../api/use-query.js';
 import { OfferDetailDocument, type OfferDetailQuery } from '../gql/graphql.js';
-import { formatDate, formatDateTime, formatMoney, formatMoneyShort, formatRate } from '../format.js';
+import {
+  compareDecimalText,
+  formatDate,
+  formatDateTime,
+  formatMoney,
+  formatMoneyShort,
+  formatRate,
+} from '../format.js';
 import { EVENTS, label, months, PAYOUTS } from '../labels.js';
+import { inPageWords } from '../problems.js';
 import type { PageState } from '../state.js';
 import { Chart, type ChartSpec } from './Chart.js';
-import { DgsBadge, Money, OfferMeta, PromotionNote, Rate } from './values.js';
+import { DgsBadge, HeadlineRate, Money, OfferMeta, Rate } from './values.js';
 
 type Detail = NonNullable<OfferDetailQuery['product']>;
 
 interface Props {
   state: PageState;
+  /** The amount to calculate the offer for (a plan's part: the part's); null until it is known. */
+  amount: string | null;
   onClose(): void;
   onOpen(offerId: string): void;
 }
@@ -42,7 +52,7 @@ function historySpec(history: NonNullable<Detail['history']>): ChartSpec {
 function Figures({ offer }: { offer: Detail['offer'] }) {
   const c = offer.calc;
   const rows: [string, ComponentChildren][] = [
-    ['Headline rate', <Rate value={offer.headlineRate} />],
+    ['Headline rate', <HeadlineRate offer={offer} />],
     ['Rate for this amount at the start', <Rate value={c.nominalRate} />],
     ['Comparable yield', <Rate value={c.comparableYield} />],
     ['Net effective rate', <Rate value={c.effectiveRate} />],
@@ -65,46 +75,72 @@ function Figures({ offer }: { offer: Detail['offer'] }) {
   );
 }
 
+/** The columns of the month-by-month table; on a phone only those marked narrow (the rest go in a line). */
+const STEP_COLUMNS = [
+  { text: 'Month', narrow: true },
+  { text: 'Opening balance', narrow: false },
+  { text: 'Rate', narrow: true },
+  { text: 'Interest', narrow: true },
+  { text: 'Credited', narrow: false },
+  { text: 'Withholding', narrow: false },
+  { text: 'Closing balance', narrow: true },
+] as const;
+
+// On a phone the seven columns do not fit beside each other, and a table scrolling sideways inside a
+// scrolling dialog is easy to miss: there the table keeps month, rate, interest and closing balance, and
+// the interest cell says under it what was credited and withheld when that is not simply the interest.
 function Steps({ steps }: { steps: Detail['offer']['calc']['steps'] }) {
   return (
-    <div class="scroll" role="region" aria-labelledby="steps-title" tabIndex={0}>
+    <div class="scroll steps-scroll" role="region" aria-labelledby="steps-title" tabIndex={0}>
       <table class="steps">
         <caption id="steps-title">Month by month</caption>
         <thead>
           <tr>
-            {['Month', 'Opening balance', 'Rate', 'Interest', 'Credited', 'Withholding', 'Closing balance'].map((h) => (
-              <th scope="col" class="num" key={h}>
-                {h}
+            {STEP_COLUMNS.map((c) => (
+              <th scope="col" class={c.narrow ? 'num' : 'num wide-only'} key={c.text}>
+                {c.text}
               </th>
             ))}
           </tr>
         </thead>
         <tbody>
-          {steps.map((s) => (
-            <tr key={s.month}>
-              <th scope="row" class="num">
-                {s.month}
-              </th>
-              <td class="num">
-                <Money value={s.openingBalance} />
-              </td>
-              <td class="num">
-                <Rate value={s.rate} />
-              </td>
-              <td class="num">
-                <Money value={s.interest} />
-              </td>
-              <td class="num">
-                <Money value={s.credited} />
-              </td>
-              <td class="num">
-                <Money value={s.withholding} />
-              </td>
-              <td class="num">
-                <Money value={s.closingBalance} />
-              </td>
-            </tr>
-          ))}
+          {steps.map((s) => {
+            // Between creditings nothing is credited, and the closing balance says so already.
+            const credited = s.credited !== s.interest && compareDecimalText(s.credited, '0') !== 0;
+            const withheld = compareDecimalText(s.withholding, '0') !== 0;
+            return (
+              <tr key={s.month}>
+                <th scope="row" class="num">
+                  {s.month}
+                </th>
+                <td class="num wide-only">
+                  <Money value={s.openingBalance} />
+                </td>
+                <td class="num">
+                  <Rate value={s.rate} />
+                </td>
+                <td class="num">
+                  <Money value={s.interest} />
+                  {credited || withheld ? (
+                    <span class="narrow-only sub">
+                      {credited ? <>credited {formatMoney(s.credited)}</> : null}
+                      {credited && withheld ? ', ' : null}
+                      {withheld ? <>withheld {formatMoney(s.withholding)}</> : null}
+                    </span>
+                  ) : null}
+                </td>
+                <td class="num wide-only">
+                  <Money value={s.credited} />
+                </td>
+                <td class="num wide-only">
+                  <Money value={s.withholding} />
+                </td>
+                <td class="num">
+                  <Money value={s.closingBalance} />
+                </td>
+              </tr>
+            );
+          })}
         </tbody>
       </table>
     </div>
@@ -159,9 +195,10 @@ function Body({ detail, onOpen }: { detail: Detail; onOpen(id: string): void }) 
     <>
       <div class="detail-grid">
         <section aria-labelledby="figures-title">
-          <h3 id="figures-title">For your amount</h3>
+          <h3 id="figures-title">
+            For <Money value={o.calc.amount} />
+          </h3>
           <Figures offer={o} />
-          <PromotionNote offer={o} />
           <h3>Deposit guarantee</h3>
           <DgsBadge dgs={o.dgs} />
           <p class="sub">
@@ -297,14 +334,19 @@ function Body({ detail, onOpen }: { detail: Detail; onOpen(id: string): void }) 
   );
 }
 
-export function OfferDialog({ state, onClose, onOpen }: Props) {
+export function OfferDialog({ state, amount, onClose, onOpen }: Props) {
   const dialog = useRef<HTMLDialogElement>(null);
-  const variables = {
-    id: state.offer,
-    amount: state.amount,
-    horizon: (/^\d+$/.test(state.horizon) ? Number(state.horizon) : state.horizon) as number,
-  };
-  const { data, error, loading } = useQuery(OfferDetailDocument, variables, JSON.stringify(variables));
+  const variables =
+    amount === null
+      ? null
+      : {
+          id: state.offer,
+          amount,
+          horizon: (/^\d+$/.test(state.horizon) ? Number(state.horizon) : state.horizon) as number,
+        };
+  const query = useQuery(OfferDetailDocument, variables, variables && JSON.stringify(variables));
+  const { data, error } = query;
+  const loading = query.loading || variables === null;
   const close = useRef(onClose);
   close.current = onClose;
 
@@ -335,7 +377,7 @@ export function OfferDialog({ state, onClose, onOpen }: Props) {
       {error ? (
         <div class="problems" role="alert">
           {error.problems.map((p, i) => (
-            <p key={i}>{p.parameter ? `${p.parameter}: ${p.message}` : p.message}</p>
+            <p key={i}>{inPageWords(p, state)}</p>
           ))}
         </div>
       ) : detail ? (

@@ -1,7 +1,7 @@
 // The market: the best rate per deposit term (with the list's filters), the best per type, and how the
 // best rates moved over the last days (marketHistory). Fetched with the list, in the same request.
 import type { ComparisonQuery } from '../gql/graphql.js';
-import { formatDay, formatRate } from '../format.js';
+import { compareDecimalText, formatDay, formatRate } from '../format.js';
 import { label, MARKET_DAYS, months, TYPES } from '../labels.js';
 import type { PageState } from '../state.js';
 import { Chart, type ChartSpec } from './Chart.js';
@@ -20,10 +20,15 @@ const dayToSeconds = (day: string) => Math.floor(Date.parse(`${day}T00:00:00Z`) 
 
 export function Market({ state, list, history, onChange, onOpen }: Props) {
   if (!list) return null;
+  const best = list.termCurve.reduce(
+    (top, p, i) => (top < 0 || compareDecimalText(p.rate, list.termCurve[top]!.rate) > 0 ? i : top),
+    -1,
+  );
   const curve: ChartSpec = {
     x: list.termCurve.map((p) => p.term),
     xKind: 'months',
     points: true,
+    restIndex: Math.max(best, 0),
     series: [{ label: 'Best comparable yield', values: list.termCurve.map((p) => p.rate), color: COLORS.deposit12 }],
   };
   const days = history ?? [];
@@ -70,7 +75,8 @@ export function Market({ state, list, history, onChange, onOpen }: Props) {
           <figure class="figure">
             <Chart spec={curve} label="term curve" />
             <figcaption class="hint">
-              The best comparable yield for each deposit term, with your amount and filters.
+              The best comparable yield for each deposit term, with your amount and filters. The legend shows the point
+              under the pointer, else the best term.
             </figcaption>
             <details>
               <summary>Term curve as a table</summary>
@@ -132,6 +138,7 @@ export function Market({ state, list, history, onChange, onOpen }: Props) {
         {days.length ? (
           <figure class="figure">
             <Chart spec={market} label="market history" />
+            <figcaption class="hint">The legend shows the day under the pointer, else the latest day.</figcaption>
             <details>
               <summary>Market history as a table</summary>
               <div class="scroll" role="region" aria-label="Market history table" tabIndex={0}>

@@ -3,8 +3,8 @@
 import type { ComparisonQuery, OfferRowFragment } from '../gql/graphql.js';
 import { formatCount, formatMoney } from '../format.js';
 import { label, PAGE_SIZES, SORTS } from '../labels.js';
-import { exportHref, type PageState } from '../state.js';
-import { DgsBadge, Money, OfferMeta, PromotionNote, Rate, WithholdingNote } from './values.js';
+import { exportHref, serializeState, type PageState } from '../state.js';
+import { DgsBadge, HeadlineRate, Money, OfferMeta, Rate, WithholdingNote } from './values.js';
 
 type List = ComparisonQuery['products'];
 
@@ -12,6 +12,8 @@ interface Props {
   state: PageState;
   list: List | null;
   loading: boolean;
+  /** The list shown answers an earlier question: the current one was refused. */
+  stale: boolean;
   onChange(change: Partial<PageState>): void;
   onOpen(offerId: string): void;
 }
@@ -49,10 +51,7 @@ function Row({ offer, onOpen }: { offer: OfferRowFragment; onOpen(id: string): v
         )}
       </th>
       <td role="cell" class="num" data-label="Headline rate">
-        <span class="stack">
-          <Rate value={offer.headlineRate} />
-          <PromotionNote offer={offer} />
-        </span>
+        <HeadlineRate offer={offer} />
       </td>
       <td role="cell" class="num" data-label="Comparable yield">
         <Rate value={offer.calc.comparableYield} />
@@ -84,10 +83,16 @@ function Row({ offer, onOpen }: { offer: OfferRowFragment; onOpen(id: string): v
   );
 }
 
-export function Results({ state, list, loading, onChange, onOpen }: Props) {
+export function Results({ state, list, loading, stale, onChange, onOpen }: Props) {
   const page = Number(state.page) || 1;
   const size = Number(state.pageSize) || 20;
   const pages = list ? Math.max(1, Math.ceil(list.total / size)) : 1;
+  // Offers hidden because the guarantee would not cover the whole amount: the plan is the answer to that.
+  const planHref = serializeState({ ...state, view: 'plan' });
+  const toPlan = (e: Event) => {
+    e.preventDefault();
+    onChange({ view: 'plan' });
+  };
   return (
     <section class="results" aria-labelledby="results-title" aria-busy={loading ? 'true' : 'false'}>
       <div class="results-head">
@@ -95,10 +100,18 @@ export function Results({ state, list, loading, onChange, onOpen }: Props) {
         <p class="summary" role="status">
           {list ? (
             <>
+              {stale ? <>Still showing the last offers that could be found: </> : null}
               <strong>{formatCount(list.total)}</strong> {list.total === 1 ? 'offer' : 'offers'} for{' '}
               <Money value={list.items[0]?.calc.amount ?? state.amount} />, by {label(SORTS, state.sort).toLowerCase()}
               {list.hiddenByDgs > 0 ? (
-                <> · {formatCount(list.hiddenByDgs)} hidden: not fully covered by a guarantee</>
+                <>
+                  {' '}
+                  · {formatCount(list.hiddenByDgs)} hidden: not fully covered by a guarantee (
+                  <a href={planHref} onClick={toPlan}>
+                    spread the amount in a savings plan
+                  </a>
+                  )
+                </>
               ) : null}
               {list.hiddenIneligible > 0 ? (
                 <> · {formatCount(list.hiddenIneligible)} hidden: amount outside their limits</>
@@ -107,7 +120,7 @@ export function Results({ state, list, loading, onChange, onOpen }: Props) {
           ) : loading ? (
             'Loading offers…'
           ) : (
-            ''
+            'No offers shown: correct what is marked above.'
           )}
         </p>
         <a class="button" href={exportHref(state)} download>
@@ -116,36 +129,51 @@ export function Results({ state, list, loading, onChange, onOpen }: Props) {
       </div>
       {list ? (
         list.items.length ? (
-          <table role="table" class="offers">
-            <caption class="visually-hidden">
-              Savings offers for the amount, page {page} of {pages}
-            </caption>
-            <thead role="rowgroup">
-              <tr role="row">
-                {COLUMNS.map((c) => (
-                  <th
-                    role="columnheader"
-                    scope="col"
-                    key={c.key}
-                    class={'num' in c ? 'num' : undefined}
-                    aria-sort={ariaSort(state, c.sort)}
-                  >
-                    {c.text}
+          <div class="table-wrap">
+            <table role="table" class="offers">
+              <caption class="visually-hidden">
+                Savings offers for the amount, page {page} of {pages}
+              </caption>
+              <thead role="rowgroup">
+                <tr role="row">
+                  {COLUMNS.map((c) => (
+                    <th
+                      role="columnheader"
+                      scope="col"
+                      key={c.key}
+                      class={'num' in c ? 'num' : undefined}
+                      aria-sort={ariaSort(state, c.sort)}
+                    >
+                      {c.text}
+                    </th>
+                  ))}
+                  <th role="columnheader" scope="col">
+                    <span class="visually-hidden">Details</span>
                   </th>
+                </tr>
+              </thead>
+              <tbody role="rowgroup">
+                {list.items.map((offer) => (
+                  <Row key={offer.id} offer={offer} onOpen={onOpen} />
                 ))}
-                <th role="columnheader" scope="col">
-                  <span class="visually-hidden">Details</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody role="rowgroup">
-              {list.items.map((offer) => (
-                <Row key={offer.id} offer={offer} onOpen={onOpen} />
-              ))}
-            </tbody>
-          </table>
+              </tbody>
+            </table>
+          </div>
         ) : (
-          <p class="empty">No offer matches these filters.</p>
+          <p class="empty">
+            {list.hiddenByDgs > 0 ? (
+              <>
+                No offer holds all of <Money value={list.items[0]?.calc.amount ?? state.amount} /> under its deposit
+                guarantee. The{' '}
+                <a href={planHref} onClick={toPlan}>
+                  savings plan
+                </a>{' '}
+                spreads it over several offers, each part fully covered.
+              </>
+            ) : (
+              'No offer matches these filters.'
+            )}
+          </p>
         )
       ) : null}
       {list && list.total > 0 ? (

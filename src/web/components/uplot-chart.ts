@@ -1,5 +1,6 @@
 // The uPlot side of Chart (its own chunk). uPlot plots numbers, so the API's strings become numbers here
-// for the drawing alone; the values shown in the legend are the API's strings, formatted.
+// for the drawing alone; the values shown in the legend are the API's strings, formatted. The legend
+// always shows a point: the hovered one, else the spec's resting point (the latest day), never a dash.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { browserLocale, formatDay, formatRate } from '../format.js';
@@ -17,8 +18,13 @@ export function drawChart(el: HTMLElement, spec: ChartSpec): () => void {
     spec.x,
     ...spec.series.map((s) => s.values.map((v) => (v === null ? null : Number(v)))),
   ];
-  const xValue = (v: number | null) =>
-    v == null ? '—' : time ? formatDay(new Date(v * 1000).toISOString().slice(0, 10), locale) : `${v} months`;
+  const rest = spec.restIndex ?? spec.x.length - 1;
+  const at = (idx: number | null) => idx ?? rest;
+  const xValue = (idx: number | null) => {
+    const v = spec.x[at(idx)];
+    if (v === undefined) return '';
+    return time ? formatDay(new Date(v * 1000).toISOString().slice(0, 10), locale) : `${v} months`;
+  };
   const options: uPlot.Options = {
     width: Math.max(el.clientWidth, 280),
     height: HEIGHT,
@@ -36,7 +42,7 @@ export function drawChart(el: HTMLElement, spec: ChartSpec): () => void {
       { ...AXIS, size: 56, values: (_u, ticks) => ticks.map((t) => `${tick.format(t)} %`) },
     ],
     series: [
-      { label: time ? 'Day' : 'Term', value: (_u, v) => xValue(v) },
+      { label: time ? 'Day' : 'Term', value: (_u, _v, _si, idx) => xValue(idx) },
       ...spec.series.map((s) => ({
         label: s.label,
         stroke: s.color,
@@ -45,8 +51,8 @@ export function drawChart(el: HTMLElement, spec: ChartSpec): () => void {
         points: { show: spec.points ?? false, size: 7, fill: s.color },
         paths: spec.stepped ? uPlot.paths.stepped!({ align: 1 }) : undefined,
         value: (_u: uPlot, _v: number | null, _si: number, idx: number | null) => {
-          const text = idx == null ? null : s.values[idx];
-          return text == null ? '—' : formatRate(text, locale);
+          const text = s.values[at(idx)];
+          return text == null ? 'none' : formatRate(text, locale);
         },
       })),
     ],

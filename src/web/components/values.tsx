@@ -1,7 +1,8 @@
 // How the API's values appear: each number in a <data> element that keeps the API's exact string
 // (value="1234.56") beside its locale formatting, so tests and machines can read the original.
+import type { ComponentChildren } from 'preact';
 import type { OfferRowFragment } from '../gql/graphql.js';
-import { countryName, formatMoney, formatMoneyShort, formatRate } from '../format.js';
+import { compareDecimalText, countryName, formatMoney, formatMoneyShort, formatRate } from '../format.js';
 import { CHANNELS, label, months, TYPES, WITHHOLDING } from '../labels.js';
 
 export const Money = ({ value }: { value: string }) => <data value={value}>{formatMoney(value)}</data>;
@@ -9,15 +10,70 @@ export const Rate = ({ value }: { value: string }) => <data value={value}>{forma
 
 type Offer = OfferRowFragment;
 
-export function PromotionNote({ offer }: { offer: Offer }) {
+/** The base rate a promotion adds to or stands in for: the offer's best band, as its headline counts it. */
+function baseRate(offer: Offer): string {
+  let best: string | null = null;
+  for (const tier of offer.tiers) if (best === null || compareDecimalText(tier.rate, best) > 0) best = tier.rate;
+  return best ?? offer.headlineRate;
+}
+
+/**
+ * The headline rate, and with a promotion what it is made of, each number labelled: a bonus as
+ * "base + bonus = total" (the headline already holds the bonus: "3.35 %" over "+1.50 % bonus" read as
+ * 4.85 %), a promotional rate with the base it gives way to.
+ */
+export function HeadlineRate({ offer }: { offer: Offer }) {
   const p = offer.promotion;
-  if (!p) return null;
-  const what = p.kind === 'BONUS' ? <>+{formatRate(p.rate)} bonus</> : <>{formatRate(p.rate)} promotional rate</>;
-  return (
+  const headline = (
+    <data class="headline" value={offer.headlineRate}>
+      {formatRate(offer.headlineRate)}
+    </data>
+  );
+  if (!p) return headline;
+  const base = baseRate(offer);
+  const period = `first ${months(p.months)}`;
+  const line = (op: string, value: ComponentChildren, what: string, cls?: string) => (
+    <span class={cls ? `line ${cls}` : 'line'}>
+      <span class="op" aria-hidden={op ? undefined : 'true'}>
+        {op}
+      </span>
+      {value}
+      <span class="what">{what}</span>
+    </span>
+  );
+  const note = (
     <span class="promo">
-      {what} for the first {months(p.months)}
+      {p.kind === 'BONUS' ? 'Bonus' : 'Promotional rate'} for the {period}
       {p.maxBalance ? <> on up to {formatMoneyShort(p.maxBalance)}</> : null}
-      {offer.calc.promotionApplied ? null : <> (not counted)</>}
+      {offer.calc.promotionApplied ? null : <> (not counted here)</>}
+    </span>
+  );
+  const rate = (value: string, cls: string) => (
+    <data class={cls} value={value}>
+      {formatRate(value)}
+    </data>
+  );
+  if (p.kind === 'BONUS')
+    return (
+      <span class="rates">
+        {line('', rate(base, 'base'), 'base')}
+        {line('+', rate(p.rate, 'bonus'), 'bonus')}
+        {line('=', headline, 'total', 'total sum')}
+        {note}
+      </span>
+    );
+  // A promotional rate replaces the base; the headline is the higher of the two.
+  return (
+    <span class="rates">
+      {p.rate === offer.headlineRate ? null : line('', headline, 'headline', 'total')}
+      {line(
+        '',
+        rate(p.rate, p.rate === offer.headlineRate ? 'headline promotional' : 'promotional'),
+        'promotion',
+        'total',
+      )}
+      {line('', rate(base, 'base'), 'after that')}
+      {note}
     </span>
   );
 }
