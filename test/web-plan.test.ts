@@ -75,7 +75,7 @@ async function expectApiPlan(page: Page, query: string): Promise<any> {
 describe.skipIf(browserSkip !== null)('the savings plan on the page, in Chromium', () => {
   beforeAll(async () => {
     h = await startPageHarness();
-  });
+  }, 240_000); // seeding the sample market, on a busy machine
 
   afterAll(async () => {
     await h?.close();

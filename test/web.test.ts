@@ -92,7 +92,7 @@ async function headlineParts(page: Page, id: string) {
 describe.skipIf(browserSkip !== null)('the comparison page in Chromium', () => {
   beforeAll(async () => {
     h = await startPageHarness();
-  });
+  }, 240_000); // seeding the sample market, on a busy machine
 
   afterAll(async () => {
     await h?.close();
@@ -427,7 +427,7 @@ describe.skipIf(browserSkip !== null)('the comparison page in Chromium', () => {
     await s.close();
   }, 180_000);
 
-  it('works on a 390 px phone: cards, nothing scrolls sideways, no select cuts its text, the months fit', async () => {
+  it('works on a 390 px phone: cards, nothing scrolls sideways; an offer’s months fit the screen', async () => {
     const s = await open('/?amount=25000&type=all', { width: 390, height: 844 });
     await expectApiRows(s.page, 'amount=25000&type=all');
     expect(await sidewaysScrollers(s.page)).toEqual([]);
@@ -437,8 +437,6 @@ describe.skipIf(browserSkip !== null)('the comparison page in Chromium', () => {
         .first()
         .evaluate((tr) => getComputedStyle(tr).display),
     ).toBe('block');
-    // "Return per year" was cut off in the sort select.
-    expect(await clippedSelects(s.page)).toEqual([]);
     await expectAccessible(s.page, 'phone');
 
     // The monthly steps of an offer that credits interest less often than monthly and keeps tax back: on
@@ -452,7 +450,7 @@ describe.skipIf(browserSkip !== null)('the comparison page in Chromium', () => {
     const dialog = s.page.locator('dialog.detail[open]');
     const { steps } = (await api(`/api/products/${offer.id}?amount=25000`)).offer.calc;
     await poll(() => dialog.locator('table.steps tbody tr').count()).toBe(steps.length);
-    const region = await dialog.locator('.steps-scroll').evaluate((e) => ({
+    const region = await dialog.locator('div:has(> table.steps)').evaluate((e) => ({
       sideways: e.scrollWidth - e.clientWidth,
       inside: e.scrollHeight - e.clientHeight,
     }));
@@ -490,6 +488,7 @@ describe.skipIf(browserSkip !== null)('the comparison page in Chromium', () => {
     { name: 'detail', query: '/?amount=25000&offer=', ready: 'dialog.detail[open] .chart canvas' },
   ];
   it.each(WIDTHS.flatMap((width) => VIEWS.map((view) => ({ ...view, width }))))(
+    // A select is as wide as its place; on a phone "Return per year" was cut off in the sort's.
     'screenshot of the $name at $width px: accessible, no select cut, nothing scrolling sideways',
     async ({ name, query, ready, width }) => {
       const offer = name === 'detail' ? (await api('/api/products?amount=25000&pageSize=1')).items[0].id : '';

@@ -36,7 +36,7 @@ const VIEW_NAMES: Record<View, string> = { list: 'Offers', plan: 'Savings plan',
 const AT_FIELDS = ['amount', 'horizon'];
 
 type PlanModule = typeof import('./components/Plan.js');
-/** The plan view's code, loaded the first time it is shown (main.tsx starts it early for a plan URL). */
+/** The plan view's code, loaded the first time it is shown (preloadFirst starts it early for a plan URL). */
 export const loadPlanView = (): Promise<PlanModule> => import('./components/Plan.js');
 
 /** Starts the first request before the first render: the list's or the plan's, for the URL's state. */

@@ -229,8 +229,7 @@ function Comparison({ plan, single }: { plan: Plan; single: OfferRowFragment | n
       </p>
       <table class="plain compare-table">
         <caption class="hint">
-          One offer: the best for the whole amount with the same filters, ranked as the plan is, covered or not ({name}
-          ).
+          One offer: {name}, the best for the whole amount with the same filters, ranked as the plan is, covered or not.
         </caption>
         <thead>
           <tr>
@@ -285,22 +284,36 @@ export function PlanView({ state, data, loading, stale, onChange, onOpen }: Prop
     <section class="plan" aria-labelledby="plan-title" aria-busy={loading ? 'true' : 'false'}>
       <h2 id="plan-title">Savings plan</h2>
       <p class="lead">
-        A deposit guarantee covers up to {formatMoneyShort('100000')} per person and bank, all its brands together. The
-        plan spreads your amount over offers so that every part is fully covered, and of all such spreads it is the one
-        that earns the most.
+        A deposit guarantee covers up to {formatMoneyShort('100000')} per person and bank in the EU, all its brands
+        together. The plan spreads your amount over offers so that every part is fully covered, and of all such spreads
+        it is the one that earns the most.
       </p>
       <Settings state={state} onChange={onChange} />
       <p class="summary" role="status">
         {plan && t ? (
           <>
             {stale ? <>Still the plan for the last amount that could be used: </> : null}
-            <Money value={t.amount} /> in <strong>{parts}</strong> {parts === 1 ? 'part' : 'parts'}, each fully covered
-            by a deposit guarantee
+            {parts ? (
+              <>
+                <Money value={t.amount} /> in <strong>{parts}</strong> {parts === 1 ? 'part' : 'parts'}, each fully
+                covered by a deposit guarantee
+              </>
+            ) : (
+              <>
+                No part of <Money value={t.amount} /> can be placed under full cover with these filters
+              </>
+            )}
             {new Decimal(t.unplaced).isZero() ? (
               '.'
             ) : (
               <>
-                ; <Money value={t.unplaced} /> not placed.{' '}
+                {parts ? (
+                  <>
+                    ; <Money value={t.unplaced} /> not placed.
+                  </>
+                ) : (
+                  '.'
+                )}{' '}
                 {plan.unplacedReason ? localAmounts(plan.unplacedReason.message) : null}
               </>
             )}
