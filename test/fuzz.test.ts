@@ -199,7 +199,7 @@ const isEventStream = (res: Response) => /text\/event-stream/.test(res.headers.g
 
 async function expectSane(res: Response, sent: URLSearchParams | null, header?: string, required: string[] = []) {
   if (res.status === 200 && isEventStream(res)) {
-    expect(await opening(res)).toMatch(/^retry: 5000\nid: \d+\n\n/);
+    expect(await opening(res)).toMatch(/^retry: 5000\nid: (\d+)\nevent: position\ndata: {"id":"\1"}\n\n/);
     return;
   }
   expect(

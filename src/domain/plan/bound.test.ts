@@ -50,13 +50,6 @@ describe('BoundEngine.evaluate', () => {
       ),
       { numRuns: 600 },
     );
-    console.log(
-      'HITS',
-      (globalThis as any).HIT_PRICE,
-      (globalThis as any).HIT_MU,
-      (globalThis as any).HIT_COUNT,
-      (globalThis as any).HIT_COUNTLOW,
-    );
   });
 
   it('prices the part count in: a wide chosen part and two steep open offers for one part left', () => {
