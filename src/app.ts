@@ -168,11 +168,12 @@ const DOCUMENT_BYTES_PER_CHAR = 40;
 const DOCUMENT_ERROR_BYTES = 1024;
 
 export async function createApp({ config, db, logger, clock = () => new Date(), memory, link }: AppDeps): Promise<App> {
-  const budget = (
-    memory ?? planMemory({ budgetMb: config.memoryBudgetMb, workers: config.workers, embedded: db.kind === 'embedded' })
-  ).caches;
+  const plan =
+    memory ??
+    planMemory({ budgetMb: config.memoryBudgetMb, workers: config.workers, embedded: db.kind === 'embedded' });
+  const budget = plan.caches;
   const requestBytes = requestCaches(budget.requests);
-  const store = await createCatalogStore(db.prisma);
+  const store = await createCatalogStore(db.prisma, plan.maxOffers);
   const calc = createCalcService({ maxBytes: budget.calc });
   // The market view per window of days (up to 3,650): a quarter of the database reads' part.
   const marketBytes = Math.floor(budget.history / 4);
@@ -226,7 +227,7 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
     market,
     config,
     clock,
-    health: () => healthCheck.report(store.current(), clock(), config.maxDataAgeSeconds),
+    health: () => healthCheck.report(store.current(), clock(), config.maxDataAgeSeconds, store.refused() !== null),
     caches: () => ({}),
     history: new HistoryCache(budget.history - marketBytes),
     database,

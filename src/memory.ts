@@ -27,6 +27,8 @@ export interface MemoryPlan {
   heapMb: number;
   /** Bytes per cache, in each serving process. */
   caches: CacheBudget;
+  /** The most active offers a serving process can hold (see catalogueCapacity). */
+  maxOffers: number;
 }
 
 const MB = 1024 * 1024;
@@ -48,6 +50,12 @@ export const OWN_HEAP_MB = 60;
  * collecting, answered 132 requests a second instead of 370 and was once stopped at its heap limit.
  */
 const GC_ROOM = 2;
+/**
+ * What one active offer costs a serving process at its peak: its catalogue entry twice (the old catalogue
+ * serves while the new one loads) and the list's work per offer. Calibrated at the default budget with
+ * two workers: 13,611 offers served, 20,400 ran both workers out of heap.
+ */
+export const PEAK_BYTES_PER_OFFER = 7 * 1024;
 /** The smallest room for caches that still lets repeats be answered from memory. */
 const MIN_CACHES_MB = 8;
 
@@ -82,7 +90,26 @@ export function planMemory({
   const caches = Object.fromEntries(
     Object.entries(SHARES).map(([name, part]) => [name, Math.floor(cachesMb * part * MB)]),
   ) as unknown as CacheBudget;
-  return { shareMb, heapMb: Math.ceil(GC_ROOM * (OWN_HEAP_MB + IN_HEAP * cachesMb)), caches };
+  const heapMb = Math.ceil(GC_ROOM * (OWN_HEAP_MB + IN_HEAP * cachesMb));
+  return { shareMb, heapMb, caches, maxOffers: catalogueCapacity(heapMb, cachesMb) };
+}
+
+/**
+ * The catalogue lives in the heap's room above what the process and its full caches keep: the room that
+ * garbage collection works in. A larger catalogue than that room holds does not slow the service down, it
+ * stops it (every worker out of heap, again after each restart), so the ingest refuses a snapshot that
+ * would need more (src/ingest/capacity.ts) and a worker does not load one (src/catalog/store.ts).
+ */
+function catalogueCapacity(heapMb: number, cachesMb: number): number {
+  const room = heapMb - (OWN_HEAP_MB + IN_HEAP * cachesMb);
+  return Math.max(0, Math.floor((room * MB) / PEAK_BYTES_PER_OFFER));
+}
+
+/** The smallest MEMORY_BUDGET_MB, in steps of 64 MB, whose serving processes hold `offers` (null: none does). */
+export function budgetFor(offers: number, options: { workers: number; embedded: boolean }): number | null {
+  for (let budgetMb = 256; budgetMb <= 1024 * 1024; budgetMb += 64)
+    if (planMemory({ budgetMb, ...options }).maxOffers >= offers) return budgetMb;
+  return null;
 }
 
 /**

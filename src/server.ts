@@ -8,13 +8,15 @@ import { existsSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import v8 from 'node:v8';
-import { createApp } from './app.js';
+import { createApp, type App } from './app.js';
+import { CatalogueTooLarge } from './catalog/store.js';
+import { Backoff, serveFallback, type Fallback } from './cluster/fallback.js';
 import { runPrimary } from './cluster/primary.js';
-import { workerLink } from './cluster/worker-link.js';
+import { workerLink, type WorkerLink } from './cluster/worker-link.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { planMemory } from './memory.js';
 import { hasIngested, openDatabase, type Database } from './db/client.js';
-import { configuredTurn, takeTurn, withTurn } from './db/write-turn.js';
+import { configuredTurn, finishWriters, takeTurn, withTurn, WRITERS_AT_SHUTDOWN_MS } from './db/write-turn.js';
 import { formatSummary } from './ingest/run.js';
 import { serviceLogger, type Logger } from './logger.js';
 import { seedSampleIfEmpty } from './sample/seed.js';
@@ -79,6 +81,47 @@ function leanWebAssembly(config: Config): void {
   v8.setFlagsFromString('--liftoff-only');
 }
 
+/** A worker that cannot serve exits with this code after telling the primary why (EX_CONFIG). */
+const EXIT_UNFIT = 78;
+
+/**
+ * The app, once its catalogue fits. One that does not (src/catalog/store.ts) is not a crash to repeat: a
+ * worker says why and exits, and its primary restarts it with growing delays; a single process answers
+ * on the port itself meanwhile (503, health with the reason) and tries again with growing delays, so a
+ * repair ingest or a raised budget brings it back without an operator restarting it.
+ */
+async function appOrFallback(
+  create: () => Promise<App>,
+  config: Config,
+  logger: Logger,
+  link: WorkerLink | null,
+  flush: () => void,
+): Promise<App> {
+  const backoff = new Backoff();
+  let fallback: Fallback | null = null;
+  for (;;) {
+    try {
+      const app = await create();
+      await fallback?.close();
+      return app;
+    } catch (err) {
+      if (!(err instanceof CatalogueTooLarge)) throw err;
+      logger.error({ ...err.refused }, err.message);
+      if (link) {
+        await link.unfit(err.message, true);
+        flush();
+        process.exit(EXIT_UNFIT);
+      }
+      const delayMs = Math.max(1_000, backoff.next(0));
+      fallback ??= serveFallback(config.port, config.host, (e) =>
+        logger.error({ err: e }, 'cannot answer on the port'),
+      );
+      fallback.say(err.message, delayMs / 1000, true);
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+  }
+}
+
 async function main() {
   const started = Date.now();
   const config = configOrExit();
@@ -116,7 +159,7 @@ async function main() {
       ? await openAndPrepare(config, logger)
       : await openDatabase({ ...config, migrate: false, writeTurn: 'held' });
 
-  const app = await createApp({ config, db, logger, memory, link });
+  const app = await appOrFallback(() => createApp({ config, db, logger, memory, link }), config, logger, link, flush);
   const server = http.createServer(
     {
       maxHeaderSize: 16 * 1024, // the request line and headers together; beyond it Node answers 431
@@ -127,6 +170,7 @@ async function main() {
     app.listener,
   );
   server.on('clientError', app.clientError);
+  await link?.beforeListen();
   server.listen(config.port, config.host, () => {
     const where = { port: config.port, host: config.host, startupMs: Date.now() - started };
     // In a cluster the primary says it once all workers listen.
@@ -158,9 +202,18 @@ async function main() {
     clearTimeout(force);
     clearInterval(sweep);
     let code = 0;
+    // Only the process that opened the embedded database closes it (a worker's close is its pool's).
+    const writers =
+      worker === null
+        ? await finishWriters(config, WRITERS_AT_SHUTDOWN_MS, {
+            warn: (line) => logger.warn(line),
+            error: (line) => logger.error(line),
+          })
+        : null;
     try {
       await app.close();
       await db.close();
+      await writers?.release();
     } catch (err) {
       logger.error({ err }, 'could not close the database cleanly');
       code = 1;

@@ -6,7 +6,12 @@ import type { Catalog } from './types.js';
 
 export interface HealthReport {
   status: 'ok' | 'degraded';
-  checks: { database: 'ok' | 'unavailable'; data: DataState };
+  checks: {
+    database: 'ok' | 'unavailable';
+    data: DataState;
+    /** exceeded: the newest data version has more offers than the memory budget holds; older data is served. */
+    capacity: 'ok' | 'exceeded';
+  };
   /** Seconds since the newest snapshot was observed; null when there is no data. */
   dataAgeSeconds: number | null;
 }
@@ -63,7 +68,7 @@ export class HealthCheck {
     return probe;
   }
 
-  async report(catalog: Catalog, now: Date, maxDataAgeSeconds: number): Promise<HealthReport> {
+  async report(catalog: Catalog, now: Date, maxDataAgeSeconds: number, refused = false): Promise<HealthReport> {
     const probe = await this.probe();
     // A slow probe under load waits in the connection queue behind the traffic; the reads ahead of it
     // are what tells a busy database from a gone one.
@@ -71,9 +76,10 @@ export class HealthCheck {
     const database = (probe === 'timeout' && !busy) || probe === 'error' ? 'unavailable' : 'ok';
     // The data judged is the data served: the catalogue's, with or without the database.
     const data = dataState(catalog.lastObservedAt, now, maxDataAgeSeconds);
+    const capacity = refused ? 'exceeded' : 'ok';
     return {
-      status: database === 'ok' && data === 'ok' ? 'ok' : 'degraded',
-      checks: { database, data },
+      status: database === 'ok' && data === 'ok' && capacity === 'ok' ? 'ok' : 'degraded',
+      checks: { database, data, capacity },
       dataAgeSeconds: dataAgeSeconds(catalog.lastObservedAt, now),
     };
   }

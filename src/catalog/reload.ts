@@ -25,12 +25,21 @@ export interface WatchOptions {
 export function watchDataVersion(store: CatalogStore, { pollMs, listenUrl, logger, database }: WatchOptions): Watcher {
   let stopped = false;
   let failing = false;
+  let refused: number | null = null;
   const refresh = (why: string) => {
     (database ? database.track(() => store.refresh()) : store.refresh()).then(
       (swapped) => {
         if (failing) logger.info('the database answers again');
         failing = false;
         if (swapped) logger.info({ dataVersion: store.current().version, why }, 'loaded new data');
+        const now = store.refused();
+        // Once per refused version: it stays refused until a newer one comes.
+        if (now && now.version !== refused)
+          logger.error(
+            { ...now, serving: store.current().version },
+            'a new data version is too large for this process; serving the data already loaded',
+          );
+        refused = now?.version ?? null;
       },
       (err: Error) => {
         // Once per outage, not once per poll; the catalogue keeps serving what it has.

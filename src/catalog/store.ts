@@ -1,8 +1,27 @@
 // Holds the current catalogue and swaps it atomically when the data version changes. A request takes
 // the catalogue once and keeps it to the end, so it sees the old data or the new, never a mix.
+// A version with more active offers than this process can hold (src/memory.ts) is not loaded: the old
+// catalogue keeps serving and health says why, instead of the process running out of heap.
 import type { PrismaClient } from '../db/client.js';
 import { loadCatalog } from './load.js';
 import type { Catalog } from './types.js';
+
+/** A data version left unloaded: its active offers, and the most this process holds. */
+export interface Refused {
+  version: number;
+  offers: number;
+  maxOffers: number;
+}
+
+export class CatalogueTooLarge extends Error {
+  constructor(readonly refused: Refused) {
+    super(
+      `the catalogue of data version ${refused.version} has ${refused.offers.toLocaleString('en')} active ` +
+        `offers; this process's share of MEMORY_BUDGET_MB holds at most ${refused.maxOffers.toLocaleString('en')}` +
+        ` (raise MEMORY_BUDGET_MB or lower WORKERS, or ingest a snapshot that removes offers)`,
+    );
+  }
+}
 
 export interface CatalogStore {
   current(): Catalog;
@@ -10,17 +29,34 @@ export interface CatalogStore {
   refresh(): Promise<boolean>;
   /** Called with the new catalogue after each swap. */
   onSwap(listener: (catalog: Catalog) => void): void;
+  /** The newer version this process would not load, while it is the newest. */
+  refused(): Refused | null;
 }
 
-export async function createCatalogStore(prisma: PrismaClient): Promise<CatalogStore> {
+const dataVersion = async (prisma: PrismaClient) =>
+  (await prisma.dataVersion.findUnique({ where: { id: 1 }, select: { version: true } }))?.version ?? 0;
+const activeOffers = (prisma: PrismaClient) => prisma.offer.count({ where: { status: 'active' } });
+
+/** Throws CatalogueTooLarge when even the first catalogue does not fit. */
+export async function createCatalogStore(prisma: PrismaClient, maxOffers = Infinity): Promise<CatalogStore> {
+  const offers = await activeOffers(prisma);
+  if (offers > maxOffers) throw new CatalogueTooLarge({ version: await dataVersion(prisma), offers, maxOffers });
   let catalog = await loadCatalog(prisma);
+  let refused: Refused | null = null;
   let inFlight: Promise<boolean> | null = null;
   const listeners: ((c: Catalog) => void)[] = [];
 
   const refresh = async (): Promise<boolean> => {
-    const row = await prisma.dataVersion.findUnique({ where: { id: 1 }, select: { version: true } });
-    if ((row?.version ?? 0) === catalog.version) return false;
+    const version = await dataVersion(prisma);
+    if (version === catalog.version || version === refused?.version) return false;
+    // Counted before loading (the count and the load may straddle an ingest: the ingest checks too).
+    const offers = await activeOffers(prisma);
+    if (offers > maxOffers) {
+      refused = { version, offers, maxOffers };
+      return false;
+    }
     const next = await loadCatalog(prisma);
+    refused = null;
     if (next.version === catalog.version) return false;
     catalog = next;
     for (const listener of listeners) listener(next);
@@ -39,5 +75,6 @@ export async function createCatalogStore(prisma: PrismaClient): Promise<CatalogS
     onSwap(listener) {
       listeners.push(listener);
     },
+    refused: () => refused,
   };
 }

@@ -6,16 +6,21 @@ import type { Taken } from '../http/rate-limit.js';
 export type WorkerRequest =
   | { savings: 'take'; id: number; client: string }
   /** Every worker's /api/metrics figures (and the primary's own), or the Prometheus text of them all. */
-  | { savings: 'gather'; id: number; what: 'stats' | 'prometheus' };
+  | { savings: 'gather'; id: number; what: 'stats' | 'prometheus' }
+  /** About to listen: the primary first closes the fallback that answered while no worker could. */
+  | { savings: 'listen'; id: number };
 
 /** A worker tells the primary, expecting nothing back. */
 export type WorkerNotice =
   /** Its catalogue moved to a new data version: the other workers should look now, not at their next poll. */
-  { savings: 'swapped'; version: number };
+  | { savings: 'swapped'; version: number }
+  /** It cannot serve and is about to exit: why (what health says meanwhile), and whether it is the capacity. */
+  | { savings: 'unfit'; reason: string; capacity: boolean };
 
 export type PrimaryReply =
   | { savings: 'taken'; id: number; taken: Taken }
   | { savings: 'gathered'; id: number; value: unknown }
+  | { savings: 'go'; id: number }
   | { savings: 'failed'; id: number; error: string };
 
 /**

@@ -7,14 +7,18 @@
 // - the news of a new data version: the worker that saw it first tells the others to look now;
 // - /metrics and /api/metrics across workers (any worker asks; the primary gathers).
 // SIGTERM or SIGINT: every worker stops accepting and drains (its own grace period), then the primary
-// closes the database and exits 0. A worker that dies otherwise is replaced.
+// closes the database and exits 0. A worker that dies otherwise is replaced, after a delay that grows
+// with each death in a row (a worker that cannot load the catalogue would otherwise die and be replaced
+// in a loop); while none is alive the primary answers on the port itself (src/cluster/fallback.ts).
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
+import { finishWriters, WRITERS_AT_SHUTDOWN_MS } from '../db/write-turn.js';
 import { processRegistry } from '../http/metrics.js';
 import { RateLimiter } from '../http/rate-limit.js';
 import type { Logger } from '../logger.js';
 import type { MemoryPlan } from '../memory.js';
+import { Backoff, serveFallback, type Fallback } from './fallback.js';
 import { isOurs, type ToPrimary, type ToWorker } from './messages.js';
 import { aggregateMetrics, combineStats, processFigures } from './stats.js';
 
@@ -76,10 +80,26 @@ export async function runPrimary({ config, logger, flush, memory, prepare, start
       if (targets.length === 0 && statsWaiting.delete(id)) resolve([]);
     });
 
+  // Restarts: when each worker started, why one said it cannot serve, and the delays ahead.
+  const backoff = new Backoff();
+  const forkedAt = new Map<number, number>();
+  const unfit = new Map<number, { reason: string; capacity: boolean }>();
+  const restarts = new Set<NodeJS.Timeout>();
+  let fallback: Fallback | null = null;
+
   const onMessage = (worker: Worker, message: unknown) => {
     if (!isOurs(message)) return;
     const m = message as ToPrimary;
     switch (m.savings) {
+      case 'unfit':
+        unfit.set(worker.id, { reason: m.reason, capacity: m.capacity });
+        return;
+      case 'listen': {
+        const closing = fallback?.close() ?? Promise.resolve();
+        fallback = null;
+        void closing.then(() => send(worker, { savings: 'go', id: m.id }));
+        return;
+      }
       case 'take':
         send(worker, {
           savings: 'taken',
@@ -119,7 +139,10 @@ export async function runPrimary({ config, logger, flush, memory, prepare, start
   };
   cluster.on('message', onMessage);
 
-  const fork = () => cluster.fork({ SAVINGS_WORKER_HEAP_MB: String(memory.heapMb) });
+  const fork = () => {
+    const worker = cluster.fork({ SAVINGS_WORKER_HEAP_MB: String(memory.heapMb) });
+    forkedAt.set(worker.id, Date.now());
+  };
   cluster.on('listening', () => {
     if (++listening === config.workers) {
       logger.info(
@@ -129,13 +152,29 @@ export async function runPrimary({ config, logger, flush, memory, prepare, start
     }
   });
   cluster.on('exit', (worker, code, signal) => {
+    const ran = Date.now() - (forkedAt.get(worker.id) ?? Date.now());
+    const why = unfit.get(worker.id);
+    forkedAt.delete(worker.id);
+    unfit.delete(worker.id);
     if (stopping) return;
     // Anything but a shutdown we asked for: replace it, so the service keeps its capacity.
+    const delayMs = backoff.next(ran);
+    const reason = why?.reason ?? `a worker stopped (${signal ?? `exit code ${code}`}); another starts`;
     logger.error(
-      { worker: worker.id, pid: worker.process.pid, code, signal },
+      { worker: worker.id, pid: worker.process.pid, code, signal, ranMs: ran, restartInMs: delayMs, reason },
       'a worker stopped unexpectedly; starting another',
     );
-    fork();
+    if (workers().every((w) => w.isDead())) {
+      fallback ??= serveFallback(config.port, config.host, (err) =>
+        logger.error({ err }, 'cannot answer on the port while no worker runs'),
+      );
+      fallback.say(reason, delayMs / 1000 + 1, why?.capacity ?? false);
+    }
+    const timer = setTimeout(() => {
+      restarts.delete(timer);
+      fork();
+    }, delayMs);
+    restarts.add(timer);
   });
   logger.info(
     { workers: config.workers, heapMbPerWorker: memory.heapMb, memoryBudgetMb: config.memoryBudgetMb },
@@ -150,6 +189,8 @@ export async function runPrimary({ config, logger, flush, memory, prepare, start
       { signal, graceMs: config.shutdownGraceMs },
       'shutting down: every worker stops accepting and finishes its requests in flight',
     );
+    for (const timer of restarts) clearTimeout(timer);
+    await fallback?.close();
     const running = workers();
     const codes = await Promise.all(
       running.map(
@@ -165,8 +206,13 @@ export async function runPrimary({ config, logger, flush, memory, prepare, start
     );
     let code = codes.every((c) => c === 0) ? 0 : 1;
     if (code !== 0) logger.error({ codes }, 'a worker did not stop cleanly');
+    const writers = await finishWriters(config, WRITERS_AT_SHUTDOWN_MS, {
+      warn: (line) => logger.warn(line),
+      error: (line) => logger.error(line),
+    });
     try {
       await db.close();
+      await writers?.release();
     } catch (err) {
       logger.error({ err }, 'could not close the database cleanly');
       code = 1;

@@ -16,6 +16,10 @@ export interface WorkerLink {
   /** The Prometheus text of every process's registry, aggregated (src/cluster/stats.ts: aggregateMetrics). */
   gatherPrometheus(): Promise<string>;
   swapped(version: number): void;
+  /** Waits until the port is the cluster's again (see src/cluster/fallback.ts). */
+  beforeListen(): Promise<void>;
+  /** Tells the primary why this worker cannot serve; resolves once the message is sent. */
+  unfit(reason: string, capacity: boolean): Promise<void>;
   /** What this worker answers when the primary asks for its figures (nothing until it has an app). */
   onStats(report: () => Promise<unknown>): void;
   /** The registry whose metrics this worker contributes to /metrics (none until it has an app). */
@@ -46,6 +50,7 @@ export function workerLink(): WorkerLink | null {
     const m = message as ToWorker;
     switch (m.savings) {
       case 'taken':
+      case 'go':
       case 'gathered':
       case 'failed': {
         const waiting = pending.get(m.id);
@@ -106,6 +111,13 @@ export function workerLink(): WorkerLink | null {
       );
     },
     swapped: (version) => send({ savings: 'swapped', version }),
+    async beforeListen() {
+      await ask((id) => ({ savings: 'listen', id }));
+    },
+    unfit: (reason, capacity) =>
+      new Promise((resolve) =>
+        process.send!({ savings: 'unfit', reason, capacity } satisfies ToPrimary, () => resolve()),
+      ),
     onStats: (report) => void (stats = report),
     useRegistry: (own) => void (registry = own),
     onRefresh: (listener) => void refreshListeners.push(listener),

@@ -15,6 +15,8 @@ export interface Database {
   kind: 'embedded' | 'postgresql';
   /** Connection URL (for the embedded database: its loopback socket). */
   url: string;
+  /** The embedded database's serving process, when another one (a service an ingest reached). */
+  servedBy?: number;
   close(): Promise<void>;
 }
 
@@ -30,16 +32,27 @@ export interface OpenOptions {
   writeTurn: 'held' | TurnOptions;
   /** Processes that will share the embedded database (the workers and the primary of a cluster). */
   workers?: number;
+  /** How long one statement may take before the client gives up on it (default QUERY_TIMEOUT_MS). */
+  queryTimeoutMs?: number;
 }
 
-export function createPrisma(url: string, poolSize: number): PrismaClient {
+/** A service's statement: beyond this the database is taken for gone, not busy. */
+export const QUERY_TIMEOUT_MS = 30_000;
+/**
+ * An ingest's statement: a snapshot of tens of thousands of offers writes them in a few statements, each
+ * longer than a service's query (the repair of an oversized catalogue removes them all in one). Its
+ * transaction's own limit, not a statement's, is what bounds it.
+ */
+export const INGEST_QUERY_TIMEOUT_MS = 10 * 60_000;
+
+export function createPrisma(url: string, poolSize: number, queryTimeoutMs = QUERY_TIMEOUT_MS): PrismaClient {
   // Short timeouts: when the database is down or the network to it is cut, callers learn it in
   // seconds instead of hanging (the ingest's transactions carry their own, longer limit).
   const adapter = new PrismaPg({
     connectionString: url,
     max: poolSize,
     connectionTimeoutMillis: 5_000,
-    query_timeout: 30_000,
+    query_timeout: queryTimeoutMs,
     idleTimeoutMillis: 30_000,
   });
   return new PrismaClient({ adapter });
@@ -84,11 +97,12 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
         options.writeTurn === 'held' ? await migrate() : await withTurn(options, options.writeTurn, migrate);
       if (applied.length > 0) log(`applied migrations: ${applied.join(', ')}`);
     }
-    const prisma = createPrisma(url, embedded ? EMBEDDED_POOL_SIZE : 10);
+    const prisma = createPrisma(url, embedded ? EMBEDDED_POOL_SIZE : 10, options.queryTimeoutMs);
     return {
       prisma,
       kind: embedded ? 'embedded' : 'postgresql',
       url,
+      ...(embedded && !embedded.owner ? { servedBy: embedded.servedBy } : {}),
       async close() {
         await prisma.$disconnect();
         await embedded?.close();

@@ -19,6 +19,8 @@ export interface EmbeddedDatabase {
   url: string;
   /** true when this process opened the data folder; false when it reached another owner. */
   owner: boolean;
+  /** The process serving it: this one, or the owner reached. */
+  servedBy: number;
   close(): Promise<void>;
 }
 
@@ -132,7 +134,7 @@ export async function startPglite(
 /** An in-memory database for tests and the shadow database of `createMigration`. */
 export async function openInMemory(): Promise<EmbeddedDatabase> {
   const served = await startPglite(null);
-  return { url: socketUrl(served.port), owner: true, close: () => served.stop() };
+  return { url: socketUrl(served.port), owner: true, servedBy: process.pid, close: () => served.stop() };
 }
 
 /**
@@ -154,7 +156,7 @@ export async function openEmbedded(
     if (lock && processAlive(lock.pid)) {
       if (await portAnswers(lock.port)) {
         log(`embedded database ${dataDir} is open in process ${lock.pid}; connecting to it on port ${lock.port}`);
-        return { url: socketUrl(lock.port), owner: false, close: async () => {} };
+        return { url: socketUrl(lock.port), owner: false, servedBy: lock.pid, close: async () => {} };
       }
       if (Date.now() > deadline) {
         throw new Error(
@@ -186,6 +188,7 @@ export async function openEmbedded(
       return {
         url: socketUrl(served.port),
         owner: true,
+        servedBy: process.pid,
         async close() {
           await served.stop();
           await rm(lockPath(dataDir), { force: true });

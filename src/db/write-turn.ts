@@ -279,3 +279,40 @@ export async function withTurn<T>(target: TurnTarget, options: TurnOptions, fn: 
     await turn.release();
   }
 }
+
+/** How long a stopping service waits for an ingest writing to the embedded database it serves. */
+export const WRITERS_AT_SHUTDOWN_MS = 60_000;
+
+/**
+ * Before a service closes the embedded database it serves: an ingest connected to it would lose its
+ * connection half-way through a snapshot. Takes the writers' turn, so that the one running (and those
+ * queued before) finish first, for at most `waitMs`; the turn is kept until the database is closed, so
+ * that no ingest starts in between. Null on PostgreSQL (a server outlives the service), or when the wait
+ * ran out, which `say` reports (the ingest then fails and says so, and its snapshot is rolled back whole).
+ */
+export async function finishWriters(
+  target: TurnTarget,
+  waitMs: number,
+  say: { warn(line: string): void; error(line: string): void },
+): Promise<Turn | null> {
+  if (target.databaseUrl) return null;
+  try {
+    return await takeTurn(target, {
+      activity: 'service shutdown',
+      waitMs,
+      onWait: (holder) =>
+        say.warn(
+          `waiting up to ${Math.round(waitMs / 1000)} s for ${describeWriter(holder)} to finish before closing ` +
+            `the embedded database`,
+        ),
+    });
+  } catch (err) {
+    say.error(
+      err instanceof TurnTimeout
+        ? `closing the embedded database while ${describeWriter(err.holder)} still writes: its snapshot is rolled ` +
+            `back whole and must be ingested again`
+        : `could not wait for the database's writers: ${(err as Error).message}`,
+    );
+    return null;
+  }
+}

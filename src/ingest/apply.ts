@@ -1,7 +1,7 @@
 // Applies one snapshot in one transaction: validate everything, lock, diff against the current state,
 // write, bump the data version — or write nothing at all.
 import { createHash } from 'node:crypto';
-import type { Prisma, PrismaClient } from '../db/client.js';
+import { INGEST_QUERY_TIMEOUT_MS, type Prisma, type PrismaClient } from '../db/client.js';
 import {
   diffSnapshot,
   EVENT_KINDS,
@@ -11,6 +11,7 @@ import {
   type CurrentState,
   type EventKind,
 } from './diff.js';
+import { checkCapacity, type Capacity } from './capacity.js';
 import { iso } from './rows.js';
 import type { Snapshot } from './snapshot.js';
 import { loadState } from './state.js';
@@ -277,6 +278,8 @@ export interface ApplyOptions {
    * snapshots checks the next one then, instead of leaving the database idle while it does.
    */
   whileWriting?: () => void;
+  /** What the service can hold: a snapshot growing the catalogue past it is refused (TooLarge), unwritten. */
+  capacity?: Capacity;
 }
 
 /** A snapshot that passed every check needing no database: parsed, dated, hashed. */
@@ -376,6 +379,7 @@ export class Ingester {
           if (problems.length > 0) throw new IngestError(problems);
 
           const changes = diffSnapshot(state, snapshot);
+          checkCapacity(state, changes, options.capacity);
           const changed = !isEmpty(changes);
           committed = { version, state };
           if (changed) {
@@ -401,7 +405,7 @@ export class Ingester {
             offersWritten: changes.offers.length + changes.freshness.length,
           } satisfies IngestResult;
         },
-        { timeout: 10 * 60_000, maxWait: 10 * 60_000 },
+        { timeout: INGEST_QUERY_TIMEOUT_MS, maxWait: INGEST_QUERY_TIMEOUT_MS },
       );
       this.cache = committed;
       return result;

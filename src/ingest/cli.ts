@@ -11,14 +11,18 @@
 //   3  gave up waiting for the ingest before it (INGEST_WAIT_SECONDS); nothing was written
 //   4  the database failed (unreachable, out of disk space…): the snapshot being applied was not written;
 //      run the ingest again once the database is back (applied snapshots are skipped)
+//   5  a snapshot would leave more active offers than the service's memory budget holds (MEMORY_BUDGET_MB,
+//      WORKERS: read from the same settings as the service's): it was not written (those before it were)
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadConfig, type Config } from '../config.js';
-import { openDatabase } from '../db/client.js';
+import { INGEST_QUERY_TIMEOUT_MS, openDatabase } from '../db/client.js';
+import { processAlive } from '../db/embedded.js';
 import { describeDatabaseFailure } from '../db/failure.js';
 import { configuredTurn, takeTurn, TurnTimeout, type Turn } from '../db/write-turn.js';
 import { IngestError } from './apply.js';
+import { capacityOf, TooLarge } from './capacity.js';
 import { formatSummary, ingestAll, SnapshotFailed, type SnapshotSource } from './run.js';
 import { parseJsonBytes } from './validate.js';
 
@@ -36,7 +40,16 @@ async function collect(args: string[]): Promise<SnapshotSource[]> {
   return files.map((file) => ({ name: file, load: async () => parseJsonBytes(await readFile(file)) }));
 }
 
-export const EXIT = { done: 0, rejected: 1, usage: 2, waitedTooLong: 3, failed: 4 } as const;
+/** Whether a process ends within a few seconds (a stopping service closes the database, then exits). */
+async function gone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 30; i++) {
+    if (!processAlive(pid)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
+}
+
+export const EXIT = { done: 0, rejected: 1, usage: 2, waitedTooLong: 3, failed: 4, tooLarge: 5 } as const;
 
 export async function main(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   if (args.length === 0 || args.includes('--help')) {
@@ -69,12 +82,20 @@ export async function main(args: string[], env: NodeJS.ProcessEnv = process.env)
     console.error(`error: ${describeDatabaseFailure(err, config)}; nothing was written.`);
     return EXIT.failed;
   }
+  let servedBy: number | undefined;
   try {
-    const db = await openDatabase({ ...config, log: (m) => console.error(m), writeTurn: 'held' });
+    const db = await openDatabase({
+      ...config,
+      log: (m) => console.error(m),
+      writeTurn: 'held',
+      queryTimeoutMs: INGEST_QUERY_TIMEOUT_MS,
+    });
+    servedBy = db.servedBy;
     try {
       const summary = await ingestAll(db.prisma, snapshots, {
         progress: true,
         maxFutureSkewMs: config.ingestMaxFutureSkewMs,
+        capacity: capacityOf(config),
       });
       console.log(formatSummary(summary));
       return EXIT.done;
@@ -87,12 +108,22 @@ export async function main(args: string[], env: NodeJS.ProcessEnv = process.env)
   } catch (err) {
     if (err instanceof SnapshotFailed) {
       if (err.completed.snapshots > 0) console.error(`${err.completed.snapshots} snapshot(s) before it were applied.`);
+      if (err.cause instanceof TooLarge) {
+        console.error(`refused ${err.snapshot}; nothing of it was written.\n${err.cause.message}`);
+        return EXIT.tooLarge;
+      }
       console.error(
         `${err.cause instanceof IngestError ? 'rejected' : 'could not apply'} ${err.snapshot}; nothing of it ` +
           `was written.`,
       );
       console.error(
-        err.cause instanceof IngestError ? err.cause.message : `error: ${describeDatabaseFailure(err.cause, config)}`,
+        err.cause instanceof IngestError
+          ? err.cause.message
+          : servedBy !== undefined && (await gone(servedBy))
+            ? `error: the service that holds the embedded database (pid ${servedBy}) stopped while the snapshot ` +
+              `was being written (${describeDatabaseFailure(err.cause, config)}); run the ingest again (applied ` +
+              `snapshots are skipped)`
+            : `error: ${describeDatabaseFailure(err.cause, config)}`,
       );
       return err.cause instanceof IngestError ? EXIT.rejected : EXIT.failed;
     }

@@ -67,7 +67,7 @@ export async function tidy(prisma: PrismaClient, history = true): Promise<void> 
 export async function ingestAll(
   prisma: PrismaClient,
   snapshots: Iterable<SnapshotSource>,
-  options: { progress?: boolean; total?: number } & Pick<ApplyOptions, 'now' | 'maxFutureSkewMs'> = {},
+  options: { progress?: boolean; total?: number } & Pick<ApplyOptions, 'now' | 'maxFutureSkewMs' | 'capacity'> = {},
 ): Promise<RunSummary> {
   const started = process.hrtime.bigint();
   const summary: RunSummary = {
@@ -112,6 +112,7 @@ export async function ingestAll(
       result = await ingester.applyChecked(await current.checked, {
         file: current.name,
         now: options.now,
+        capacity: options.capacity,
         whileWriting: () => (next = { ahead: readAhead() }),
       });
     } catch (err) {

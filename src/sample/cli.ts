@@ -7,11 +7,12 @@ import { mkdirSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../config.js';
-import { openDatabase } from '../db/client.js';
+import { INGEST_QUERY_TIMEOUT_MS, openDatabase } from '../db/client.js';
 import { configuredTurn, withTurn } from '../db/write-turn.js';
 import { formatSummary } from '../ingest/run.js';
 import { generateSnapshots, sampleOptionErrors, type SampleOptions } from './generate.js';
 import { seedSample } from './seed.js';
+import { capacityOf } from '../ingest/capacity.js';
 
 export interface SampleCliOptions extends SampleOptions {
   /** Where to write the files; null: not given. */
@@ -110,13 +111,13 @@ async function ingest(options: SampleOptions): Promise<number> {
   const say = (line: string) => process.stderr.write(`${line}\n`);
   // An ingest like any other: it waits for its turn before it connects (see ingest/cli.ts).
   return withTurn(config, configuredTurn(config, 'ingest', say), async () => {
-    const db = await openDatabase({ ...config, log: say, writeTurn: 'held' });
+    const db = await openDatabase({ ...config, log: say, writeTurn: 'held', queryTimeoutMs: INGEST_QUERY_TIMEOUT_MS });
     try {
       process.stderr.write(
         `sample: ${options.days} days to ${options.end}, seed ${options.seed}, scale ${options.scale} → ` +
           `${db.kind} database\n`,
       );
-      const summary = await seedSample(db.prisma, options, true);
+      const summary = await seedSample(db.prisma, options, true, capacityOf(config));
       process.stdout.write(`${formatSummary(summary)}\n`);
       return 0;
     } finally {

@@ -106,6 +106,11 @@ const HealthChecksRef = builder.objectRef<HealthReport['checks']>('HealthChecks'
   fields: (t) => ({
     database: t.exposeString('database', { description: 'ok | unavailable' }),
     data: t.exposeString('data', { description: 'ok | stale | empty' }),
+    capacity: t.exposeString('capacity', {
+      description:
+        'ok | exceeded: the newest data version has more active offers than the memory budget holds, so the ' +
+        'data before it is served',
+    }),
   }),
 });
 
