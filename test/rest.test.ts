@@ -637,7 +637,11 @@ describe('the other endpoints', () => {
   it('GET /api/health: 200 ok, 503 degraded when the data is too old, never cached', async () => {
     const ok = await getJson('/api/health');
     expect(ok.status).toBe(200);
-    expect(ok.body).toEqual({ status: 'ok', checks: { database: 'ok', data: 'ok', capacity: 'ok' }, dataAgeSeconds: 21600 });
+    expect(ok.body).toEqual({
+      status: 'ok',
+      checks: { database: 'ok', data: 'ok', capacity: 'ok' },
+      dataAgeSeconds: 21600,
+    });
     expect(ok.headers.get('cache-control')).toBe('no-cache');
     const now = t.clock.now;
     t.clock.now = new Date(now.getTime() + 3 * 86_400_000);
