@@ -166,7 +166,8 @@ describe('a catalogue larger than the memory budget', () => {
         JSON.stringify(seen.slice(-3)),
       ).toEqual([]);
       console.info(
-        `health during the 20x ingest and load: ${seen.length} answers, slowest ${Math.max(...seen.map((r) => r.ms)).toFixed(0)} ms`,
+        `health during the 20x ingest and load: ${seen.length} answers, ` +
+          `slowest ${Math.max(...seen.map((r) => r.ms)).toFixed(0)} ms`,
       );
       expect(restarts()).toBe(0);
     },

@@ -21,7 +21,7 @@ describe('the capacity check of a snapshot', () => {
     expect(activeOffers(now, set)).toEqual({ before: 5, after: 8 });
   });
 
-  it('refuses growth past the capacity, saying the budget that would hold it; lets a shrinking snapshot through', () => {
+  it('refuses growth past the capacity; lets a shrinking snapshot through', () => {
     const capacity = { maxOffers: 4, describe: (n: number) => `holds 4, not ${n}` };
     expect(() => checkCapacity(state(active(3)), changes(active(5, 'n')), capacity)).toThrow(TooLarge);
     expect(() => checkCapacity(state(active(3)), changes(active(1, 'n')), capacity)).not.toThrow();
