@@ -1,11 +1,24 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Tests that run the service as `npm start` does, on the embedded database whatever TEST_DATABASE_URL
+ * says: the PostgreSQL pass of CI would run them again unchanged.
+ */
+const EMBEDDED_ONLY = [
+  'test/capacity.test.ts',
+  'test/cluster.test.ts',
+  'test/lifecycle.test.ts',
+  'test/persisted-queries.test.ts',
+  'test/shutdown-ingest.test.ts',
+];
+
 export default defineConfig({
   // graphql 16 has no "exports" map, so Node gives every importer its CommonJS build; vite would give
   // our sources the .mjs build instead, and a schema built with one fails instanceof checks in the other.
   resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    exclude: ['**/node_modules/**', ...(process.env.TEST_DATABASE_URL ? EMBEDDED_ONLY : [])],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Database tests each start their own embedded PostgreSQL; two cores do not profit from more forks.
