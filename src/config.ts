@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { splitTrustedProxies, TRUST_PROXY_ALIAS, trustedEntryProblem } from './http/client-address.js';
+import { splitTrustedProxies, TRUST_PROXY_ALIAS, trustedEntryProblem } from './request/client-address.js';
 import { DEFAULT_MAX_FUTURE_SKEW_MINUTES } from './ingest/validate.js';
 
 /**

@@ -5,7 +5,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_URL_LENGTH } from '../src/http/handler.js';
+import { MAX_URL_LENGTH } from '../src/http/admission.js';
 import { createTestApp, type TestApp } from './support/app.js';
 
 setFlagsFromString('--expose-gc');
@@ -25,7 +25,7 @@ interface CacheStats {
   bytes?: number;
   maxBytes?: number;
 }
-const caches = () => t.app.services.caches() as Record<string, CacheStats>;
+const caches = () => t.app.caches() as Record<string, CacheStats>;
 
 /** Heap and resident memory after collecting everything that can be collected. */
 function settled() {

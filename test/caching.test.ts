@@ -169,7 +169,7 @@ describe('the body cache', () => {
   });
 
   describe('keys: one per normalised request', () => {
-    const rest = createRestFacade({ logger: createLogger('silent'), metrics: async () => ({}) });
+    const rest = createRestFacade({ logger: createLogger('silent') });
     const key = (path: string) => rest.reuseKey(path)?.key ?? null;
 
     it.each([
@@ -242,7 +242,7 @@ describe('the body cache', () => {
   });
 
   it('keeps no GraphQL answer with errors, whatever its status', async () => {
-    const entries = () => (t.app.services.caches() as { bodies: { entries: number } }).bodies.entries;
+    const entries = () => (t.app.caches() as { bodies: { entries: number } }).bodies.entries;
     const before = entries();
     for (const [url, status] of [
       ['/graphql?x=1', 200], // "Must provide query string", as application/json
@@ -311,7 +311,7 @@ describe('the node fast path', () => {
   it('answers a repeat from the cache exactly like the first answer', async () => {
     const path = '/api/products?type=notice&amount=7777';
     const first = await raw(path);
-    const hitsBefore = t.app.services.caches().bodies as { hits: number };
+    const hitsBefore = t.app.caches().bodies as { hits: number };
     const second = await raw(path);
     expect(second.status).toBe(200);
     expect(second.statusText).toBe('OK');
@@ -319,7 +319,7 @@ describe('the node fast path', () => {
     for (const name of ['etag', 'content-type', 'cache-control', 'vary', 'access-control-allow-origin'])
       expect(second.headers[name], name).toBe(first.headers[name]);
     expect(second.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
-    expect((t.app.services.caches().bodies as { hits: number }).hits).toBeGreaterThan(hitsBefore.hits);
+    expect((t.app.caches().bodies as { hits: number }).hits).toBeGreaterThan(hitsBefore.hits);
 
     const notModified = await raw(path, { 'if-none-match': String(first.headers.etag) });
     expect(notModified.status).toBe(304);

@@ -4,7 +4,7 @@ import { BlockList } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { trustedProxies } from '../src/http/client-address.js';
+import { trustedProxies } from '../src/request/client-address.js';
 
 describe('docker-compose.yml', () => {
   type Service = {

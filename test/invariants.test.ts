@@ -1,8 +1,8 @@
-// The chaos run's checker (src/bench/invariants.ts): silent on what the ingest writes, loud on each kind
+// The chaos run's checker (bench/invariants.ts): silent on what the ingest writes, loud on each kind
 // of damage a half-applied snapshot would leave.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkInvariants, partialWrites, violations } from '../src/bench/invariants.js';
+import { checkInvariants, partialWrites, violations } from '../bench/invariants.js';
 import { applySnapshot } from '../src/ingest/apply.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { baseSnapshot } from './support/snapshots.js';

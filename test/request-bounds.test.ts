@@ -5,8 +5,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATION_LIMITS } from '../src/graphql/limits.js';
-import { MAX_ECHO } from '../src/http/errors.js';
-import { MAX_BODY_BYTES } from '../src/http/handler.js';
+import { MAX_ECHO } from '../src/request/errors.js';
+import { MAX_BODY_BYTES } from '../src/http/admission.js';
 import { createTestApp, type TestApp } from './support/app.js';
 
 let t: TestApp;

@@ -13,17 +13,10 @@ import {
 import type { CalcResult, CalcTerms, PromotionsMode } from '../domain/types.js';
 import { changeImpact, type ChangeImpact } from '../domain/impact.js';
 import type { OfferModel } from '../domain/plan-model.js';
-import type { ImpactBasis } from './impact-basis.js';
+import type { ImpactBasis, RankYields } from './shapes.js';
 import type { Catalog, CatalogOffer } from './types.js';
 
 export type { CalcSummary };
-
-/** What ranking needs. For a fixed amount, returnPerYear = amount × comparableYield / 100 orders offers
- * exactly as comparableYield does, so it is not needed to rank. */
-export interface RankYields {
-  comparableYield: Decimal;
-  effectiveRate: Decimal;
-}
 
 export interface CalcService {
   /**

@@ -13,7 +13,7 @@
 import type { PrismaClient } from '../db/client.js';
 import type { DatabaseStatus } from '../db/status.js';
 import type { Logger } from '../logger.js';
-import { ANY_CHANGE, changesAfter, changesUpTo, newestChangeId, type ChangeItem } from './changes.js';
+import { ANY_CHANGE, changesAfter, changesUpTo, newestChangeId, type ChangeItem, type FeedEvent } from './changes.js';
 import { ChangeTail, type TailStats } from './change-tail.js';
 import {
   FeedClosedError,
@@ -23,7 +23,7 @@ import {
   type FollowOptions,
   type Transport,
 } from './follower.js';
-import { loadImpactBases, type ImpactBasis } from './impact-basis.js';
+import { loadImpactBases } from './impact-basis.js';
 import type { CatalogStore } from './store.js';
 
 export {
@@ -36,13 +36,6 @@ export {
   type FollowOptions,
   type Transport,
 } from './follower.js';
-
-export interface FeedEvent extends ChangeItem {
-  /** What its impact is calculated from (rate events), read with it. */
-  basis: ImpactBasis | null;
-  /** About what it takes to send, for batches and the window's bytes. */
-  size: number;
-}
 
 export interface FeedStats {
   /** Followers now, by transport. */

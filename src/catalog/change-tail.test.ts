@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ChangeTail } from './change-tail.js';
-import type { FeedEvent } from './change-feed.js';
+import type { FeedEvent } from './changes.js';
 
 const event = (id: number): FeedEvent => ({
   id,

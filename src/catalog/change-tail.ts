@@ -10,7 +10,7 @@
 //   only what was ingested since), in pages, one read at a time however many followers wait for it.
 // - `from`: every event with an id above it, up to the newest appended, is here (ids increase with
 //   ingest order, with gaps: "after from" is exact where "the last n ids" would not be).
-import type { FeedEvent } from './change-feed.js';
+import type { FeedEvent } from './changes.js';
 
 /** The newest events with an id at most `atMost`, newest first, at most `limit` (with their impact basis). */
 export type ReadOlder = (atMost: number, limit: number) => Promise<FeedEvent[]>;

@@ -6,7 +6,7 @@ import type { Prisma, PrismaClient } from '../db/client.js';
 import { fold } from '../domain/text.js';
 import type { OfferType } from '../domain/types.js';
 import type { EventKind } from '../ingest/diff.js';
-import type { EventItem } from './history.js';
+import type { EventItem, ImpactBasis } from './shapes.js';
 import type { Catalog } from './types.js';
 
 /**
@@ -61,6 +61,14 @@ export function filterKey(f: ChangeFilter): string {
 /** An event with what the in-memory filter needs beyond the event itself: its offer's type. */
 export interface ChangeItem extends EventItem {
   offerType: OfferType | null;
+}
+
+/** An event as the change feed holds it: change-feed.ts reads it, change-tail.ts keeps it, follower.ts hands it out. */
+export interface FeedEvent extends ChangeItem {
+  /** What its impact is calculated from (rate events), read with it. */
+  basis: ImpactBasis | null;
+  /** About what it takes to send, for batches and the window's bytes. */
+  size: number;
 }
 
 /** The filter in memory (the change feed's subscribers). */

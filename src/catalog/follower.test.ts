@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ANY_CHANGE, type ChangeFilter } from './changes.js';
-import type { FeedEvent } from './change-feed.js';
+import type { FeedEvent } from './changes.js';
 import { ChangeTail } from './change-tail.js';
 import { Follower, SinceAheadError, type FollowerHub } from './follower.js';
 

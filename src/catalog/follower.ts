@@ -10,9 +10,8 @@
 // - Before a batch is handed out, its connection must have room (see src/http/socket-backlog.ts): a client
 //   that leaves what it was sent unread is given nothing more and, if it stays so, cut. A follower the
 //   tail has moved past (it fell more than the window behind) is cut too: it resumes with a reset.
-import { matchesChange, type ChangeFilter } from './changes.js';
+import { matchesChange, type ChangeFilter, type FeedEvent } from './changes.js';
 import type { ChangeTail } from './change-tail.js';
-import type { FeedEvent } from './change-feed.js';
 
 export type Transport = 'sse' | 'graphql';
 export const TRANSPORTS: readonly Transport[] = ['sse', 'graphql'];

@@ -2,35 +2,12 @@
 // market view's inputs. Every function takes ids in bulk, so per-request loaders batch them.
 import { SNAPSHOT_READ, type Prisma, type PrismaClient } from '../db/client.js';
 import { Decimal } from '../domain/decimal.js';
-import type { OfferType, Promotion, Tier } from '../domain/types.js';
-import type { RateType, TierMode } from '../domain/vocabulary.js';
-import type { NewEvent } from '../ingest/diff.js';
+import type { OfferType } from '../domain/types.js';
 import { promotionFromJson, tiersFromJson } from '../ingest/rows.js';
 import { LoadMemo, MemoPool } from './load-memo.js';
-import { marketDays, type MarketDay, type MarketPlan, type VerifiedChange } from './market.js';
-import type { MarketBest } from './pipeline.js';
+import { marketDays, type MarketBest, type MarketDay, type MarketPlan, type VerifiedChange } from './market.js';
+import type { EventItem, PlanItem } from './shapes.js';
 import type { Catalog, CatalogSource } from './types.js';
-
-export interface PlanItem {
-  id: number;
-  offerId: string;
-  offer: { id: string; name: string; type: OfferType; brand: { id: string; name: string; country: string } };
-  validFrom: Date;
-  validTo: Date | null;
-  observedAt: Date;
-  headlineRate: Decimal;
-  rateType: RateType;
-  tierMode: TierMode;
-  tiers: Tier[];
-  promotion: Promotion | null;
-  sourceId: string;
-}
-
-/** A stored change event: what the ingest wrote (NewEvent), with its id and its time as a Date. */
-export interface EventItem extends Omit<NewEvent, 'at'> {
-  id: number;
-  at: Date;
-}
 
 const dec = (v: { toString(): string }) => new Decimal(v.toString());
 

@@ -21,19 +21,10 @@ import { Decimal } from '../domain/decimal.js';
 import type { CalcTerms, OfferType, Payout, WithholdingKind } from '../domain/types.js';
 import { RATE_EVENT_KINDS } from '../domain/vocabulary.js';
 import { promotionFromJson, tiersFromJson, withholdingFromRow } from '../ingest/rows.js';
-import type { EventItem, PlanItem } from './history.js';
+import type { EventItem, ImpactBasis, PlanItem } from './shapes.js';
 
 /** The events that change what an amount earns. */
 const RATE_EVENTS: ReadonlySet<EventItem['kind']> = new Set(RATE_EVENT_KINDS);
-
-export interface ImpactBasis {
-  /** The term for deposits; null: the horizon applies (flexible and notice accounts). */
-  termMonths: number | null;
-  before: CalcTerms;
-  after: CalcTerms;
-  /** Identifies the pair and the offer's terms, for the memo of results. */
-  key: string;
-}
 
 /** An offer's terms besides its plan: a catalogue offer has them, and so has a removed offer's row. */
 export interface ImpactOffer {

@@ -23,12 +23,16 @@ export interface VerifiedChange {
   verified: boolean;
 }
 
-export interface MarketDay {
-  date: string;
+/** The best headline rate per category (null: no offer of it); the list's market summary shows the last day's. */
+export interface MarketBest {
   flexible: Decimal | null;
   notice: Decimal | null;
   deposit12: Decimal | null;
   deposit60: Decimal | null;
+}
+
+export interface MarketDay extends MarketBest {
+  date: string;
 }
 
 const DAY_MS = 86_400_000;

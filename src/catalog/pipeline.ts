@@ -6,6 +6,7 @@ import { compareDecimals, type Decimal } from '../domain/decimal.js';
 import type { DgsSplit, OfferType } from '../domain/types.js';
 import type { CalcService, CalcSummary } from './calc-service.js';
 import { compileFilters, F } from './filters.js';
+import type { MarketBest } from './market.js';
 import type { ProductQuery } from './query.js';
 import { betterYield, comparator, firstK, type Ranked } from './sort.js';
 import type { Catalog, CatalogOffer } from './types.js';
@@ -46,13 +47,6 @@ export interface BestRate {
 
 export interface TermPoint extends BestRate {
   term: number;
-}
-
-export interface MarketBest {
-  flexible: Decimal | null;
-  notice: Decimal | null;
-  deposit12: Decimal | null;
-  deposit60: Decimal | null;
 }
 
 export interface MarketSummary {

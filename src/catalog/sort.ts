@@ -2,8 +2,8 @@
 // returnPerYear desc, coveredPercent desc, id asc. Always on unrounded values, so it is a total order.
 import { compareBrandNames } from '../domain/dgs.js';
 import { compareDecimals, type Decimal } from '../domain/decimal.js';
-import type { RankYields } from './calc-service.js';
 import { DEFAULT_ORDER, type Order, type SortKey } from './query.js';
+import type { RankYields } from './shapes.js';
 import type { CatalogOffer } from './types.js';
 
 export interface Ranked {

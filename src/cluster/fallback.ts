@@ -3,7 +3,7 @@
 // and why, at once, so a load balancer and an operator see the reason instead of a refused connection;
 // every other request gets a 503 problem+json with Retry-After (retry later or elsewhere, not at once).
 import http from 'node:http';
-import { problem } from '../http/errors.js';
+import { problem } from '../request/errors.js';
 
 export interface Fallback {
   /** Serves until closed; what it says can change while it serves. */

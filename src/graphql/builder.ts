@@ -3,7 +3,7 @@ import SchemaBuilder from '@pothos/core';
 import ZodPlugin from '@pothos/plugin-zod';
 import type { ZodError } from 'zod';
 import type { Decimal } from '../domain/decimal.js';
-import { badInput } from '../http/errors.js';
+import { badInput } from '../request/errors.js';
 import type { Context } from './context.js';
 import { FIELD_COST } from './cost.js';
 import { OPERATION_LIMITS } from './limits.js';

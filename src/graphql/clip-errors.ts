@@ -3,7 +3,7 @@
 // errors are cut where the result is made; errors thrown before it (parse) where yoga masks them.
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { clip } from '../http/errors.js';
+import { clip } from '../request/errors.js';
 
 /** The error with its message cut where it would echo a huge input. */
 export function clipped(error: GraphQLError): GraphQLError {

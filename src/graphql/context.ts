@@ -18,8 +18,8 @@ export interface Services {
   market: MarketHistory;
   config: Config;
   health(): Promise<HealthReport>;
-  /** Sizes and hit counts of the caches, for /api/metrics. */
-  caches(): Record<string, unknown>;
+  /** What /api/metrics answers: this process's figures, or every process's in a cluster. */
+  figures(): Promise<unknown>;
   /** History, events and sources already read, for the current data version. */
   history: HistoryCache;
   /** Whether the database answered lately. */

@@ -6,23 +6,10 @@
 // not kept.
 import DataLoader from 'dataloader';
 import { filterKey, newestChanges, type ChangeFilter } from '../catalog/changes.js';
-import {
-  eventsOfOffers,
-  listPlans,
-  plansOfOffers,
-  recentChanges,
-  sourcesByIds,
-  type EventItem,
-  type PlanItem,
-} from '../catalog/history.js';
+import { eventsOfOffers, listPlans, plansOfOffers, recentChanges, sourcesByIds } from '../catalog/history.js';
 import { LoadMemo, MemoPool } from '../catalog/load-memo.js';
-import {
-  hasImpact,
-  impactBasisOf,
-  impactOffersByIds,
-  type ImpactBasis,
-  type ImpactOffer,
-} from '../catalog/impact-basis.js';
+import { hasImpact, impactBasisOf, impactOffersByIds, type ImpactOffer } from '../catalog/impact-basis.js';
+import type { EventItem, ImpactBasis, PlanItem } from '../catalog/shapes.js';
 import type { Catalog, CatalogSource } from '../catalog/types.js';
 import type { PrismaClient } from '../db/client.js';
 import type { DatabaseStatus } from '../db/status.js';

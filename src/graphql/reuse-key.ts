@@ -10,8 +10,7 @@
 // one request: a client cannot make the cache keep an answer per junk URL.
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
-import type { ReuseKey } from '../http/handler.js';
-import { NO_REUSE } from '../http/layer.js';
+import { NO_REUSE, type ReuseKey } from '../request/reuse.js';
 
 const READ = ['query', 'variables', 'operationName', 'extensions'] as const;
 /** Longer Accept headers are no browser's or client library's (theirs are < 200 characters): not reused. */

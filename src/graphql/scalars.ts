@@ -1,7 +1,7 @@
 // Money and rates cross the GraphQL boundary as decimal strings ("1234.56"), never as floats.
 import { Kind } from 'graphql';
 import { toFixed2 } from '../domain/decimal.js';
-import { clientError } from '../http/errors.js';
+import { clientError } from '../request/errors.js';
 import { builder } from './builder.js';
 
 const DECIMAL_TEXT = /^-?\d+(\.\d+)?$/;

@@ -7,13 +7,14 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Plugin } from 'graphql-yoga';
+import { PATHS } from '../request/paths.js';
 import { CACHE_CONTROL, type FinishedBody } from './layer.js';
 import { PAGE_CSP } from './security.js';
 import { staticFile, type StaticFiles } from './static.js';
 
 const require = createRequire(import.meta.url);
 const DIST = path.join(path.dirname(require.resolve('@graphql-yoga/graphiql/package.json')), 'dist');
-export const ASSET_PREFIX = '/graphiql/';
+export const ASSET_PREFIX = PATHS.graphiqlAssets;
 
 export const DEFAULT_QUERY = `# Savings offers for 25,000 euros, best return first
 query {
@@ -54,7 +55,7 @@ const START_JS =
 self.MonacoEnvironment = { globalAPI: false, getWorkerUrl: (_id, label) => (${JSON.stringify(WORKERS)}` +
   `)[label] ?? ${JSON.stringify(WORKERS.editorWorkerService)} };
 YogaGraphiQL.renderYogaGraphiQL(document.getElementById('graphiql'), ` +
-  `${JSON.stringify({ title: TITLE, endpoint: '/graphql', query: DEFAULT_QUERY })});
+  `${JSON.stringify({ title: TITLE, endpoint: PATHS.graphql, query: DEFAULT_QUERY })});
 `;
 
 export const FAVICON_SVG_PATH = `${ASSET_PREFIX}favicon.svg`;
@@ -132,7 +133,7 @@ const wantsPage = (request: Request) =>
 export function graphiql(): Plugin {
   return {
     onRequest({ request, url, endResponse, fetchAPI }) {
-      if (url.pathname === '/graphql' && wantsPage(request)) {
+      if (url.pathname === PATHS.graphql && wantsPage(request)) {
         endResponse(
           new fetchAPI.Response(PAGE_HTML, {
             headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': GRAPHIQL_CSP },

@@ -5,9 +5,10 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../logger.js';
 import { BodyCache } from './body-cache.js';
-import { problemType } from './errors.js';
-import { createHttpHandler, MAX_URL_LENGTH, type HttpDeps } from './handler.js';
-import { NO_REUSE } from './layer.js';
+import { problemType } from '../request/errors.js';
+import { MAX_URL_LENGTH } from './admission.js';
+import { createHttpHandler, type HttpDeps } from './handler.js';
+import { NO_REUSE } from '../request/reuse.js';
 
 function capturedLog() {
   const lines: Record<string, unknown>[] = [];
@@ -31,6 +32,7 @@ function handlerWith(upstream: HttpDeps['upstream'], extra: Partial<HttpDeps> = 
     version: () => 1,
     clock: () => new Date('2026-11-23T12:00:00Z'),
     logger: log.logger,
+    requestTimeoutMs: 30_000,
     ...extra,
   });
   return { handler, log };
@@ -109,6 +111,32 @@ describe('on a node server', () => {
     expect(await refused.json()).toMatchObject({ status: 429, type: problemType('TOO_MANY_REQUESTS') });
     // A forwarded-for header is a client's claim, not an identity, unless the proxy is trusted.
     expect((await fetch(`${base}/api/meta`, { headers: { 'x-forwarded-for': '203.0.113.9' } })).status).toBe(429);
+  });
+
+  it('applies the same gate to app.fetch: the rate limit (with its headers), the bounds, the cache', async () => {
+    let upstreamCalls = 0;
+    const { handler } = handlerWith(
+      () => {
+        upstreamCalls++;
+        return ok();
+      },
+      { rateLimitPerMinute: 2 },
+    );
+    const get = (path: string) => handler.fetch(new Request(`http://test.local${path}`));
+    const first = await get('/api/meta');
+    expect(first.headers.get('ratelimit-policy')).toBe('"default";q=2;w=60');
+    expect(first.headers.get('ratelimit')).toMatch(/^"default";r=1;t=\d+$/);
+    expect((await get('/api/meta')).status).toBe(200); // from the cache: counted all the same
+    expect(upstreamCalls).toBe(1);
+    const refused = await get('/api/meta');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(refused.headers.get('ratelimit')).toMatch(/^"default";r=0;t=\d+$/);
+    expect(refused.headers.get('access-control-allow-origin')).toBe('*');
+    const unlimited = handlerWith(ok).handler;
+    const long = await unlimited.fetch(new Request(`http://test.local/api/meta?q=${'x'.repeat(MAX_URL_LENGTH)}`));
+    expect(long.status).toBe(414);
   });
 
   it('tells clients apart by X-Forwarded-For behind a trusted proxy', async () => {

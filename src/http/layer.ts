@@ -67,9 +67,6 @@ const pagingOf = (response: Response): FinishedBody['paging'] => {
   return { page: Number(page), pages: Number(pages), ...(read ? { read: read.split(',') } : {}) };
 };
 
-/** Marks an answer that must not be kept for reuse (the HTTP layer removes it before sending). */
-export const NO_REUSE = 'x-no-reuse';
-
 /** Marks a streamed response, with the ETag computed from what determines its body. */
 export const STREAM_ETAG = 'x-stream-etag';
 

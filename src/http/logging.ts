@@ -4,7 +4,7 @@
 // observer), so the log and /metrics count the same answers.
 import { STATUS_CODES } from 'node:http';
 import type { Logger } from '../logger.js';
-import type { RequestScope } from './request-context.js';
+import type { RequestScope } from '../request/context.js';
 
 /**
  * The most of a query string a log line repeats (with its full length beside it): a line stays well under

@@ -1,5 +1,5 @@
 // RFC 9457 problem details as a response.
-import { problem, type ErrorCode, type ParameterProblem } from './errors.js';
+import { problem, type ErrorCode, type ParameterProblem } from '../request/errors.js';
 
 export function problemResponse(
   code: ErrorCode,

@@ -3,9 +3,21 @@
 // /api/changes/stream; graphql: the subscription), and the replay window. The feed keeps the counts;
 // the counters follow them by difference.
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { TRANSPORTS, type FeedStats } from '../catalog/change-feed.js';
 
-export function registerStreamMetrics(registry: Registry, stats: () => FeedStats): void {
+/** What the change feed counts for its streams (src/catalog/change-feed.ts), each by transport. */
+export interface StreamCounts {
+  open: Readonly<Record<string, number>>;
+  sent: Readonly<Record<string, number>>;
+  cut: Readonly<Record<string, number>>;
+  resets: Readonly<Record<string, number>>;
+  tail: { events: number };
+}
+
+export function registerStreamMetrics(
+  registry: Registry,
+  transports: readonly string[],
+  stats: () => StreamCounts,
+): void {
   new Gauge({
     name: 'savings_streams_open',
     help: 'Change streams open now (transport=sse|graphql).',
@@ -13,10 +25,10 @@ export function registerStreamMetrics(registry: Registry, stats: () => FeedStats
     registers: [registry],
     collect() {
       const open = stats().open;
-      for (const transport of TRANSPORTS) this.set({ transport }, open[transport]);
+      for (const transport of transports) this.set({ transport }, open[transport] ?? 0);
     },
   });
-  const following = (name: string, help: string, pick: (s: FeedStats) => Record<string, number>) => {
+  const following = (name: string, help: string, pick: (s: StreamCounts) => Readonly<Record<string, number>>) => {
     const seen = new Map<string, number>();
     new Counter({
       name,
@@ -25,11 +37,11 @@ export function registerStreamMetrics(registry: Registry, stats: () => FeedStats
       registers: [registry],
       collect() {
         const counts = pick(stats());
-        for (const transport of TRANSPORTS) {
-          const delta = counts[transport]! - (seen.get(transport) ?? 0);
+        for (const transport of transports) {
+          const delta = (counts[transport] ?? 0) - (seen.get(transport) ?? 0);
           // inc(0) makes the series exist before the first event.
           this.inc({ transport }, Math.max(0, delta));
-          seen.set(transport, counts[transport]!);
+          seen.set(transport, counts[transport] ?? 0);
         }
       },
     });

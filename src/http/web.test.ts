@@ -26,6 +26,7 @@ const front = (page: WebPage) =>
     version: () => 1,
     clock: () => new Date(),
     logger: createLogger('silent'),
+    requestTimeoutMs: 30_000,
     statics: page.files,
   });
 

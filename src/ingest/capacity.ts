@@ -2,7 +2,6 @@
 // serving process's heap; one too large for the memory budget (src/memory.ts) does not make the service
 // slow, it stops it: every worker runs out of heap loading it, and again after every restart. So the
 // ingest compares what the snapshot would leave active with what the configuration holds, before writing.
-import type { Config } from '../config.js';
 import { budgetFor, planMemory } from '../memory.js';
 import type { ChangeSet, CurrentState } from './diff.js';
 
@@ -13,7 +12,14 @@ export interface Capacity {
   describe(offers: number): string;
 }
 
-export function capacityOf(config: Pick<Config, 'memoryBudgetMb' | 'workers' | 'databaseUrl'>): Capacity {
+/** The settings that size a serving process (the Config's fields of the same names). */
+export interface ServiceShape {
+  memoryBudgetMb: number;
+  workers: number;
+  databaseUrl: string | undefined;
+}
+
+export function capacityOf(config: ServiceShape): Capacity {
   const shape = { workers: config.workers, embedded: !config.databaseUrl };
   const { maxOffers } = planMemory({ budgetMb: config.memoryBudgetMb, ...shape });
   return {

@@ -1,6 +1,6 @@
 // GET /api/docs: the API reference as one HTML page, rendered on the server from the OpenAPI document.
 // No scripts and no assets from elsewhere: it works behind any firewall and prints well.
-import { ERRORS } from '../http/errors.js';
+import { ERRORS } from '../request/errors.js';
 import { escapeHtml, htmlPage, type HtmlPage } from './html-page.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- it walks an OpenAPI document, JSON of any shape.

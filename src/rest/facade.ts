@@ -7,10 +7,12 @@ import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import type { Context } from '../graphql/context.js';
 import { schema } from '../graphql/schema/index.js';
-import { RETRY_AFTER_SECONDS, statusOf, type ErrorCode, type ParameterProblem } from '../http/errors.js';
+import { RETRY_AFTER_SECONDS, statusOf, type ErrorCode, type ParameterProblem } from '../request/errors.js';
 import { PAGING_HEADER } from '../http/layer.js';
 import { problemResponse } from '../http/problem.js';
-import { currentRequestId } from '../http/request-context.js';
+import { currentRequestId } from '../request/context.js';
+import { isApiPath } from '../request/paths.js';
+import type { ReuseKey } from '../request/reuse.js';
 import type { Logger } from '../logger.js';
 import { calculationPage } from './calculation-page.js';
 import { renderDocs } from './docs.js';
@@ -35,11 +37,6 @@ type Classified =
   | { kind: 'unknown' }
   | { kind: 'invalid'; route: RestRoute; problem: () => Response }
   | { kind: 'valid'; route: RestRoute; variables: Variables; key: string; reuse: Reuse };
-
-export interface ReuseKey {
-  key: string;
-  reuse: 'version' | 'minute';
-}
 
 export interface RestFacade {
   plugin: Plugin<Context>;
@@ -66,16 +63,14 @@ const classifiedBytes = (found: Classified, url: string) =>
 
 export function createRestFacade({
   logger,
-  metrics,
   rateLimited = false,
   maxUrlBytes = 4 * 1024 * 1024,
 }: {
   logger: Logger;
-  metrics: () => Promise<unknown>;
   rateLimited?: boolean;
   maxUrlBytes?: number;
 }): RestFacade {
-  const routes = restRoutes({ metrics, openApi: () => openApi, docs: () => docs, calculation: () => calculation });
+  const routes = restRoutes({ openApi: () => openApi, docs: () => docs, calculation: () => calculation });
   const document = openApiDocument(schema, routes, { rateLimited });
   const openApi = JSON.stringify(document);
   const docs = renderDocs(document);
@@ -228,7 +223,7 @@ export function createRestFacade({
     reuseKey(pathAndQuery) {
       const q = pathAndQuery.indexOf('?');
       const pathname = q < 0 ? pathAndQuery : pathAndQuery.slice(0, q);
-      if (!pathname.startsWith('/api/')) return null;
+      if (!isApiPath(pathname)) return null;
       const found = classify(pathname, q < 0 ? '' : pathAndQuery.slice(q));
       return found.kind === 'valid' && found.reuse !== 'never' ? { key: found.key, reuse: found.reuse } : null;
     },
@@ -237,7 +232,7 @@ export function createRestFacade({
         getEnveloped = yoga.getEnveloped as never;
       },
       onRequest({ request, url, endResponse, serverContext }) {
-        if (url.pathname !== '/api' && !url.pathname.startsWith('/api/')) return;
+        if (!isApiPath(url.pathname)) return;
         return respond(request, url, serverContext as Record<string, unknown>).then(endResponse);
       },
     },

@@ -18,7 +18,7 @@ import {
 } from 'graphql';
 import { z } from 'zod';
 import { PARAM_LIMITS, PARAMS } from '../graphql/args.js';
-import { ERRORS } from '../http/errors.js';
+import { ERRORS } from '../request/errors.js';
 import EXAMPLES from './openapi-examples.json' with { type: 'json' };
 import { restValues, type ParamSpec } from './params.js';
 import type { RestRoute } from './route.js';

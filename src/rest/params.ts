@@ -15,7 +15,7 @@ import {
 } from 'graphql';
 import { CROSS_RULES, PARAMS } from '../graphql/args.js';
 import { schema } from '../graphql/schema/index.js';
-import type { ParameterProblem } from '../http/errors.js';
+import type { ParameterProblem } from '../request/errors.js';
 
 /** One REST parameter: a GraphQL argument seen from the query string. */
 export interface ParamSpec {

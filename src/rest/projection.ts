@@ -4,9 +4,10 @@
 import { buildOperationNodeForField } from '@graphql-tools/utils';
 import { Kind, OperationTypeNode, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { createSofa } from 'sofa-api';
+import { PATHS } from '../request/paths.js';
 
 export function sofaProjection(schema: GraphQLSchema): (field: string) => DocumentNode {
-  const sofa = createSofa({ schema, basePath: '/api' });
+  const sofa = createSofa({ schema, basePath: PATHS.api });
   const documents = new Map<string, DocumentNode>();
   return (field) => {
     let document = documents.get(field);

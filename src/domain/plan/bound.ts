@@ -4,13 +4,20 @@
 // search keeps.
 import { countBound, type CountContext } from './count-bound.js';
 import type { OpenTables } from './envelope.js';
-import type { GroupOrder } from './candidates.js';
 import { StreamGreedy } from './greedy.js';
 import type { Incumbent } from './incumbent.js';
 import type { PartialPlan } from './partial.js';
 import { GroupRooms } from './rooms.js';
 import type { SearchSpace } from './space.js';
-import { FLOAT_MARGIN, type Bound, type Cand, type Item, type PlanLimits, type PlanStats } from './types.js';
+import {
+  FLOAT_MARGIN,
+  type Bound,
+  type Cand,
+  type GroupOrder,
+  type Item,
+  type PlanLimits,
+  type PlanStats,
+} from './types.js';
 
 /** What a bound costs beyond its loops' steps, in the same steps (its setup, its node in the search). */
 export const WORK_PER_BOUND = 100;

@@ -8,6 +8,7 @@ import {
   FLOAT_MARGIN,
   up,
   type Cand,
+  type GroupOrder,
   type PlanCandidate,
   type PlanLimits,
   type PlanSegment,
@@ -170,12 +171,6 @@ export function removeDominated(cands: Cand[], maxParts: number): Cand[] {
     }
   }
   return kept;
-}
-
-/** The institutions in the order the search takes them, and each one's rank in that order. */
-export interface GroupOrder {
-  groups: number[];
-  rank: Map<number, number>;
 }
 
 /**

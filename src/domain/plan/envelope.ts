@@ -1,8 +1,7 @@
 // What the candidates still open could add to a plan, for the bounds: each candidate's upper concave
 // envelope as steps (slope per unit, width), one institution's merged and cut at its limit, and the
 // tables the bound reads per search position (suffixes of the search order) once per search.
-import type { GroupOrder } from './candidates.js';
-import { up, type Cand, type Item, type PlanLimits } from './types.js';
+import { up, type Cand, type GroupOrder, type Item, type PlanLimits } from './types.js';
 
 /**
  * The upper concave envelope of a candidate's bound through (0, 0): its lines' ends are the points, the

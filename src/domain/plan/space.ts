@@ -1,8 +1,8 @@
 // What a search works over, made once per request: the limits as it reads them, the candidates it keeps
 // in the order it takes them (with their segments and envelopes), and the bound's tables.
-import { prepare, removeDominated, searchOrder, segmentsOf, type GroupOrder } from './candidates.js';
+import { prepare, removeDominated, searchOrder, segmentsOf } from './candidates.js';
 import { openTables, type OpenTables } from './envelope.js';
-import type { Cand, PlanLimits, PlanProblem, PlanStats } from './types.js';
+import type { Cand, GroupOrder, PlanLimits, PlanProblem, PlanStats } from './types.js';
 
 export interface SearchSpace {
   limits: PlanLimits;

@@ -143,6 +143,12 @@ export interface Cand {
   steps: Item[];
 }
 
+/** The institutions in the order the search takes them, and each one's rank in that order. */
+export interface GroupOrder {
+  groups: number[];
+  rank: Map<number, number>;
+}
+
 /** A part of a partial plan: a candidate and the segment its amount lies in. */
 export interface Chosen {
   cand: Cand;

@@ -1,15 +1,15 @@
 // Change events: Query.changes (GET /api/changes, and the Atom feed) and Subscription.changes (the
 // same events pushed as they are ingested; GET /api/changes/stream is its REST form), with one set of
 // filters and, for an amount, the impact of each rate change.
-import { FeedClosedError, SinceAheadError, StreamLimitError, type FeedEvent } from '../../catalog/change-feed.js';
+import { FeedClosedError, SinceAheadError, StreamLimitError } from '../../catalog/change-feed.js';
+import type { FeedEvent } from '../../catalog/changes.js';
 import { changeFilter, isAnyChange } from '../../catalog/changes.js';
-import type { EventItem } from '../../catalog/history.js';
-import type { ImpactBasis } from '../../catalog/impact-basis.js';
+import type { EventItem, ImpactBasis } from '../../catalog/shapes.js';
 import { Decimal } from '../../domain/decimal.js';
 import type { ChangeImpact } from '../../domain/impact.js';
-import { clientError, fromDatabase, RETRY_AFTER_SECONDS } from '../../http/errors.js';
-import { currentClient } from '../../http/request-context.js';
-import { streamConnection } from '../../http/socket-backlog.js';
+import { clientError, fromDatabase, RETRY_AFTER_SECONDS } from '../../request/errors.js';
+import { currentClient } from '../../request/context.js';
+import { streamConnection } from '../../request/socket-backlog.js';
 import { DEFAULTS, PARAMS } from '../args.js';
 import { isBatched, SUBSCRIPTION_IN_BATCH } from '../batches.js';
 import { euros } from '../scalars.js';

@@ -4,7 +4,7 @@ import { DETAIL_LIMIT } from '../loaders.js';
 import { offerResult, type OfferResult } from '../../catalog/pipeline.js';
 import type { CatalogOffer, CatalogSource } from '../../catalog/types.js';
 import { Decimal } from '../../domain/decimal.js';
-import { clientError } from '../../http/errors.js';
+import { clientError } from '../../request/errors.js';
 import { DEFAULTS, PARAMS } from '../args.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';

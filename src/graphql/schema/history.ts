@@ -1,8 +1,8 @@
 // Query.rateHistory and Query.marketHistory (GET /api/rates/history, its plan and market views).
-import type { PlanItem } from '../../catalog/history.js';
+import type { PlanItem } from '../../catalog/shapes.js';
 import { pageCount } from '../../catalog/pipeline.js';
 import type { MarketDay } from '../../catalog/market.js';
-import { clientError, fromDatabase } from '../../http/errors.js';
+import { clientError, fromDatabase } from '../../request/errors.js';
 import { DEFAULTS, PARAMS } from '../args.js';
 import { builder } from '../builder.js';
 import { HistoryTypeFilterEnum, RateTypeEnum, TierModeEnum } from '../enums.js';

@@ -4,11 +4,11 @@ import {
   listProducts,
   type BestRate,
   type FacetValue,
-  type MarketBest,
   type MarketSummary,
   type ProductList,
   type TermPoint,
 } from '../../catalog/pipeline.js';
+import type { MarketBest } from '../../catalog/market.js';
 import { PRODUCT_DEFAULTS, type ProductQuery } from '../../catalog/query.js';
 import { Decimal } from '../../domain/decimal.js';
 import type { Channel, OfferType, Payout, WithholdingKind } from '../../domain/types.js';

@@ -6,7 +6,6 @@ import { pageResponse, type HtmlPage } from '../html-page.js';
 import { DATA, json, type RestRoute } from '../route.js';
 
 export interface ServiceInfo {
-  metrics(): Promise<unknown>;
   openApi(): string;
   docs(): HtmlPage;
   calculation(): HtmlPage;
@@ -27,7 +26,8 @@ export function serviceRoutes(info: ServiceInfo): RestRoute[] {
       cache: { control: CACHE_CONTROL.none, reuse: 'never' },
       body: { metrics: true },
       readsDatabase: false,
-      handle: async () => json(await info.metrics(), { headers: { 'cache-control': CACHE_CONTROL.none } }),
+      handle: async ({ context }) =>
+        json(await (await context()).services.figures(), { headers: { 'cache-control': CACHE_CONTROL.none } }),
     },
     {
       path: '/api/openapi.json',

@@ -3,17 +3,18 @@
 // bad filter is a 400 before the stream starts); its events come from the process's change feed
 // (src/catalog/change-feed.ts), not from an operation per event: a thousand clients cost one read per
 // data version, and each event is serialised once per amount, not once per client.
-import type { FeedEvent, Follower } from '../../catalog/change-feed.js';
+import type { Follower } from '../../catalog/change-feed.js';
+import type { FeedEvent } from '../../catalog/changes.js';
 import { FeedClosedError, SinceAheadError, StreamLimitError } from '../../catalog/change-feed.js';
 import { changeFilter, type ChangeFilterArgs } from '../../catalog/changes.js';
 import type { CalcService } from '../../catalog/calc-service.js';
 import { Decimal } from '../../domain/decimal.js';
 import { DEFAULTS, PARAMS } from '../../graphql/args.js';
-import { RETRY_AFTER_SECONDS } from '../../http/errors.js';
+import { RETRY_AFTER_SECONDS } from '../../request/errors.js';
 import { CACHE_CONTROL } from '../../http/layer.js';
 import { problemResponse } from '../../http/problem.js';
-import { currentClient } from '../../http/request-context.js';
-import { streamConnection } from '../../http/socket-backlog.js';
+import { currentClient } from '../../request/context.js';
+import { streamConnection } from '../../request/socket-backlog.js';
 import { changeItemJson } from '../change-json.js';
 import { internalValues, subscriptionParams } from '../params.js';
 import type { RestRoute } from '../route.js';

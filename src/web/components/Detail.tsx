@@ -15,7 +15,8 @@ import {
 import { EVENTS, label, months, PAYOUTS } from '../labels.js';
 import { inPageWords } from '../problems.js';
 import type { PageState } from '../state.js';
-import { Chart, type ChartSpec } from './Chart.js';
+import type { ChartSpec } from './chart-spec.js';
+import { Chart } from './Chart.js';
 import { DgsBadge, HeadlineRate, Money, OfferMeta, Rate } from './values.js';
 
 type Detail = NonNullable<OfferDetailQuery['product']>;

@@ -4,7 +4,8 @@ import type { ComparisonQuery } from '../gql/graphql.js';
 import { compareDecimalText, formatDay, formatRate } from '../format.js';
 import { label, MARKET_DAYS, months, TYPES } from '../labels.js';
 import type { PageState } from '../state.js';
-import { Chart, type ChartSpec } from './Chart.js';
+import type { ChartSpec } from './chart-spec.js';
+import { Chart } from './Chart.js';
 import { Rate } from './values.js';
 
 interface Props {

@@ -4,7 +4,7 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { browserLocale, formatDay, formatRate } from '../format.js';
-import type { ChartSpec } from './Chart.js';
+import type { ChartSpec } from './chart-spec.js';
 
 const HEIGHT = 260;
 const AXIS = { stroke: '#374151', grid: { stroke: '#e5e7eb', width: 1 }, ticks: { stroke: '#d1d5db', width: 1 } };

@@ -2,7 +2,7 @@
 // headers the service gave for that kind of URL (recorded first), in as many processes as the service
 // has workers (node:cluster, like the service). What it reaches is what this machine, this load
 // generator and Node's HTTP can do; the service's ratio to it is the cost of the service's own work.
-// node dist/bench/bare.js RECORDING.json PORT WORKERS
+// node --import tsx bench/bare.ts RECORDING.json PORT WORKERS
 import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';

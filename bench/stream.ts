@@ -16,9 +16,9 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { openDatabase, type PrismaClient } from '../db/client.js';
-import { applySnapshot } from '../ingest/apply.js';
-import type { Snapshot, SnapshotOffer } from '../ingest/snapshot.js';
+import { openDatabase, type PrismaClient } from '../src/db/client.js';
+import { applySnapshot } from '../src/ingest/apply.js';
+import type { Snapshot, SnapshotOffer } from '../src/ingest/snapshot.js';
 import { root, rssMbOf, startService } from './service.js';
 import { arg, percentile } from './support.js';
 
@@ -85,7 +85,9 @@ async function connectClients(base: string): Promise<Clients> {
   for (let i = 0; i < clientProcesses; i++) {
     const count = Math.min(per, clients - i * per);
     if (count <= 0) break;
-    const child = fork(path.join(root, 'dist/bench/stream-clients.js'), [JSON.stringify({ base, count, queries })], {
+    const child = fork(path.join(root, 'bench/stream-clients.ts'), [JSON.stringify({ base, count, queries })], {
+      cwd: root,
+      execArgv: ['--import', 'tsx'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     children.push(child);

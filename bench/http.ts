@@ -1,7 +1,7 @@
 // npm run bench [-- --scale N --days D --duration S --connections C --workers W --database-url URL]
-// The service against the limit of this machine, in one run. Load comes from wrk (src/bench/wrk.ts),
+// The service against the limit of this machine, in one run. Load comes from wrk (bench/wrk.ts),
 // which outruns the service, so the figures are the server's. Beside the service (A), a bare node:http
-// server (B, src/bench/bare.ts) with as many processes as the service has workers answers every request
+// server (B, bench/bare.ts) with as many processes as the service has workers answers every request
 // with the very bytes and headers the service gave for that URL. Each scenario runs A B A B (loopback
 // only, bounded in time); per scenario: req/s, p50 and p99 of both, and the ratio. Then the cold list
 // once more against the same build with WORKERS=1, for what the extra cores bring. Writes
@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { availableCores } from '../config.js';
+import { availableCores } from '../src/config.js';
 import { freePort, root, rssMbOf, startService, type RunningService } from './service.js';
 import { arg } from './support.js';
 import { ensureWrk, NEW_AMOUNT_LUA, runWrk, type Measured, type WrkScenario } from './wrk.js';
@@ -127,8 +127,8 @@ async function main() {
     await writeFile(recordingFile, JSON.stringify(recorded));
     const bare = spawn(
       'node',
-      [path.join(root, 'dist', 'bench', 'bare.js'), recordingFile, String(barePort), String(workers)],
-      { stdio: 'inherit' },
+      ['--import', 'tsx', path.join(root, 'bench', 'bare.ts'), recordingFile, String(barePort), String(workers)],
+      { cwd: root, stdio: 'inherit' },
     );
     process.on('exit', () => bare.kill());
     await new Promise((r) => setTimeout(r, 500));

@@ -17,7 +17,7 @@
 // once (a plain close would keep the unsent bytes queued while the kernel tries to deliver them).
 import { readFile, readlink } from 'node:fs/promises';
 import type { Socket } from 'node:net';
-import { currentSocket } from './request-context.js';
+import { currentSocket } from './context.js';
 
 /** Bytes in the kernel's send queue per socket inode (only sockets whose queue is not empty). */
 export type SendQueues = Map<number, number>;

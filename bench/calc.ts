@@ -2,12 +2,12 @@
 // The list pipeline for NEW amounts (type=all) over the sample catalogue, and the catalogue's heap.
 // Each scale: the sample market's last day goes through the real ingest into an in-memory database,
 // the catalogue is loaded from it, then every request asks for an amount not asked before.
-import { createCalcService } from '../catalog/calc-service.js';
-import { loadCatalog } from '../catalog/load.js';
-import { listProducts } from '../catalog/pipeline.js';
-import { productQuery } from '../catalog/query.js';
-import { Decimal } from '../domain/decimal.js';
-import { Rng } from '../sample/random.js';
+import { createCalcService } from '../src/catalog/calc-service.js';
+import { loadCatalog } from '../src/catalog/load.js';
+import { listProducts } from '../src/catalog/pipeline.js';
+import { productQuery } from '../src/catalog/query.js';
+import { Decimal } from '../src/domain/decimal.js';
+import { Rng } from '../src/sample/random.js';
 import { benchFastCalc } from './evaluator.js';
 import { arg, marketDatabase, percentile } from './support.js';
 

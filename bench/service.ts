@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
-export const root = fileURLToPath(new URL('../../', import.meta.url));
+export const root = fileURLToPath(new URL('../', import.meta.url));
 
 export const freePort = () =>
   new Promise<number>((resolve) => {

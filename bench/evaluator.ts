@@ -3,12 +3,12 @@
 // all offers for one amount: the reference loop, the memoising evaluator on its first amounts
 // (building pieces) and on amounts it has not seen before once warm. Meant for `npm run bench:calc`.
 import { performance } from 'node:perf_hooks';
-import { Decimal } from '../domain/decimal.js';
-import { calculate } from '../domain/calc.js';
-import { createCalculator, type CalcSummary, type CalculatorStats } from '../domain/fast-calc.js';
-import { presentCalc } from '../domain/present.js';
-import { nthRoot, rationalPow } from '../domain/root.js';
-import type { CalcInput, CalcTerms, Payout, PromotionsMode, Tier } from '../domain/types.js';
+import { Decimal } from '../src/domain/decimal.js';
+import { calculate } from '../src/domain/calc.js';
+import { createCalculator, type CalcSummary, type CalculatorStats } from '../src/domain/fast-calc.js';
+import { presentCalc } from '../src/domain/present.js';
+import { nthRoot, rationalPow } from '../src/domain/root.js';
+import type { CalcInput, CalcTerms, Payout, PromotionsMode, Tier } from '../src/domain/types.js';
 
 export interface BenchOptions {
   offers?: number;

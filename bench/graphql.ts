@@ -2,11 +2,11 @@
 // context, alternating runs (A B A B) so that the machine's noise hits both alike.
 import { execute, parse } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
-import { createApp } from '../app.js';
-import { loadConfig } from '../config.js';
-import { createContext } from '../graphql/context.js';
-import { schema } from '../graphql/schema/index.js';
-import { createLogger } from '../logger.js';
+import { createApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createContext } from '../src/graphql/context.js';
+import { schema } from '../src/graphql/schema/index.js';
+import { createLogger } from '../src/logger.js';
 import { arg, marketDatabase, percentile } from './support.js';
 
 const QUERY =

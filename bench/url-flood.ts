@@ -19,8 +19,8 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_BUDGET_MB } from '../config.js';
-import { MAX_URL_LENGTH } from '../http/handler.js';
+import { DEFAULT_BUDGET_MB } from '../src/config.js';
+import { MAX_URL_LENGTH } from '../src/http/admission.js';
 import { descendantsOf, freePort, processRssMb, root, rssMbOf } from './service.js';
 import { arg, percentile } from './support.js';
 

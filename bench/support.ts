@@ -1,10 +1,10 @@
 // Shared by the benchmarks: the sample market's last day, ingested into an in-memory database.
-import { createPrisma, type PrismaClient } from '../db/client.js';
-import { openInMemory } from '../db/embedded.js';
-import { applyMigrations } from '../db/migrate.js';
-import { applySnapshot } from '../ingest/apply.js';
-import type { Snapshot } from '../ingest/snapshot.js';
-import { generateSnapshots } from '../sample/generate.js';
+import { createPrisma, type PrismaClient } from '../src/db/client.js';
+import { openInMemory } from '../src/db/embedded.js';
+import { applyMigrations } from '../src/db/migrate.js';
+import { applySnapshot } from '../src/ingest/apply.js';
+import type { Snapshot } from '../src/ingest/snapshot.js';
+import { generateSnapshots } from '../src/sample/generate.js';
 
 export const arg = (name: string, fallback: string): string => {
   const i = process.argv.indexOf(`--${name}`);

@@ -2,11 +2,11 @@
 // The savings plan (GET /api/plan) for NEW amounts over the sample catalogue, as bench:calc measures the
 // list: the sample market's last day goes through the real ingest into an in-memory database, the
 // catalogue is loaded from it, then every request asks for an amount not asked before.
-import { createCalcService } from '../catalog/calc-service.js';
-import { loadCatalog } from '../catalog/load.js';
-import { planAllocation, planQuery, type PlanQuery } from '../catalog/plan.js';
-import { Decimal } from '../domain/decimal.js';
-import { Rng } from '../sample/random.js';
+import { createCalcService } from '../src/catalog/calc-service.js';
+import { loadCatalog } from '../src/catalog/load.js';
+import { planAllocation, planQuery, type PlanQuery } from '../src/catalog/plan.js';
+import { Decimal } from '../src/domain/decimal.js';
+import { Rng } from '../src/sample/random.js';
 import { arg, marketDatabase, percentile } from './support.js';
 
 /** New amounts asked before the timed ones (the calculator and the offer models fill in). */

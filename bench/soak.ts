@@ -10,10 +10,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { Rng } from '../sample/random.js';
+import { Rng } from '../src/sample/random.js';
 import { root, rssMbOf, startService } from './service.js';
 import { arg } from './support.js';
-import type { ProcessFigures } from '../cluster/stats.js';
+import type { ProcessFigures } from '../src/cluster/stats.js';
 
 const duration = Number(arg('duration', '60'));
 const connections = Number(arg('connections', '64'));
