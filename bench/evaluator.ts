@@ -5,7 +5,8 @@
 import { performance } from 'node:perf_hooks';
 import { Decimal } from '../src/domain/decimal.js';
 import { calculate } from '../src/domain/calc.js';
-import { createCalculator, type CalcSummary, type CalculatorStats } from '../src/domain/fast-calc.js';
+import { createCalculator, type CalculatorStats } from '../src/domain/fast-calc.js';
+import type { CalcSummary } from '../src/domain/types.js';
 import { presentCalc } from '../src/domain/present.js';
 import { nthRoot, rationalPow } from '../src/domain/root.js';
 import type { CalcInput, CalcTerms, Payout, PromotionsMode, Tier } from '../src/domain/types.js';

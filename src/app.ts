@@ -16,6 +16,7 @@ import type { WorkerLink } from './cluster/worker-link.js';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { DatabaseStatus } from './db/status.js';
+import { currentWriter } from './db/write-turn.js';
 import { clipErrors } from './graphql/clip-errors.js';
 import type { Context, Services } from './graphql/context.js';
 import type { ListBounds } from './graphql/cost.js';
@@ -88,7 +89,7 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
   const market = createMarketHistory(db.prisma, marketBytes);
   const history = new HistoryCache(budget.history - marketBytes);
   const database = new DatabaseStatus();
-  const healthCheck = new HealthCheck(db.prisma, database);
+  const healthCheck = new HealthCheck(db.prisma, database, async () => (await currentWriter(config)) !== null);
   const changes = await createChangeFeed({
     prisma: db.prisma,
     store,

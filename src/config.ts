@@ -8,9 +8,8 @@ import { splitTrustedProxies, TRUST_PROXY_ALIAS, trustedEntryProblem } from './r
 import { DEFAULT_MAX_FUTURE_SKEW_MINUTES } from './ingest/validate.js';
 
 /**
- * The sample market (≈700 offers) on two workers and the embedded database: ≈200 MB for the primary and
- * its database, ≈150 MB per worker before caches, and ≈70 MB of caches each (every offer's calculation
- * pieces for many amounts, a few hundred finished answers).
+ * Two workers on the embedded database with room for tens of MB of caches each (every offer's
+ * calculation pieces for many amounts, a few hundred finished answers): how src/memory.ts divides it.
  */
 export const DEFAULT_BUDGET_MB = 896;
 export const MIN_BUDGET_MB = 128;

@@ -5,8 +5,8 @@
 // counted too, since the kernel counts it. The old generation of each worker's V8 heap is bounded by what
 // it must hold, so garbage cannot pile up past the share either.
 //
-// The figures below were measured on the sample market (resident memory from /proc, V8's own account
-// from process.memoryUsage(), at rest and at the end of `npm run soak`).
+// The sizes below are what `npm run soak` finds on the sample market (resident memory from /proc, V8's
+// own account from process.memoryUsage()); the soak prints them per process to re-check them.
 export interface CacheBudget {
   /** Finished answers (bodies and their compressed forms; buffers, outside the V8 heap). */
   bodies: number;
@@ -32,13 +32,13 @@ export interface MemoryPlan {
 }
 
 const MB = 1024 * 1024;
-/** The embedded database (PGlite: PostgreSQL in WebAssembly, on its own thread) and its process: 165–212 MB. */
+/** The embedded database (PGlite: PostgreSQL in WebAssembly, on its own thread) and its process. */
 export const EMBEDDED_DATABASE_MB = 160;
 /** The primary of a cluster besides the database: Node, the pg driver, IPC. */
 export const PRIMARY_MB = 50;
 /**
  * A serving process outside its V8 heap: Node's runtime and code, Prisma's query compiler (WebAssembly),
- * thread stacks, the allocator's slack (resident minus heap minus buffers: 70–98 MB under load).
+ * thread stacks, the allocator's slack (resident minus heap minus buffers, under load).
  */
 export const OUTSIDE_HEAP_MB = 85;
 /** V8's young generation, which --max-old-space-size does not bound (two semi-spaces of 16 MB). */
@@ -46,14 +46,14 @@ export const YOUNG_GENERATION_MB = 32;
 /** What a serving process keeps in its heap before any cache: yoga, the schema, graphql-jit, the catalogue. */
 export const OWN_HEAP_MB = 60;
 /**
- * The old generation may hold as much garbage as is live: with a third (measured), a worker spent its time
- * collecting, answered 132 requests a second instead of 370 and was once stopped at its heap limit.
+ * The old generation may hold as much garbage as is live: with less room a worker spends its time
+ * collecting, answers a fraction of the requests and can be stopped at its heap limit.
  */
 const GC_ROOM = 2;
 /**
  * What one active offer costs a serving process at its peak: its catalogue entry twice (the old catalogue
  * serves while the new one loads) and the list's work per offer. Calibrated at the default budget with
- * two workers: 13,611 offers served, 20,400 ran both workers out of heap.
+ * two workers, between the sample ×20 (served) and ×30 (both workers out of heap).
  */
 export const PEAK_BYTES_PER_OFFER = 7 * 1024;
 /** The smallest room for caches that still lets repeats be answered from memory. */

@@ -9,14 +9,16 @@ import http from 'node:http';
 import path from 'node:path';
 import v8 from 'node:v8';
 import { createApp, type App } from './app.js';
+import { MAX_HEADER_BYTES } from './http/node-writer.js';
 import { CatalogueTooLarge } from './catalog/store.js';
 import { Backoff, serveFallback, type Fallback } from './cluster/fallback.js';
+import { givesWasmTiering, stopOnSignals } from './cluster/lifecycle.js';
 import { runPrimary } from './cluster/primary.js';
 import { workerLink, type WorkerLink } from './cluster/worker-link.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { planMemory } from './memory.js';
 import { hasIngested, openDatabase, type Database } from './db/client.js';
-import { configuredTurn, finishWriters, takeTurn, withTurn, WRITERS_AT_SHUTDOWN_MS } from './db/write-turn.js';
+import { configuredTurn, takeTurn, withTurn } from './db/write-turn.js';
 import { formatSummary } from './ingest/run.js';
 import { serviceLogger, type Logger } from './logger.js';
 import { seedSampleIfEmpty } from './sample/seed.js';
@@ -77,7 +79,7 @@ async function openAndPrepare(config: Config, logger: Logger): Promise<Database>
  */
 function leanWebAssembly(config: Config): void {
   if (config.databaseUrl || !existsSync(path.join(config.dataDir, 'pglite', 'PG_VERSION'))) return;
-  if (process.execArgv.some((a) => /^--(no-)?(liftoff|wasm-tier-up|wasm-dynamic-tiering)/.test(a))) return;
+  if (givesWasmTiering(process.execArgv)) return;
   v8.setFlagsFromString('--liftoff-only');
 }
 
@@ -162,7 +164,7 @@ async function main() {
   const app = await appOrFallback(() => createApp({ config, db, logger, memory, link }), config, logger, link, flush);
   const server = http.createServer(
     {
-      maxHeaderSize: 16 * 1024, // the request line and headers together; beyond it Node answers 431
+      maxHeaderSize: MAX_HEADER_BYTES,
       requestTimeout: 60_000, // to receive a whole request
       headersTimeout: 15_000,
       keepAliveTimeout: 5_000,
@@ -178,58 +180,36 @@ async function main() {
     else logger.debug(where, 'worker listening');
   });
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info(
-      { signal, graceMs: config.shutdownGraceMs },
-      'shutting down: no new connections; finishing the requests in flight',
-    );
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    // Open change streams would hold their connections for as long as their clients stay: ended here
-    // (their clients resume elsewhere with Last-Event-ID), they finish like any other answer.
-    app.closeStreams();
-    // A keep-alive connection whose last request just finished would otherwise wait out the grace period.
-    const sweep = setInterval(() => server.closeIdleConnections(), 100);
-    sweep.unref();
-    const force = setTimeout(() => {
-      logger.warn('requests still running at the end of the grace period; closing their connections');
-      server.closeAllConnections();
-    }, config.shutdownGraceMs);
-    force.unref();
-    await closed;
-    clearTimeout(force);
-    clearInterval(sweep);
-    let code = 0;
-    // Only the process that opened the embedded database closes it (a worker's close is its pool's).
-    const writers =
-      worker === null
-        ? await finishWriters(config, WRITERS_AT_SHUTDOWN_MS, {
-            warn: (line) => logger.warn(line),
-            error: (line) => logger.error(line),
-          })
-        : null;
-    try {
+  const stop = stopOnSignals({
+    config,
+    logger,
+    flush,
+    message: 'shutting down: no new connections; finishing the requests in flight',
+    holdsDatabase: worker === null,
+    async drain() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Open change streams would hold their connections for as long as their clients stay: ended here
+      // (their clients resume elsewhere with Last-Event-ID), they finish like any other answer.
+      app.closeStreams();
+      // A keep-alive connection whose last request just finished would otherwise wait out the grace period.
+      const sweep = setInterval(() => server.closeIdleConnections(), 100);
+      sweep.unref();
+      const force = setTimeout(() => {
+        logger.warn('requests still running at the end of the grace period; closing their connections');
+        server.closeAllConnections();
+      }, config.shutdownGraceMs);
+      force.unref();
+      await closed;
+      clearTimeout(force);
+      clearInterval(sweep);
+      return true;
+    },
+    async close() {
       await app.close();
       await db.close();
-      await writers?.release();
-    } catch (err) {
-      logger.error({ err }, 'could not close the database cleanly');
-      code = 1;
-    }
-    logger.info({ exitCode: code }, 'stopped');
-    flush();
-    process.exit(code);
-  };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  if (worker !== null)
-    process.on(
-      'message',
-      (m: unknown) =>
-        (m as { savings?: string } | null)?.savings === 'shutdown' && void shutdown('the primary is shutting down'),
-    );
+    },
+  });
+  link?.onShutdown(() => stop('the primary is shutting down'));
 }
 
 main().catch((err: Error) => {

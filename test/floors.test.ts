@@ -1,6 +1,6 @@
 // The floors of docs/architecture.md, checked against the imports of src/: no import runs up a floor, every
 // file of the service sits on one, and no import cycle exists (type imports count: a type shared by two
-// modules lives below both).
+// modules lives below both). And no file of the service is longer than a reader can take in.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -92,6 +92,15 @@ describe('the floors of docs/architecture.md', () => {
     };
     for (const file of files) visit(file, []);
     expect(cycles).toEqual([]);
+  });
+
+  it('hold files a reader can take in: none of the service over 500 lines (the sample market aside)', () => {
+    const SAMPLE_DATA = ['sample/generate.ts', 'sample/market.ts'];
+    const long = files
+      .filter((f) => !SAMPLE_DATA.includes(f))
+      .map((f) => [f, readFileSync(path.join(SRC, f), 'utf8').split('\n').length] as const)
+      .filter(([, lines]) => lines > 500);
+    expect(long).toEqual([]);
   });
 
   it('catch what they are for (a checked example of each rule)', () => {

@@ -3,20 +3,12 @@
 import { LRUCache } from 'lru-cache';
 import { calculate, withPromotions } from '../domain/calc.js';
 import type { Decimal } from '../domain/decimal.js';
-import {
-  createCalculator,
-  type CalcSummary,
-  type CalcYields,
-  type CalculatorStats,
-  type PieceShape,
-} from '../domain/fast-calc.js';
-import type { CalcResult, CalcTerms, PromotionsMode } from '../domain/types.js';
+import { createCalculator, type CalculatorStats, type PieceShape } from '../domain/fast-calc.js';
+import type { CalcResult, CalcSummary, CalcTerms, CalcYields, PromotionsMode } from '../domain/types.js';
 import { changeImpact, type ChangeImpact } from '../domain/impact.js';
 import type { OfferModel } from '../domain/plan-model.js';
 import type { ImpactBasis, RankYields } from './shapes.js';
 import type { Catalog, CatalogOffer } from './types.js';
-
-export type { CalcSummary };
 
 export interface CalcService {
   /**

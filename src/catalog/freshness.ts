@@ -2,12 +2,12 @@
 // meta summary's `stale`, health's `checks.data` and its `dataAgeSeconds` (contract §11.2). Age is
 // counted in whole seconds since the newest applied snapshot was observed; data older than the
 // configured maximum is stale, and no data at all is as stale as can be.
+import { DAY_MS } from '../domain/days.js';
+
 /** Whole seconds from `observedAt` to `now` (never negative); null when there is no data. */
 export function dataAgeSeconds(observedAt: Date | null, now: Date): number | null {
   return observedAt === null ? null : Math.max(0, Math.floor((now.getTime() - observedAt.getTime()) / 1000));
 }
-
-const DAY_MS = 86_400_000;
 
 /** freshness=24h and the meta summary's checked24h: an offer checked at most 24 hours before `now`. */
 export function checkedInLast24h(checkedAt: Date, now: Date): boolean {

@@ -52,6 +52,8 @@ export class HealthCheck {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly status?: DatabaseStatus,
+    /** Whether a writer (an ingest) has the database's turn now: then it is busy writing, not gone. */
+    private readonly writing: () => Promise<boolean> = async () => false,
   ) {}
 
   private probe(): Promise<Probe> {
@@ -69,7 +71,10 @@ export class HealthCheck {
   }
 
   async report(catalog: Catalog, now: Date, maxDataAgeSeconds: number, refused = false): Promise<HealthReport> {
-    const probe = await this.probe();
+    // An ingest writing to the embedded database holds its one session until it commits: health is not
+    // made to wait behind it (the catalogue in memory answers meanwhile), and that is busy, not gone.
+    const writing = await this.writing().catch(() => false);
+    const probe = writing ? 'ok' : await this.probe();
     // A slow probe under load waits in the connection queue behind the traffic; the reads ahead of it
     // are what tells a busy database from a gone one.
     const busy = probe === 'timeout' && this.status?.answeredWithin(BUSY_NOT_DOWN_MS) === true;

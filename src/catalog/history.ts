@@ -8,6 +8,7 @@ import { LoadMemo, MemoPool } from './load-memo.js';
 import { marketDays, type MarketBest, type MarketDay, type MarketPlan, type VerifiedChange } from './market.js';
 import type { EventItem, PlanItem } from './shapes.js';
 import type { Catalog, CatalogSource } from './types.js';
+import { DAY_MS } from '../domain/days.js';
 
 const dec = (v: { toString(): string }) => new Decimal(v.toString());
 
@@ -134,8 +135,6 @@ export async function sourcesByIds(prisma: PrismaClient, ids: readonly string[])
 }
 
 // --- the market view -------------------------------------------------------------------------
-
-const DAY_MS = 86_400_000;
 
 async function marketInputs(prisma: PrismaClient, from: Date, to: Date) {
   const [plans, changes] = await prisma.$transaction(

@@ -2,6 +2,7 @@
 // category among the plans valid at the end of that day, of offers whose institution's DGS was
 // verified then. Pure: plans and DGS history in, days out.
 import type { Decimal } from '../domain/decimal.js';
+import { DAY_MS } from '../domain/days.js';
 import type { OfferType } from '../domain/types.js';
 
 export const MARKET_CATEGORIES = ['flexible', 'notice', 'deposit12', 'deposit60'] as const;
@@ -34,8 +35,6 @@ export interface MarketBest {
 export interface MarketDay extends MarketBest {
   date: string;
 }
-
-const DAY_MS = 86_400_000;
 
 export function categoryOf(plan: Pick<MarketPlan, 'type' | 'termMonths'>): MarketCategory | null {
   if (plan.type === 'flexible' || plan.type === 'notice') return plan.type;

@@ -4,7 +4,8 @@
 import { coveredAmount, dgsSplit } from '../domain/dgs.js';
 import { compareDecimals, type Decimal } from '../domain/decimal.js';
 import type { DgsSplit, OfferType } from '../domain/types.js';
-import type { CalcService, CalcSummary } from './calc-service.js';
+import type { CalcSummary } from '../domain/types.js';
+import type { CalcService } from './calc-service.js';
 import { compileFilters, F } from './filters.js';
 import type { MarketBest } from './market.js';
 import type { ProductQuery } from './query.js';

@@ -13,12 +13,12 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
-import { finishWriters, WRITERS_AT_SHUTDOWN_MS } from '../db/write-turn.js';
 import { processRegistry } from '../http/metrics.js';
 import { RateLimiter } from '../http/rate-limit.js';
 import type { Logger } from '../logger.js';
 import type { MemoryPlan } from '../memory.js';
 import { Backoff, serveFallback, type Fallback } from './fallback.js';
+import { givesWasmTiering, stopOnSignals } from './lifecycle.js';
 import { isOurs, type ToPrimary, type ToWorker } from './messages.js';
 import { aggregateMetrics, combineStats, processFigures } from './stats.js';
 
@@ -43,7 +43,7 @@ const STATS_TIMEOUT_MS = 3_000;
 export function workerFlags(execArgv: readonly string[], heapMb: number): string[] {
   const flags = [...execArgv];
   if (!flags.some((a) => a.startsWith('--max-old-space-size'))) flags.push(`--max-old-space-size=${heapMb}`);
-  if (!flags.some((a) => /^--(no-)?(liftoff|wasm-tier-up|wasm-dynamic-tiering)/.test(a))) flags.push('--liftoff-only');
+  if (!givesWasmTiering(flags)) flags.push('--liftoff-only');
   return flags;
 }
 
@@ -83,6 +83,8 @@ export async function runPrimary({ config, logger, flush, memory, prepare, start
   // Restarts: when each worker started, why one said it cannot serve, and the delays ahead.
   const backoff = new Backoff();
   const forkedAt = new Map<number, number>();
+  // The workers that listen: while none does, node:cluster has let go of the port and the primary answers.
+  const serving = new Set<number>();
   const unfit = new Map<number, { reason: string; capacity: boolean }>();
   const restarts = new Set<NodeJS.Timeout>();
   let fallback: Fallback | null = null;
@@ -143,7 +145,8 @@ export async function runPrimary({ config, logger, flush, memory, prepare, start
     const worker = cluster.fork({ SAVINGS_WORKER_HEAP_MB: String(memory.heapMb) });
     forkedAt.set(worker.id, Date.now());
   };
-  cluster.on('listening', () => {
+  cluster.on('listening', (worker) => {
+    serving.add(worker.id);
     if (++listening === config.workers) {
       logger.info(
         { port: config.port, host: config.host, workers: config.workers, startupMs: Date.now() - startedAt },
@@ -156,6 +159,7 @@ export async function runPrimary({ config, logger, flush, memory, prepare, start
     const why = unfit.get(worker.id);
     forkedAt.delete(worker.id);
     unfit.delete(worker.id);
+    serving.delete(worker.id);
     if (stopping) return;
     // Anything but a shutdown we asked for: replace it, so the service keeps its capacity.
     const delayMs = backoff.next(ran);
@@ -164,7 +168,7 @@ export async function runPrimary({ config, logger, flush, memory, prepare, start
       { worker: worker.id, pid: worker.process.pid, code, signal, ranMs: ran, restartInMs: delayMs, reason },
       'a worker stopped unexpectedly; starting another',
     );
-    if (workers().every((w) => w.isDead())) {
+    if (serving.size === 0) {
       fallback ??= serveFallback(config.port, config.host, (err) =>
         logger.error({ err }, 'cannot answer on the port while no worker runs'),
       );
@@ -182,45 +186,31 @@ export async function runPrimary({ config, logger, flush, memory, prepare, start
   );
   for (let i = 0; i < config.workers; i++) fork();
 
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info(
-      { signal, graceMs: config.shutdownGraceMs },
-      'shutting down: every worker stops accepting and finishes its requests in flight',
-    );
-    for (const timer of restarts) clearTimeout(timer);
-    await fallback?.close();
-    const running = workers();
-    const codes = await Promise.all(
-      running.map(
-        (worker) =>
-          new Promise<number>((resolve) => {
-            if (worker.isDead()) return resolve(worker.process.exitCode ?? 0);
-            worker.once('exit', (code: number | null) => resolve(code ?? 1));
-            send(worker, { savings: 'shutdown' });
-            // A worker that cannot finish in its own grace period (plus time to close) is ended.
-            setTimeout(() => worker.process.kill('SIGKILL'), config.shutdownGraceMs + 10_000).unref();
-          }),
-      ),
-    );
-    let code = codes.every((c) => c === 0) ? 0 : 1;
-    if (code !== 0) logger.error({ codes }, 'a worker did not stop cleanly');
-    const writers = await finishWriters(config, WRITERS_AT_SHUTDOWN_MS, {
-      warn: (line) => logger.warn(line),
-      error: (line) => logger.error(line),
-    });
-    try {
-      await db.close();
-      await writers?.release();
-    } catch (err) {
-      logger.error({ err }, 'could not close the database cleanly');
-      code = 1;
-    }
-    logger.info({ exitCode: code }, 'stopped');
-    flush();
-    process.exit(code);
-  };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  stopOnSignals({
+    config,
+    logger,
+    flush,
+    message: 'shutting down: every worker stops accepting and finishes its requests in flight',
+    holdsDatabase: true,
+    async drain() {
+      stopping = true;
+      for (const timer of restarts) clearTimeout(timer);
+      await fallback?.close();
+      const codes = await Promise.all(
+        workers().map(
+          (worker) =>
+            new Promise<number>((resolve) => {
+              if (worker.isDead()) return resolve(worker.process.exitCode ?? 0);
+              worker.once('exit', (code: number | null) => resolve(code ?? 1));
+              send(worker, { savings: 'shutdown' });
+              // A worker that cannot finish in its own grace period (plus time to close) is ended.
+              setTimeout(() => worker.process.kill('SIGKILL'), config.shutdownGraceMs + 10_000).unref();
+            }),
+        ),
+      );
+      if (codes.some((c) => c !== 0)) logger.error({ codes }, 'a worker did not stop cleanly');
+      return codes.every((c) => c === 0);
+    },
+    close: () => db.close(),
+  });
 }

@@ -25,6 +25,8 @@ export interface WorkerLink {
   /** The registry whose metrics this worker contributes to /metrics (none until it has an app). */
   useRegistry(registry: Registry): void;
   onRefresh(listener: () => void): void;
+  /** The primary says: stop accepting, drain, exit (the cluster is shutting down). */
+  onShutdown(listener: () => void): void;
 }
 
 const REPLY_TIMEOUT_MS = 5_000;
@@ -44,6 +46,7 @@ export function workerLink(): WorkerLink | null {
   let stats: () => Promise<unknown> = async () => null;
   let registry: Registry | undefined;
   const refreshListeners: (() => void)[] = [];
+  const shutdownListeners: (() => void)[] = [];
 
   process.on('message', (message: unknown) => {
     if (!isOurs(message)) return;
@@ -70,7 +73,9 @@ export function workerLink(): WorkerLink | null {
       case 'refresh':
         for (const listener of refreshListeners) listener();
         return;
-      // 'shutdown' is the server's (src/server.ts): it stops the whole process.
+      case 'shutdown':
+        for (const listener of shutdownListeners) listener();
+        return;
     }
   });
 
@@ -121,5 +126,6 @@ export function workerLink(): WorkerLink | null {
     onStats: (report) => void (stats = report),
     useRegistry: (own) => void (registry = own),
     onRefresh: (listener) => void refreshListeners.push(listener),
+    onShutdown: (listener) => void shutdownListeners.push(listener),
   };
 }

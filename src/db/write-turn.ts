@@ -316,3 +316,12 @@ export async function finishWriters(
     return null;
   }
 }
+
+/**
+ * The writer that has the embedded database's turn now, if any: while an ingest writes, PGlite's one
+ * session holds every other query until the ingest commits, which is a busy database, not a gone one.
+ * Null on PostgreSQL, where reads do not wait for writers.
+ */
+export function currentWriter(target: TurnTarget): Promise<Writer | null> {
+  return target.databaseUrl ? Promise.resolve(null) : fileQueue(target.dataDir, 'health').holder();
+}

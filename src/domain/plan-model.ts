@@ -16,7 +16,8 @@
 // Every bound is tightened on demand: `refine` splits a segment at the amount the optimizer chose.
 import { calculate } from './calc.js';
 import { Decimal, HUNDRED, ZERO } from './decimal.js';
-import type { PieceShape, CalcYields } from './fast-calc.js';
+import type { PieceShape } from './fast-calc.js';
+import type { CalcYields } from './types.js';
 import type { PlanSegment } from './plan.js';
 import { annualGrowth } from './root.js';
 import type { CalcInput, CalcTerms, PromotionsMode } from './types.js';

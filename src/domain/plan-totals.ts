@@ -5,7 +5,7 @@
 // the rows gets the total row to the cent. The plan's yields are rates, not sums: each is rounded
 // once from its unrounded value (total return over the amount placed).
 import { Decimal, HUNDRED, toFixed2, ZERO } from './decimal.js';
-import type { CalcSummary } from './fast-calc.js';
+import type { CalcSummary } from './types.js';
 import type { PresentedCalc } from './present.js';
 import { toCents } from './present.js';
 

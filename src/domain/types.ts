@@ -90,3 +90,9 @@ export interface DgsSplit extends DgsScheme {
   fullyCovered: boolean;
   sharedWith: string[];
 }
+
+/** CalcResult without the monthly steps: what the list needs. */
+export type CalcSummary = Omit<CalcResult, 'steps'>;
+
+/** What ranking an offer needs (sort keys, term curve, type maxima): cheaper than a summary. */
+export type CalcYields = Pick<CalcSummary, 'amount' | 'months' | 'comparableYield' | 'effectiveRate' | 'returnPerYear'>;

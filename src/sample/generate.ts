@@ -41,6 +41,7 @@ import {
   type Profile,
 } from './market.js';
 import { Rng, hash32 } from './random.js';
+import { DAY_MS } from '../domain/days.js';
 
 export interface SampleOptions {
   seed: number;
@@ -64,7 +65,6 @@ export const SAMPLE_LIMITS = {
   scale: { min: 1, max: 100 },
 } as const;
 
-const DAY_MS = 86_400_000;
 const OBSERVED_HOUR_MS = 6 * 3_600_000;
 /** No rate, promotion included, goes above 4.50 %. */
 const MAX_BP = 450;

@@ -1,6 +1,6 @@
 // An offer as clients see it (contract §5 OfferView): its attributes, the calculation for the
 // requested amount and the DGS split. Absent values are null, never missing.
-import type { CalcSummary } from '../../catalog/calc-service.js';
+import type { CalcSummary } from '../../domain/types.js';
 import type { IneligibleReason } from '../../catalog/pipeline.js';
 import type { CatalogBrand, CatalogInstitution, CatalogOffer } from '../../catalog/types.js';
 import type { Decimal } from '../../domain/decimal.js';

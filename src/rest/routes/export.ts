@@ -1,27 +1,21 @@
 // GET /api/products/export (contract §6): the list's every matching row as CSV, streamed page by page.
-import { createHash } from 'node:crypto';
-import { parse } from 'graphql';
 import { PARAM_LIMITS } from '../../graphql/args.js';
-import { STREAM_ETAG } from '../../http/layer.js';
+import { etagOf, STREAM_ETAG } from '../../http/layer.js';
+import { fieldOperation } from '../projection.js';
 import { schema } from '../../graphql/schema/index.js';
 import { CSV_COLUMNS, csvStream, EXPORT_SELECTION, type ExportItem } from '../csv.js';
 import { canonicalQuery, queryParams } from '../params.js';
 import { DATA, type RestRoute } from '../route.js';
 
 const params = queryParams('products').filter((p) => p.name !== 'page' && p.name !== 'pageSize');
-const argTypes = new Map(
-  schema
-    .getQueryType()!
-    .getFields()
-    .products!.args.map((a): [string, string] => [a.name, String(a.type).replace(/!$/, '')]),
-);
 // One document for every export, whatever the filters: each distinct document costs a compiled query
 // (graphql-jit, hundreds of KB), so one per combination of parameters would fill memory.
-const names = params.map((p) => p.name);
-const operation = parse(
-  `query export($page: Int, $pageSize: Int${names.map((n) => `, $${n}: ${argTypes.get(n) ?? 'String'}`).join('')}) {
-  products(page: $page, pageSize: $pageSize${names.map((n) => `, ${n}: $${n}`).join('')}) { total items { ` +
-    `${EXPORT_SELECTION} } } }`,
+const operation = fieldOperation(
+  schema,
+  'products',
+  params,
+  { page: 'Int', pageSize: 'Int' },
+  `total items { ${EXPORT_SELECTION} }`,
 );
 
 type Page = { products: { total: number; items: ExportItem[] } };
@@ -48,9 +42,7 @@ export const exportRoute: RestRoute = {
       for (let n = 2; (n - 1) * pageSize < total; n++) yield (await page(n)).products.items;
     })();
     // The same data version and the same parameters give the same bytes.
-    const etag = `W/"${createHash('sha1')
-      .update(`${await version()}|${canonicalQuery(variables)}`)
-      .digest('base64url')}"`;
+    const etag = etagOf(`${await version()}|${canonicalQuery(variables)}`);
     return new Response(csvStream(pages), {
       headers: {
         'content-type': 'text/csv; charset=utf-8',

@@ -2,22 +2,16 @@
 // filters as /api/changes (and amount, for the impact in each entry's text). Its links are absolute and
 // name the origin the request named (or PUBLIC_URL), so a finished answer is not reused for another
 // request (it might have named another host); ETag and 304 work as for every data answer.
-import { getNamedType, isEnumType, parse } from 'graphql';
+import { getNamedType, isEnumType } from 'graphql';
 import { DEFAULTS } from '../../graphql/args.js';
 import { schema } from '../../graphql/schema/index.js';
 import { renderAtom, type AtomChange } from '../atom.js';
 import { API_VERSION } from '../openapi.js';
 import { canonicalQuery, queryParams } from '../params.js';
+import { fieldOperation } from '../projection.js';
 import { DATA, type RestRoute, type Variables } from '../route.js';
 
 const params = queryParams('changes').filter((p) => p.name !== 'limit');
-const argTypes = new Map(
-  schema
-    .getQueryType()!
-    .getFields()
-    .changes!.args.map((a): [string, string] => [a.name, String(a.type).replace(/!$/, '')]),
-);
-const names = params.map((p) => p.name);
 
 // The filters as a REST client writes them (kind=rate_down, type=all), for the self link and the feed id.
 const restValues = new Map(
@@ -42,10 +36,13 @@ const restSpelling = (variables: Variables): Variables =>
       ];
     }),
   );
-const operation = parse(
-  `query feed($limit: Int${names.map((n) => `, $${n}: ${argTypes.get(n)}`).join('')}) {
-  changes(limit: $limit${names.map((n) => `, ${n}: $${n}`).join('')}) { items { id kind at offerId brandId ` +
-    `institutionId summary impact { amount returnPerYearBefore returnPerYearAfter delta } } } }`,
+const operation = fieldOperation(
+  schema,
+  'changes',
+  params,
+  { limit: 'Int' },
+  'items { id kind at offerId brandId institutionId summary ' +
+    'impact { amount returnPerYearBefore returnPerYearAfter delta } }',
 );
 
 export const feedRoute: RestRoute = {
