@@ -5,7 +5,14 @@ import { Decimal } from '../domain/decimal.js';
 import type { OfferType } from '../domain/types.js';
 import { promotionFromJson, tiersFromJson } from '../ingest/rows.js';
 import { LoadMemo, MemoPool } from './load-memo.js';
-import { marketDays, type MarketBest, type MarketDay, type MarketPlan, type VerifiedChange } from './market.js';
+import {
+  MARKET_DEPOSIT_TERMS,
+  marketDays,
+  type MarketBest,
+  type MarketDay,
+  type MarketPlan,
+  type VerifiedChange,
+} from './market.js';
 import type { EventItem, PlanItem } from './shapes.js';
 import type { Catalog, CatalogSource } from './types.js';
 import { DAY_MS } from '../domain/days.js';
@@ -143,7 +150,12 @@ async function marketInputs(prisma: PrismaClient, from: Date, to: Date) {
         where: {
           validFrom: { lt: to },
           OR: [{ validTo: null }, { validTo: { gt: from } }],
-          offer: { OR: [{ type: { in: ['flexible', 'notice'] } }, { type: 'deposit', termMonths: { in: [12, 60] } }] },
+          offer: {
+            OR: [
+              { type: { in: ['flexible', 'notice'] } },
+              { type: 'deposit', termMonths: { in: Object.values(MARKET_DEPOSIT_TERMS) } },
+            ],
+          },
         },
         select: {
           validFrom: true,

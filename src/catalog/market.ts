@@ -36,10 +36,13 @@ export interface MarketDay extends MarketBest {
   date: string;
 }
 
+/** The deposit terms the market view follows, each a category of its own. */
+export const MARKET_DEPOSIT_TERMS = { deposit12: 12, deposit60: 60 } as const;
+
 export function categoryOf(plan: Pick<MarketPlan, 'type' | 'termMonths'>): MarketCategory | null {
   if (plan.type === 'flexible' || plan.type === 'notice') return plan.type;
-  if (plan.termMonths === 12) return 'deposit12';
-  if (plan.termMonths === 60) return 'deposit60';
+  if (plan.termMonths === MARKET_DEPOSIT_TERMS.deposit12) return 'deposit12';
+  if (plan.termMonths === MARKET_DEPOSIT_TERMS.deposit60) return 'deposit60';
   return null;
 }
 

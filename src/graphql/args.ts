@@ -2,6 +2,7 @@
 // its arguments with it (plugin-zod); the REST layer parses query strings and checks them with it too.
 import { z } from 'zod';
 import { MAX_OFFERS_LIMIT } from '../catalog/plan.js';
+import { PRODUCT_DEFAULTS } from '../catalog/query.js';
 import { Decimal } from '../domain/decimal.js';
 import { EVENT_KINDS, PAYOUTS } from '../domain/vocabulary.js';
 
@@ -114,10 +115,10 @@ export const CROSS_RULES: readonly [
 
 /** Defaults of the spec (§4, §8) and the contract (detail: 50000 and 12). */
 export const DEFAULTS = {
-  amount: '50000',
-  horizon: 12,
-  page: 1,
-  productsPageSize: 50,
+  amount: PRODUCT_DEFAULTS.amount.toString(),
+  horizon: PRODUCT_DEFAULTS.horizon,
+  page: PRODUCT_DEFAULTS.page,
+  productsPageSize: PRODUCT_DEFAULTS.pageSize,
   historyPageSize: 100,
   historyLimit: 100,
   changesLimit: 50,

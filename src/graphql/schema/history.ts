@@ -7,6 +7,7 @@ import { DEFAULTS, PARAMS } from '../args.js';
 import { builder } from '../builder.js';
 import { HistoryTypeFilterEnum, RateTypeEnum, TierModeEnum } from '../enums.js';
 import { perYear } from '../scalars.js';
+import { marketCategoryFields } from './market-fields.js';
 import { BrandSummaryRef, PromotionRef, TierRef } from './offer.js';
 
 const PlanOfferRef = builder.objectRef<PlanItem['offer']>('RatePlanOffer').implement({
@@ -110,30 +111,7 @@ const MarketDayRef = builder.objectRef<MarketDay>('MarketDay').implement({
     'The best headline rate per product type at the end of a day, across offers whose institution had a verified DGS.',
   fields: (t) => ({
     date: t.field({ type: 'Date', resolve: (d) => d.date }),
-    flexible: t.field({
-      type: 'Decimal',
-      nullable: true,
-      description: perYear('flexible accounts'),
-      resolve: (d) => d.flexible,
-    }),
-    notice: t.field({
-      type: 'Decimal',
-      nullable: true,
-      description: perYear('notice accounts'),
-      resolve: (d) => d.notice,
-    }),
-    deposit12: t.field({
-      type: 'Decimal',
-      nullable: true,
-      description: perYear('12-month deposits'),
-      resolve: (d) => d.deposit12,
-    }),
-    deposit60: t.field({
-      type: 'Decimal',
-      nullable: true,
-      description: perYear('60-month deposits'),
-      resolve: (d) => d.deposit60,
-    }),
+    ...marketCategoryFields(t, (what) => what),
   }),
 });
 

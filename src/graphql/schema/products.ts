@@ -24,6 +24,7 @@ import {
 } from '../enums.js';
 import { crossRules, filterArgs, filtersOf } from '../filter-args.js';
 import { perYear } from '../scalars.js';
+import { marketCategoryFields } from './market-fields.js';
 import { OfferRef } from './offer.js';
 
 // A facet bucket carries its value as the filter argument takes it (contract §11.6): a value of the
@@ -116,30 +117,7 @@ const TypeMaxRef = builder.objectRef<ProductList['typeMax']>('TypeMax').implemen
 export const MarketBestRef = builder.objectRef<MarketBest>('MarketBest').implement({
   description: 'The best headline rates of the latest day of the market view (verified DGS only).',
   fields: (t) => ({
-    flexible: t.field({
-      type: 'Decimal',
-      nullable: true,
-      description: perYear('best headline rate of flexible accounts'),
-      resolve: (b) => b.flexible,
-    }),
-    notice: t.field({
-      type: 'Decimal',
-      nullable: true,
-      description: perYear('best headline rate of notice accounts'),
-      resolve: (b) => b.notice,
-    }),
-    deposit12: t.field({
-      type: 'Decimal',
-      nullable: true,
-      description: perYear('best headline rate of 12-month deposits'),
-      resolve: (b) => b.deposit12,
-    }),
-    deposit60: t.field({
-      type: 'Decimal',
-      nullable: true,
-      description: perYear('best headline rate of 60-month deposits'),
-      resolve: (b) => b.deposit60,
-    }),
+    ...marketCategoryFields(t, (what) => `best headline rate of ${what}`),
   }),
 });
 
