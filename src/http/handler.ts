@@ -11,7 +11,7 @@ import { createServerAdapter } from '@whatwg-node/server';
 import type { Logger } from '../logger.js';
 import { currentRequestId, requestIdFrom, requestScope, type RequestScope } from '../request/context.js';
 import { NO_REUSE } from '../request/reuse.js';
-import { createAdmission, bodyTooLarge, type Admission, type AdmissionDeps } from './admission.js';
+import { createAdmission, bodyTooLarge, type Admission, type AdmissionDeps, type Arrival } from './admission.js';
 import { clientAddress, trustedProxies as trustedMatcher } from '../request/client-address.js';
 import { CORS_HEADERS } from './cors.js';
 import { answer, answerEventStream, answerStream, finish, isEventStream, STREAM_ETAG } from './layer.js';
@@ -42,6 +42,27 @@ const EVERY_ANSWER: Readonly<Record<string, string>> = { ...CORS_HEADERS, ...SEC
 
 /** Who asks through app.fetch, with no socket to tell (the tests, an embedding process). */
 const NO_SOCKET = 'local';
+
+/** What the gate reads of a request on a node socket: read when asked (most requests need few of these). */
+class NodeArrival implements Arrival {
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly clientOf: (req: IncomingMessage) => string,
+  ) {}
+  get method(): string {
+    return this.req.method ?? 'GET';
+  }
+  get target(): string {
+    return this.req.url ?? '/';
+  }
+  header(name: string): string | null {
+    const value = this.req.headers[name];
+    return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+  }
+  get client(): string {
+    return this.clientOf(this.req);
+  }
+}
 
 export interface HttpHandler {
   fetch(request: Request): Promise<Response>;
@@ -169,7 +190,7 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
   /** A request on a node socket: through the same gate; what it settles is written here, the rest goes to yoga. */
   const onNode = (req: IncomingMessage, res: ServerResponse, startedAt: bigint, admission: Admission): void => {
     // Set on the response now, so that whichever path answers (cache, application, refusal) carries them.
-    for (const [name, value] of Object.entries(admission.rate ?? {})) res.setHeader(name, value);
+    if (admission.rate) for (const name in admission.rate) res.setHeader(name, admission.rate[name]!);
     const { admitted } = admission;
     if (admitted.kind === 'answer') return write.small(req, res, startedAt, admitted.response);
     if (admitted.kind === 'pass') {
@@ -199,17 +220,7 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
       const response = problemResponse('BAD_REQUEST', 'The request target is not a valid http(s) URI.');
       return write.small(req, res, startedAt, response);
     }
-    const admission = admit({
-      method: req.method ?? 'GET',
-      target: req.url ?? '/',
-      header: (name) => {
-        const value = req.headers[name];
-        return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
-      },
-      get client() {
-        return clientOf(req);
-      },
-    });
+    const admission = admit(new NodeArrival(req, clientOf));
     if (admission instanceof Promise) void admission.then((a) => onNode(req, res, startedAt, a));
     else onNode(req, res, startedAt, admission);
   };
