@@ -77,7 +77,8 @@ export class HealthCheck {
     const probe = writing ? 'ok' : await this.probe();
     // A slow probe under load waits in the connection queue behind the traffic; the reads ahead of it
     // are what tells a busy database from a gone one.
-    const busy = probe === 'timeout' && this.status?.answeredWithin(BUSY_NOT_DOWN_MS) === true;
+    const busy =
+      probe === 'timeout' && (this.status?.answeredWithin(BUSY_NOT_DOWN_MS) === true || this.status?.busy() === true);
     const database = (probe === 'timeout' && !busy) || probe === 'error' ? 'unavailable' : 'ok';
     // The data judged is the data served: the catalogue's, with or without the database.
     const data = dataState(catalog.lastObservedAt, now, maxDataAgeSeconds);

@@ -3,6 +3,7 @@
 export class DatabaseStatus {
   private failingSince: number | null = null;
   private lastSuccess = -Infinity;
+  private reading = 0;
 
   ok(): boolean {
     return this.failingSince === null;
@@ -22,8 +23,17 @@ export class DatabaseStatus {
     return this.failingSince === null && performance.now() - this.lastSuccess <= ms;
   }
 
+  /**
+   * Whether a tracked read is under way and none failed: a probe stuck behind it (the embedded
+   * database runs one statement at a time, a catalogue's load among them) is waiting, not lost.
+   */
+  busy(): boolean {
+    return this.failingSince === null && this.reading > 0;
+  }
+
   /** Runs a read and records how it went. */
   async track<T>(read: () => Promise<T>): Promise<T> {
+    this.reading++;
     try {
       const value = await read();
       this.succeeded();
@@ -31,6 +41,8 @@ export class DatabaseStatus {
     } catch (err) {
       this.failed();
       throw err;
+    } finally {
+      this.reading--;
     }
   }
 }
