@@ -28,7 +28,7 @@ export interface TurnOptions {
   activity: string;
   /** How long to wait for the turn before giving up with TurnTimeout. */
   waitMs: number;
-  /** Called when this writer starts to wait, and again whenever another writer has the turn. */
+  /** Called when this writer starts to wait, and again whenever another writer has the turn or the queue moves. */
   onWait?: (holder: Writer | null, ahead: number) => void;
   pollMs?: number;
 }
@@ -253,8 +253,9 @@ export async function takeTurn(target: TurnTarget, options: TurnOptions): Promis
         return { release: () => queue.close() };
       }
       const holder = await queue.holder();
-      // Between two writers the turn is free for a moment: not worth a line of its own.
-      const key = holder && JSON.stringify(holder);
+      // Between two writers the turn is free for a moment: not worth a line of its own. A new line when the
+      // queue ahead moves too: a writer that just took the turn still holds its ticket for a moment.
+      const key = holder && JSON.stringify({ holder, ahead });
       if (reported === undefined || (key !== null && key !== reported)) {
         reported = key;
         options.onWait?.(holder, ahead);
