@@ -13,12 +13,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSnapshots } from '../src/sample/generate.js';
 import { runCli } from './support/cli-process.js';
+import { freePort } from './support/port.js';
 
 const SMALL_BUDGET = '640'; // holds 9,537 offers with two workers (src/memory.ts); the 20x market has ~14,000
 
@@ -26,14 +26,6 @@ let dataDir: string;
 let files: string;
 let port: number;
 let service: { child: ChildProcess; log(): string } | undefined;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function get(pathAndQuery: string, timeoutMs = 10_000) {
   return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string; ms: number }>(

@@ -10,13 +10,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import parsePrometheusTextFormat, { type MetricFamily } from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Snapshot } from '../src/ingest/snapshot.js';
 import { generateSnapshots } from '../src/sample/generate.js';
+import { freePort } from './support/port.js';
 
 const DAYS = 3;
 const LIMIT = 20;
@@ -27,14 +27,6 @@ let output = '';
 /** The log alone (standard error has the seeding's progress). */
 let stdout = '';
 let exited: Promise<number | null>;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** A GET on a connection of its own: node:cluster hands each new connection to the next worker. */
 function get(

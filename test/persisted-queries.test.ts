@@ -4,22 +4,14 @@
 // (a replica behind a load balancer), and after a restart; a hash-only URL revalidates with 304.
 import { createHash } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliProcess } from './support/cli-process.js';
+import { freePort } from './support/port.js';
 
 let dataDir: string;
 const running = new Set<CliProcess>();
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 interface Service {
   base: string;

@@ -3,20 +3,12 @@
 // connection half-way through its snapshot (which failed it with a database error, exit 4).
 import { spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateSnapshots } from '../src/sample/generate.js';
 import { runCli } from './support/cli-process.js';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { freePort } from './support/port.js';
 
 describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))(
   'SIGTERM while an ingest writes to the embedded database',

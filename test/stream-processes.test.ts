@@ -5,7 +5,6 @@
 // (LISTEN/NOTIFY: their poll is set to a minute, so only the notification can explain the delivery).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,16 +13,9 @@ import { generateSnapshots } from '../src/sample/generate.js';
 import { seedSample } from '../src/sample/seed.js';
 import { createTestDatabase, usingPostgres, type TestDatabase } from './support/database.js';
 import { readSse, type SseReader } from './support/sse.js';
+import { freePort } from './support/port.js';
 
 const GRACE_MS = 8_000;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 interface Service {
   base: string;
