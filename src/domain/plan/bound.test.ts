@@ -79,6 +79,29 @@ describe('BoundEngine.evaluate', () => {
     expect(Math.max(...completions(space, plan, 2).values())).toBeCloseTo(60, 9);
   });
 
+  it("leaving a short first stretch out, takes what the institution's limit had cut in its place", () => {
+    // Institution 1 may hold 5: a (3 at most, 111.8 a unit), b (exactly 2, 110.1), c (exactly 1, 108.5).
+    // Its merged steps cut at 5 would end with b's, so the bound that leaves b out (b taken short of its
+    // minimum) would miss c: a at 3 and c at 1, 443.9, is the best plan (found by the property below).
+    const problem = {
+      candidates: [
+        line('b', 1, '110.1', 2, 2),
+        line('c', 1, '108.5', 1, 1),
+        line('z', 0, '0', 1, 1, false),
+        line('a', 1, '111.8', 1, 3),
+      ],
+      groupLimits: [1, 5],
+      total: 4,
+      maxParts: 2,
+      maxNonFlexible: 4,
+    };
+    const space = spaceFor(problem, false)!;
+    const engine = new BoundEngine(space, new PartialPlan(2), new Incumbent(false), newStats());
+    const root = engine.evaluate(0);
+    expect(root.placed).toBe(4);
+    expect(root.value + root.margin).toBeGreaterThanOrEqual(443.9);
+  });
+
   it('counts its work and nodes, and leaves the partial plan as it found it', () => {
     const problem = {
       candidates: [line('a', 0, '30', 1, 10), line('b', 1, '20', 1, 10), line('c', 1, '10', 1, 10)],

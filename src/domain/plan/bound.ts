@@ -121,9 +121,9 @@ export class BoundEngine {
       if (it.flexible) flexCap += it.width;
       else fixedCap += it.width;
     }
-    for (const it of current) {
-      if (it.flexible) flexCap += it.width;
-      else fixedCap += it.width;
+    if (open) {
+      flexCap += tables.suffixCaps[i]!.flexible;
+      fixedCap += tables.suffixCaps[i]!.fixed;
     }
     // at most m new parts, each at most its candidate's largest amount
     const newCap = open ? tables.topSum[i * (K + 1) + Math.min(m, K)]! : 0;

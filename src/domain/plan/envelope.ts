@@ -42,11 +42,23 @@ export function envelope(c: Cand): Item[] {
   return items;
 }
 
-/** Steps of one institution's candidates (each kind steepest first), each kind cut at its limit, merged. */
-export function cutAndMerge(fixed: readonly Item[], flexible: readonly Item[], limit: number): Item[] {
+/**
+ * Steps of one institution's candidates (each kind steepest first), each kind cut, merged. A plan holds
+ * at most `limit` there, but a bound that leaves one candidate out (the bound's "without") takes the next
+ * steps in its place: each kind keeps its limit plus `spare` (the widest candidate of that kind).
+ */
+export function cutAndMerge(
+  fixed: readonly Item[],
+  flexible: readonly Item[],
+  limit: number,
+  spare: { fixed: number; flexible: number } = { fixed: 0, flexible: 0 },
+): Item[] {
   const out: Item[] = [];
-  for (const steps of [fixed, flexible]) {
-    let left = limit;
+  for (const [steps, extra] of [
+    [fixed, spare.fixed],
+    [flexible, spare.flexible],
+  ] as const) {
+    let left = limit + extra;
     for (const step of steps) {
       if (left <= 0) break;
       out.push(step.width <= left ? step : { ...step, width: left });
@@ -74,8 +86,10 @@ export interface LaterCaps {
 
 /** The bound's tables over candidates in search order (see `openTables`). */
 export interface OpenTables {
-  /** Per position i: the steps of i's institution's candidates from i on, merged and cut at its limit. */
+  /** Per position i: the steps of i's institution's candidates from i on, merged and cut (`cutAndMerge`). */
   suffixItems: Item[][];
+  /** Per position i: what those steps could place per kind, within the institution's limit. */
+  suffixCaps: { flexible: number; fixed: number }[];
   /** Per institution rank r: the steps of the institutions after it, steepest first. */
   later: Item[][];
   /** Per institution rank r: what the institutions after it could place. */
@@ -99,18 +113,35 @@ export function openTables(cands: readonly Cand[], order: GroupOrder, limits: Pl
   const { groups, rank } = order;
   const n = cands.length;
   const suffixItems: Item[][] = new Array(n);
+  const suffixCaps: { flexible: number; fixed: number }[] = new Array(n);
+  const capsOf = (items: readonly Item[], limit: number) => {
+    let flexible = 0;
+    let fixed = 0;
+    for (const it of items) {
+      if (it.flexible) flexible += it.width;
+      else fixed += it.width;
+    }
+    return { flexible: Math.min(limit, flexible), fixed: Math.min(limit, fixed) };
+  };
   const whole: Item[][] = [];
   {
     let fixed: Item[] = [];
     let flexible: Item[] = [];
+    let spare = { fixed: 0, flexible: 0 };
     for (let i = n - 1; i >= 0; i--) {
       const c = cands[i]!;
       if (i === n - 1 || cands[i + 1]!.group !== c.group) {
         fixed = [];
         flexible = [];
+        spare = { fixed: 0, flexible: 0 };
       }
       insertSteps(c.flexible ? flexible : fixed, c.steps);
-      suffixItems[i] = cutAndMerge(fixed, flexible, groupLimits[c.group]!);
+      const width = c.steps.reduce((sum, step) => sum + step.width, 0);
+      spare = c.flexible
+        ? { ...spare, flexible: Math.max(spare.flexible, width) }
+        : { ...spare, fixed: Math.max(spare.fixed, width) };
+      suffixItems[i] = cutAndMerge(fixed, flexible, groupLimits[c.group]!, spare);
+      suffixCaps[i] = capsOf(suffixItems[i]!, groupLimits[c.group]!);
       if (i === 0 || cands[i - 1]!.group !== c.group) whole[rank.get(c.group)!] = suffixItems[i]!;
     }
   }
@@ -128,12 +159,12 @@ export function openTables(cands: readonly Cand[], order: GroupOrder, limits: Pl
     laterCaps[groups.length] = { ...caps };
     for (let r = groups.length - 1; r >= 0; r--) {
       const items = whole[r]!;
+      const limit = groupLimits[groups[r]!]!;
       const width = items.reduce((sum, it) => sum + it.width, 0);
-      caps.group += Math.min(groupLimits[groups[r]!]!, width);
-      for (const it of items) {
-        if (it.flexible) caps.flexible += it.width;
-        else caps.fixed += it.width;
-      }
+      caps.group += Math.min(limit, width);
+      const kinds = capsOf(items, limit);
+      caps.flexible += kinds.flexible;
+      caps.fixed += kinds.fixed;
       laterCaps[r] = { ...caps };
     }
   }
@@ -159,6 +190,7 @@ export function openTables(cands: readonly Cand[], order: GroupOrder, limits: Pl
   const reserved = limits.maxNonFlexible < limits.total;
   return {
     suffixItems,
+    suffixCaps,
     later,
     laterCaps,
     K,
