@@ -11,6 +11,7 @@ import { HealthCheck } from './catalog/health.js';
 import { createMarketHistory } from './catalog/history.js';
 import { watchDataVersion } from './catalog/reload.js';
 import { createCatalogStore, type CatalogStore } from './catalog/store.js';
+import { Timeline } from './catalog/timeline.js';
 import { processFigures } from './cluster/stats.js';
 import type { WorkerLink } from './cluster/worker-link.js';
 import type { Config } from './config.js';
@@ -84,10 +85,12 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
   // The data: the catalogue and its calculations, the database's reads, the change feed.
   const store = await createCatalogStore(db.prisma, plan.maxOffers);
   const calc = createCalcService({ maxBytes: budget.calc });
-  // The market view per window of days (up to 3,650): a quarter of the database reads' part.
+  // The market view per window of days (up to 3,650): a quarter of the database reads' part; past
+  // versions' catalogues (asOf) another quarter.
   const marketBytes = Math.floor(budget.history / 4);
   const market = createMarketHistory(db.prisma, marketBytes);
-  const history = new HistoryCache(budget.history - marketBytes);
+  const timeline = new Timeline(db.prisma, store, Math.floor(budget.history / 4));
+  const history = new HistoryCache(budget.history - 2 * marketBytes);
   const database = new DatabaseStatus();
   const healthCheck = new HealthCheck(db.prisma, database, async () => (await currentWriter(config)) !== null);
   const changes = await createChangeFeed({
@@ -126,6 +129,8 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
     calculator: calc.stats(),
     history: history.stats(),
     market: market.stats(),
+    // past versions' catalogues, loaded for asOf
+    pastCatalogues: timeline.stats(),
     ...documents.stats(),
     persistedQueries: persistedQueries.stats(),
     // REST URLs and their parsed parameters (named before GraphQL URLs had a cache of their own).
@@ -167,6 +172,7 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
     history,
     database,
     changes,
+    timeline,
   };
 
   // GraphQL, with the front's plugins in front of it; then the HTTP front around both.

@@ -7,7 +7,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './support/app.js';
 
 const ORIGIN = 'https://compare.example.com';
-const EXPOSED = ['ETag', 'Link', 'X-Request-Id', 'Retry-After', 'Content-Disposition', 'RateLimit', 'RateLimit-Policy'];
+const EXPOSED = [
+  'ETag',
+  'Link',
+  'X-Request-Id',
+  'Retry-After',
+  'Content-Disposition',
+  'RateLimit',
+  'RateLimit-Policy',
+  'Data-Version',
+  'Data-Chain',
+  'Memento-Datetime',
+];
 
 let t: TestApp;
 let server: http.Server;

@@ -169,7 +169,9 @@ describe('root fields', () => {
         `confirmed } sources { total ok failing items { id status } } }
       health { status checks { database data } dataAgeSeconds } }`,
     );
-    expect(meta).toMatchObject({ generatedAt: '2026-11-20T06:00:00.000Z', dataVersion: 20, stale: false });
+    // the summary reads the clock (stale, checked24h): it stands for the instant it was made at
+    expect(meta).toMatchObject({ generatedAt: t.clock.now.toISOString(), dataVersion: 20, stale: false });
+    expect(meta.lastIngestAt).not.toBeNull();
     expect(meta.offers.active).toBe(t.app.services.store.current().offers.length);
     expect(meta.sources.total).toBe(meta.sources.ok + meta.sources.failing);
     expect(health).toEqual({ status: 'OK', checks: { database: 'ok', data: 'ok' }, dataAgeSeconds: 6 * 3600 });

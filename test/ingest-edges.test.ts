@@ -22,7 +22,8 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   await db.prisma.$executeRawUnsafe(
-    'TRUNCATE "ChangeEvent", "RatePlan", "Offer", "Brand", "Institution", "Source", "IngestRun", "DataVersion" ' +
+    'TRUNCATE "ChangeEvent", "RatePlan", "Offer", "Brand", "Institution", "Source", "IngestRun", "DataVersion", ' +
+      '"LedgerEntry", "StateBlock" ' +
       'RESTART IDENTITY CASCADE',
   );
 });

@@ -95,7 +95,7 @@ describe('ingests started while another one runs', () => {
   beforeEach(async () => {
     await svc.prisma.$executeRawUnsafe(
       'TRUNCATE "ChangeEvent", "RatePlan", "Offer", "Brand", "Institution", "Source", "IngestRun", ' +
-        '"DataVersion" RESTART IDENTITY CASCADE',
+        '"DataVersion", "LedgerEntry", "StateBlock" RESTART IDENTITY CASCADE',
     );
   });
 

@@ -29,6 +29,8 @@ const TABLES = [
   'changeEvent',
   'ingestRun',
   'dataVersion',
+  'ledgerEntry',
+  'stateBlock',
 ] as const;
 
 async function counts(): Promise<Record<string, number>> {
@@ -49,12 +51,15 @@ async function dump(): Promise<unknown> {
     db.prisma.changeEvent.findMany({ orderBy: { id: 'asc' } }),
     db.prisma.ingestRun.findMany({ orderBy: { id: 'asc' } }),
     db.prisma.dataVersion.findMany(),
+    db.prisma.ledgerEntry.findMany({ orderBy: { version: 'asc' } }),
+    db.prisma.stateBlock.findMany({ orderBy: { version: 'asc' } }),
   ]).then((rows) => JSON.parse(JSON.stringify(rows)));
 }
 
 async function reset() {
   await db.prisma.$executeRawUnsafe(
-    'TRUNCATE "ChangeEvent", "RatePlan", "Offer", "Brand", "Institution", "Source", "IngestRun", "DataVersion" ' +
+    'TRUNCATE "ChangeEvent", "RatePlan", "Offer", "Brand", "Institution", "Source", "IngestRun", "DataVersion", ' +
+      '"LedgerEntry", "StateBlock" ' +
       'RESTART IDENTITY CASCADE',
   );
 }

@@ -712,7 +712,7 @@ describe('HTTP behaviour', () => {
       expect(res.status, tag).toBe(304);
       expect(res.headers.get('etag')).toBe(etag);
       expect(res.headers.get('cache-control')).toBe('public, max-age=300, stale-while-revalidate=60');
-      expect(res.headers.get('vary')).toBe('Accept-Encoding');
+      expect(res.headers.get('vary')).toBe('Accept-Encoding, Accept-Datetime');
       expect(res.headers.get('content-type')).toBeNull();
       expect(await res.text()).toBe('');
     }
@@ -789,7 +789,7 @@ describe('HTTP behaviour', () => {
     const plain = await (await t.get('/api/products?type=all')).text();
     const br = await t.get('/api/products?type=all', { headers: { 'accept-encoding': 'gzip, br' } });
     expect(br.headers.get('content-encoding')).toBe('br');
-    expect(br.headers.get('vary')).toBe('Accept-Encoding');
+    expect(br.headers.get('vary')).toBe('Accept-Encoding, Accept-Datetime');
     expect(brotliDecompressSync(Buffer.from(await br.arrayBuffer())).toString()).toBe(plain);
     const gz = await t.get('/api/products?type=all', { headers: { 'accept-encoding': 'gzip' } });
     expect(gz.headers.get('content-encoding')).toBe('gzip');

@@ -98,10 +98,15 @@ function changeItem({ offer, ...row }: Row): ChangeItem {
   return { ...row, from: row.from as EventItem['from'], to: row.to as EventItem['to'], offerType: offer?.type ?? null };
 }
 
-/** The newest matching events, newest first (as GET /api/changes lists them). */
-export async function newestChanges(prisma: PrismaClient, f: ChangeFilter, limit: number): Promise<ChangeItem[]> {
+/** The newest matching events up to an id (a version's newest), newest first (as GET /api/changes lists them). */
+export async function newestChanges(
+  prisma: PrismaClient,
+  f: ChangeFilter,
+  limit: number,
+  atMost: number,
+): Promise<ChangeItem[]> {
   const rows = await prisma.changeEvent.findMany({
-    where: changeWhere(f),
+    where: { ...changeWhere(f), id: { lte: atMost } },
     include: WITH_OFFER_TYPE,
     orderBy: [{ at: 'desc' }, { id: 'desc' }],
     take: limit,

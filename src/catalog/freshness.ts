@@ -20,3 +20,12 @@ export function dataState(observedAt: Date | null, now: Date, maxAgeSeconds: num
   const age = dataAgeSeconds(observedAt, now);
   return age === null ? 'empty' : age > maxAgeSeconds ? 'stale' : 'ok';
 }
+
+/**
+ * The instant an answer stands for (its generatedAt): when its data last changed, so that the same data
+ * gives the same body; but `now` for an answer that reads the clock (freshness=24h, staleness), which is
+ * then what asOf=generatedAt takes as now to give the same answer again.
+ */
+export function answerInstant(dataChangedAt: Date, now: Date, readsClock: boolean): Date {
+  return readsClock ? now : dataChangedAt;
+}

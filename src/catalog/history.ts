@@ -14,7 +14,7 @@ import {
   type VerifiedChange,
 } from './market.js';
 import type { EventItem, PlanItem } from './shapes.js';
-import type { Catalog, CatalogSource } from './types.js';
+import type { Catalog } from './types.js';
 import { DAY_MS } from '../domain/days.js';
 
 const dec = (v: { toString(): string }) => new Decimal(v.toString());
@@ -31,14 +31,31 @@ const PLAN_SELECT = {
   tiers: true,
   promotion: true,
   sourceId: true,
-  offer: { select: { id: true, name: true, type: true, brand: { select: { id: true, name: true, country: true } } } },
 } satisfies Prisma.RatePlanSelect;
 
 type PlanRow = Prisma.RatePlanGetPayload<{ select: typeof PLAN_SELECT }>;
 
-function planItem(row: PlanRow): PlanItem {
+// The database holds every version's rows at once: a version reads the plans and events numbered up to
+// its ledger entry's, and shows a plan it holds in force as open, whatever closed it later. Offers are
+// named as that version knew them.
+
+/** The newest plan id a catalogue's version holds (0: none). */
+const plansUpTo = (catalog: Catalog) => catalog.entry?.maxPlanId ?? 0;
+/** The newest event id a catalogue's version holds (0: none). */
+export const eventsUpTo = (catalog: Catalog) => catalog.entry?.maxEventId ?? 0;
+
+/** A plan's validTo as the catalogue's version saw it: open while it was the offer's plan in force. */
+const validToAt = (catalog: Catalog, row: { id: number; offerId: string; validTo: Date | null }) =>
+  catalog.byId.get(row.offerId)?.planId === row.id ? null : row.validTo;
+
+function planItem(catalog: Catalog, row: PlanRow): PlanItem {
+  const facts = catalog.offerFacts.get(row.offerId);
   return {
     ...row,
+    validTo: validToAt(catalog, row),
+    offer: facts
+      ? { id: facts.id, name: facts.name, type: facts.type, brand: facts.brand }
+      : { id: row.offerId, name: row.offerId, type: 'flexible', brand: { id: '', name: '', country: '' } },
     headlineRate: dec(row.headlineRate),
     tiers: tiersFromJson(row.tiers),
     promotion: promotionFromJson(row.promotion),
@@ -51,18 +68,19 @@ const NEWEST_FIRST = [{ validFrom: 'desc' }, { id: 'desc' }] satisfies Prisma.Ra
 /** Each offer's plans, newest first, at most `limit` per offer (one query for all offers). */
 export async function plansOfOffers(
   prisma: PrismaClient,
+  catalog: Catalog,
   offerIds: readonly string[],
   limit: number,
 ): Promise<Map<string, PlanItem[]>> {
   const rows = await prisma.ratePlan.findMany({
-    where: { offerId: { in: [...offerIds] } },
+    where: { offerId: { in: [...offerIds] }, id: { lte: plansUpTo(catalog) } },
     select: PLAN_SELECT,
     orderBy: NEWEST_FIRST,
   });
   const result = new Map<string, PlanItem[]>(offerIds.map((id) => [id, []]));
   for (const row of rows) {
     const list = result.get(row.offerId)!;
-    if (list.length < limit) list.push(planItem(row));
+    if (list.length < limit) list.push(planItem(catalog, row));
   }
   return result;
 }
@@ -70,13 +88,22 @@ export async function plansOfOffers(
 /** Every historic plan, newest first, optionally of one brand and one type; paged. */
 export async function listPlans(
   prisma: PrismaClient,
+  catalog: Catalog,
   filter: { brand: string | null; type: OfferType | 'all'; page: number; pageSize: number },
 ): Promise<{ items: PlanItem[]; total: number }> {
+  // The brand and type an offer had at this version (an offer's brand may have changed since).
+  const filtered = filter.brand !== null || filter.type !== 'all';
+  const offerIds = filtered
+    ? [...catalog.offerFacts.values()]
+        .filter(
+          (o) =>
+            (filter.brand === null || o.brand.id === filter.brand) && (filter.type === 'all' || o.type === filter.type),
+        )
+        .map((o) => o.id)
+    : null;
   const where: Prisma.RatePlanWhereInput = {
-    offer: {
-      ...(filter.brand === null ? {} : { brandId: filter.brand }),
-      ...(filter.type === 'all' ? {} : { type: filter.type }),
-    },
+    id: { lte: plansUpTo(catalog) },
+    ...(offerIds === null ? {} : { offerId: { in: offerIds } }),
   };
   // One snapshot for the page and its total, so that an ingest committing in between cannot make them disagree.
   const [rows, total] = await prisma.$transaction(
@@ -92,7 +119,7 @@ export async function listPlans(
     ],
     SNAPSHOT_READ,
   );
-  return { items: rows.map(planItem), total };
+  return { items: rows.map((row) => planItem(catalog, row)), total };
 }
 
 function eventItem(row: Prisma.ChangeEventGetPayload<object>): EventItem {
@@ -101,8 +128,13 @@ function eventItem(row: Prisma.ChangeEventGetPayload<object>): EventItem {
 
 const EVENTS_NEWEST_FIRST = [{ at: 'desc' }, { id: 'desc' }] satisfies Prisma.ChangeEventOrderByWithRelationInput[];
 
-export async function recentChanges(prisma: PrismaClient, limit: number): Promise<EventItem[]> {
-  return (await prisma.changeEvent.findMany({ orderBy: EVENTS_NEWEST_FIRST, take: limit })).map(eventItem);
+export async function recentChanges(prisma: PrismaClient, catalog: Catalog, limit: number): Promise<EventItem[]> {
+  const rows = await prisma.changeEvent.findMany({
+    where: { id: { lte: eventsUpTo(catalog) } },
+    orderBy: EVENTS_NEWEST_FIRST,
+    take: limit,
+  });
+  return rows.map(eventItem);
 }
 
 /**
@@ -111,11 +143,13 @@ export async function recentChanges(prisma: PrismaClient, limit: number): Promis
  */
 export async function eventsOfOffers(
   prisma: PrismaClient,
+  catalog: Catalog,
   offers: readonly { id: string; institutionId: string }[],
   limit: number,
 ): Promise<Map<string, EventItem[]>> {
   const rows = await prisma.changeEvent.findMany({
     where: {
+      id: { lte: eventsUpTo(catalog) },
       OR: [
         { offerId: { in: offers.map((o) => o.id) } },
         { offerId: null, institutionId: { in: [...new Set(offers.map((o) => o.institutionId))] } },
@@ -136,50 +170,43 @@ export async function eventsOfOffers(
   return result;
 }
 
-export async function sourcesByIds(prisma: PrismaClient, ids: readonly string[]): Promise<Map<string, CatalogSource>> {
-  const rows = await prisma.source.findMany({ where: { id: { in: [...ids] } } });
-  return new Map(rows.map((r) => [r.id, r]));
-}
-
 // --- the market view -------------------------------------------------------------------------
 
-async function marketInputs(prisma: PrismaClient, from: Date, to: Date) {
+async function marketInputs(prisma: PrismaClient, catalog: Catalog, from: Date, to: Date) {
+  const terms: readonly number[] = Object.values(MARKET_DEPOSIT_TERMS);
+  const inMarket = [...catalog.offerFacts.values()].filter(
+    (o) => o.type !== 'deposit' || (o.termMonths !== null && terms.includes(o.termMonths)),
+  );
   const [plans, changes] = await prisma.$transaction(
     [
       prisma.ratePlan.findMany({
         where: {
+          id: { lte: plansUpTo(catalog) },
           validFrom: { lt: to },
           OR: [{ validTo: null }, { validTo: { gt: from } }],
-          offer: {
-            OR: [
-              { type: { in: ['flexible', 'notice'] } },
-              { type: 'deposit', termMonths: { in: Object.values(MARKET_DEPOSIT_TERMS) } },
-            ],
-          },
+          offerId: { in: inMarket.map((o) => o.id) },
         },
-        select: {
-          validFrom: true,
-          validTo: true,
-          headlineRate: true,
-          offer: { select: { type: true, termMonths: true, brand: { select: { institutionId: true } } } },
-        },
+        select: { id: true, offerId: true, validFrom: true, validTo: true, headlineRate: true },
       }),
       prisma.changeEvent.findMany({
         // The institution's own changes; an offer's move to another institution (offerId set) is not one.
-        where: { kind: 'dgs_change', offerId: null },
+        where: { kind: 'dgs_change', offerId: null, id: { lte: eventsUpTo(catalog) } },
         select: { institutionId: true, at: true, to: true },
       }),
     ],
     SNAPSHOT_READ,
   );
-  const marketPlans: MarketPlan[] = plans.map((p) => ({
-    type: p.offer.type,
-    termMonths: p.offer.termMonths,
-    institutionId: p.offer.brand.institutionId,
-    validFrom: p.validFrom,
-    validTo: p.validTo,
-    headlineRate: dec(p.headlineRate),
-  }));
+  const marketPlans: MarketPlan[] = plans.map((p) => {
+    const offer = catalog.offerFacts.get(p.offerId)!;
+    return {
+      type: offer.type,
+      termMonths: offer.termMonths,
+      institutionId: offer.institutionId,
+      validFrom: p.validFrom,
+      validTo: validToAt(catalog, p),
+      headlineRate: dec(p.headlineRate),
+    };
+  });
   const verifiedChanges: VerifiedChange[] = changes.flatMap((c) => {
     const to = c.to as { verified?: unknown } | null;
     return c.institutionId && typeof to?.verified === 'boolean'
@@ -209,7 +236,7 @@ export function createMarketHistory(prisma: PrismaClient, maxBytes = 4 * 1024 * 
       const to = new Date(Date.parse(`${end}T00:00:00.000Z`) + DAY_MS);
       const from = new Date(to.getTime() - n * DAY_MS);
       const institutions = new Map(catalog.institutions.map((i) => [i.id, i.dgs.verified]));
-      return marketInputs(prisma, from, to).then(({ marketPlans, verifiedChanges }) =>
+      return marketInputs(prisma, catalog, from, to).then(({ marketPlans, verifiedChanges }) =>
         marketDays(
           marketPlans,
           { currentlyVerified: (id) => institutions.get(id) ?? false, changes: verifiedChanges },

@@ -1,12 +1,22 @@
 // Loads the catalogue from the database in a few queries (whatever the number of offers).
-import { SNAPSHOT_READ, type PrismaClient } from '../db/client.js';
+import type { PrismaClient } from '../db/client.js';
+import type { CurrentState } from '../ingest/diff.js';
+import { readVersion, type LedgerEntry } from '../ingest/ledger.js';
 import { compareBrandNames } from '../domain/dgs.js';
 import { Decimal, toFixed2 } from '../domain/decimal.js';
 import { withholdingRateOf } from '../domain/calc.js';
 import { promotionFromJson, promotionJson, tiersFromJson, tiersJson, withholdingFromRow } from '../ingest/rows.js';
 import { fold } from '../domain/text.js';
 import { FACETS } from './pipeline.js';
-import type { Catalog, CatalogBrand, CatalogInstitution, CatalogOffer, CatalogSource, ShownOffer } from './types.js';
+import type {
+  Catalog,
+  CatalogBrand,
+  CatalogInstitution,
+  CatalogOffer,
+  CatalogSource,
+  OfferFacts,
+  ShownOffer,
+} from './types.js';
 
 const dec = (v: { toString(): string }) => new Decimal(v.toString());
 const decOrNull = (v: { toString(): string } | null) => (v === null ? null : dec(v));
@@ -51,29 +61,51 @@ function shownOf(o: CatalogOffer): ShownOffer {
   };
 }
 
-export async function loadCatalog(prisma: PrismaClient): Promise<Catalog> {
-  // One repeatable-read transaction: separate queries could straddle an ingest's commit and pair one
-  // version's offers with another's plans or brands. Readers must never see a torn state.
-  const [version, institutionRows, offerRows, removedRows, sourceRows, lastRun] = await prisma.$transaction(
-    [
-      prisma.dataVersion.findUnique({ where: { id: 1 } }),
-      prisma.institution.findMany({ include: { brands: true } }),
-      prisma.offer.findMany({
-        where: { status: 'active' },
-        include: { plans: { where: { validTo: null } } },
-        orderBy: { id: 'asc' },
-      }),
-      prisma.offer.findMany({ where: { status: 'removed' }, select: { id: true, removedAt: true } }),
-      prisma.source.findMany({ orderBy: { id: 'asc' } }),
-      prisma.ingestRun.findFirst({ orderBy: { observedAt: 'desc' }, select: { observedAt: true, appliedAt: true } }),
-    ],
-    SNAPSHOT_READ,
-  );
+/** A version's catalogue; the newest by default. An empty database (or no such version) gives version 0, empty. */
+export async function loadCatalog(prisma: PrismaClient, version: number | 'head' = 'head'): Promise<Catalog> {
+  // One repeatable-read transaction (readVersion): separate queries could straddle an ingest's commit and
+  // pair one version's offers with another's plans or brands. Readers must never see a torn state.
+  const found = await readVersion(prisma, version);
+  return found ? catalogOf(found.entry, found.state) : EMPTY;
+}
 
+const EMPTY: Catalog = Object.freeze({
+  version: 0,
+  generatedAt: new Date(0),
+  offers: [],
+  byId: new Map(),
+  institutions: [],
+  offersByInstitution: new Map(),
+  removed: new Map(),
+  sources: [],
+  lastObservedAt: null,
+  lastIngestAt: null,
+  entry: null,
+  offerFacts: new Map(),
+});
+
+const dateOrNull = (v: string | null) => (v === null ? null : new Date(v));
+
+/** The catalogue of a version's state: the one way a state becomes what answers read, now or in the past. */
+export function catalogOf(entry: LedgerEntry, state: CurrentState): Catalog {
   const brands = new Map<string, CatalogBrand>();
   const institutions = new Map<string, CatalogInstitution>();
-  for (const row of institutionRows) {
-    const institution: CatalogInstitution = {
+  const brandsOf = new Map<string, CatalogBrand[]>();
+  for (const b of state.brands.values()) {
+    const brand: CatalogBrand = {
+      id: b.id,
+      name: b.name,
+      country: b.country,
+      website: b.website,
+      institutionId: b.institutionId,
+    };
+    brands.set(b.id, brand);
+    const list = brandsOf.get(b.institutionId) ?? [];
+    list.push(brand);
+    brandsOf.set(b.institutionId, list);
+  }
+  for (const row of state.institutions.values()) {
+    institutions.set(row.id, {
       id: row.id,
       name: row.name,
       country: row.country,
@@ -84,26 +116,32 @@ export async function loadCatalog(prisma: PrismaClient): Promise<Catalog> {
         limit: dec(row.dgsLimit),
         verified: row.dgsVerified,
         source: row.dgsSource,
-        verifiedAt: row.dgsVerifiedAt,
+        verifiedAt: dateOrNull(row.dgsVerifiedAt),
       },
-      brands: row.brands
-        .map((b) => ({
-          id: b.id,
-          name: b.name,
-          country: b.country,
-          website: b.website,
-          institutionId: b.institutionId,
-        }))
-        .sort((a, b) => compareBrandNames(a.name, b.name) || (a.id < b.id ? -1 : 1)),
-    };
-    institutions.set(row.id, institution);
-    for (const b of institution.brands) brands.set(b.id, b);
+      brands: (brandsOf.get(row.id) ?? []).sort((a, b) => compareBrandNames(a.name, b.name) || (a.id < b.id ? -1 : 1)),
+    });
   }
 
   const offers: CatalogOffer[] = [];
-  for (const row of offerRows) {
-    const plan = row.plans[0];
+  const removed = new Map<string, Date | null>();
+  const offerFacts = new Map<string, OfferFacts>();
+  const rows = [...state.offers.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+  for (const row of rows) {
     const brand = brands.get(row.brandId);
+    if (brand)
+      offerFacts.set(row.id, {
+        id: row.id,
+        name: row.name,
+        type: row.type,
+        termMonths: row.termMonths,
+        brand: { id: brand.id, name: brand.name, country: brand.country },
+        institutionId: brand.institutionId,
+      });
+    if (row.status === 'removed') {
+      removed.set(row.id, dateOrNull(row.removedAt));
+      continue;
+    }
+    const plan = state.currentPlans.get(row.id);
     const institution = brand && institutions.get(brand.institutionId);
     if (!plan || !brand || !institution) continue; // cannot happen through the ingest; never crash on it
     const withholding = withholdingFromRow(row);
@@ -135,7 +173,7 @@ export async function loadCatalog(prisma: PrismaClient): Promise<Catalog> {
       earlyWithdrawal: row.earlyWithdrawal,
       interestCompounds: row.interestCompounds,
       withholding,
-      freshness: { checkedAt: row.checkedAt, official: row.official, confirmed: row.confirmed },
+      freshness: { checkedAt: new Date(row.checkedAt), official: row.official, confirmed: row.confirmed },
       sourceId: row.sourceId,
       sourceUrl: row.sourceUrl,
       terms: {
@@ -172,19 +210,27 @@ export async function loadCatalog(prisma: PrismaClient): Promise<Catalog> {
     offersByInstitution.set(offer.institution.id, list);
   }
 
-  const sources: CatalogSource[] = sourceRows.map((s) => ({ ...s }));
+  const sources: CatalogSource[] = [...state.sources.values()]
+    .sort((a, b) => (a.id < b.id ? -1 : 1))
+    .map((s) => ({
+      ...s,
+      lastCheckedAt: dateOrNull(s.lastCheckedAt),
+      lastSuccessAt: dateOrNull(s.lastSuccessAt),
+    }));
   return {
-    version: version?.version ?? 0,
-    generatedAt: version?.changedAt ?? new Date(0),
+    version: entry.version,
+    generatedAt: new Date(entry.observedAt),
     offers,
     byId: new Map(offers.map((o) => [o.id, o])),
     institutions: [...institutions.values()].sort(
       (a, b) => compareBrandNames(a.name, b.name) || (a.id < b.id ? -1 : 1),
     ),
     offersByInstitution,
-    removed: new Map(removedRows.map((r) => [r.id, r.removedAt])),
+    removed,
     sources,
-    lastObservedAt: lastRun?.observedAt ?? null,
-    lastIngestAt: lastRun?.appliedAt ?? null,
+    lastObservedAt: new Date(entry.observedAt),
+    lastIngestAt: new Date(entry.appliedAt),
+    entry,
+    offerFacts,
   };
 }

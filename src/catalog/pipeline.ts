@@ -7,6 +7,7 @@ import type { DgsSplit, OfferType } from '../domain/types.js';
 import type { CalcSummary } from '../domain/types.js';
 import type { CalcService } from './calc-service.js';
 import { compileFilters, F } from './filters.js';
+import { answerInstant } from './freshness.js';
 import type { MarketBest } from './market.js';
 import type { ProductQuery } from './query.js';
 import { betterYield, comparator, firstK, type Ranked } from './sort.js';
@@ -273,6 +274,6 @@ export function listProducts(ctx: PipelineContext, q: ProductQuery): ProductList
       .map(([term, r]) => ({ term, rate: r.yields.comparableYield, offerId: r.offer.id })),
     typeMax: { flexible: best(typeMax.flexible), notice: best(typeMax.notice), deposit: best(typeMax.deposit) },
     market: marketSummary(catalog, ctx.marketBest),
-    generatedAt: catalog.generatedAt,
+    generatedAt: answerInstant(catalog.generatedAt, ctx.now, q.freshness === '24h'),
   };
 }

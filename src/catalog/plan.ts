@@ -17,6 +17,7 @@ import { planTotals, type PlanTotals } from '../domain/plan-totals.js';
 import type { PlanSort, UnplacedCode } from '../domain/vocabulary.js';
 import { calcMode, periodOf, type CalcService } from './calc-service.js';
 import { compileFilters } from './filters.js';
+import { answerInstant } from './freshness.js';
 import { offerResult, type OfferResult } from './pipeline.js';
 import { PRODUCT_DEFAULTS, type ProductQuery } from './query.js';
 import type { Catalog, CatalogInstitution, CatalogOffer } from './types.js';
@@ -250,7 +251,7 @@ export function planAllocation(ctx: PlanContext, q: PlanQuery): SavingsPlan {
     unplacedReason,
     optimal: solution.proven,
     optimalityGap,
-    generatedAt: catalog.generatedAt,
+    generatedAt: answerInstant(catalog.generatedAt, ctx.now, q.freshness === '24h'),
     search: solution.stats,
   };
 }

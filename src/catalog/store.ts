@@ -3,6 +3,8 @@
 // A version with more active offers than this process can hold (src/memory.ts) is not loaded: the old
 // catalogue keeps serving and health says why, instead of the process running out of heap.
 import type { PrismaClient } from '../db/client.js';
+import { INGEST_LOCK } from '../ingest/apply.js';
+import { ensureLedger } from '../ingest/ledger.js';
 import { loadCatalog } from './load.js';
 import type { Catalog } from './types.js';
 
@@ -39,6 +41,8 @@ const activeOffers = (prisma: PrismaClient) => prisma.offer.count({ where: { sta
 
 /** Throws CatalogueTooLarge when even the first catalogue does not fit. */
 export async function createCatalogStore(prisma: PrismaClient, maxOffers = Infinity): Promise<CatalogStore> {
+  // A database from before the ledger: its ledger starts at its current version (catalogues load from it).
+  await ensureLedger(prisma, INGEST_LOCK);
   const offers = await activeOffers(prisma);
   if (offers > maxOffers) throw new CatalogueTooLarge({ version: await dataVersion(prisma), offers, maxOffers });
   let catalog = await loadCatalog(prisma);

@@ -1,6 +1,7 @@
 // The in-memory catalogue: active offers with their current plan, brands and institutions, as plain
 // data with Decimals, loaded once per data version. Everything a list request needs is in here.
 import type { Decimal } from '../domain/decimal.js';
+import type { LedgerEntry } from '../ingest/ledger.js';
 import type {
   CalcTerms,
   Channel,
@@ -120,4 +121,18 @@ export interface Catalog {
   /** The observedAt of the newest snapshot applied, and when it was applied (null: never). */
   lastObservedAt: Date | null;
   lastIngestAt: Date | null;
+  /** This version's ledger entry (null: an empty database). */
+  entry: LedgerEntry | null;
+  /** Every offer this version knows, removed ones too, as history and events name them. */
+  offerFacts: ReadonlyMap<string, OfferFacts>;
+}
+
+/** What a plan or event of the past shows of its offer, as the offer stood at the catalogue's version. */
+export interface OfferFacts {
+  id: string;
+  name: string;
+  type: OfferType;
+  termMonths: number | null;
+  brand: { id: string; name: string; country: string };
+  institutionId: string;
 }

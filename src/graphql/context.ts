@@ -5,6 +5,7 @@ import type { ChangeFeed } from '../catalog/change-feed.js';
 import type { HealthReport } from '../catalog/health.js';
 import type { MarketHistory } from '../catalog/history.js';
 import type { CatalogStore } from '../catalog/store.js';
+import type { At, Timeline } from '../catalog/timeline.js';
 import type { Catalog } from '../catalog/types.js';
 import type { Config } from '../config.js';
 import type { PrismaClient } from '../db/client.js';
@@ -28,6 +29,8 @@ export interface Services {
   clock(): Date;
   /** New change events as they are ingested, for the streams and subscriptions. */
   changes: ChangeFeed;
+  /** asOf: the version in force at an instant, the past catalogues, the ledger. */
+  timeline: Timeline;
 }
 
 export interface Context {
@@ -37,14 +40,17 @@ export interface Context {
   loaders: Loaders;
   /** Set by the REST layer: results are reshaped to the REST spelling of enums. */
   rest?: boolean;
+  /** The instant and version each root field answered for (see as-of.ts), by response key. */
+  answered: Map<string, At>;
 }
 
 export function createContext(services: Services): Context {
-  const catalog = services.store.current();
+  const { catalog, now } = services.timeline.present(services.clock());
   return {
     services,
     catalog,
-    now: services.clock(),
+    now,
     loaders: createLoaders(services.prisma, services.history.at(catalog.version), services.database, catalog),
+    answered: new Map(),
   };
 }

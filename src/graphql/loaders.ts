@@ -1,16 +1,16 @@
 // Per-request batching of everything that reaches the database per offer: the details of 50 offers
 // cost three queries, not 150. Under the per-request loaders sits a cache shared by all requests of
-// one data version (history, events, sources, change lists and plan pages change only with the data):
+// one data version (history, events, change lists and plan pages change only with the data):
 // a detail asked again, for another amount, does not go to the database at all. The cache keeps
 // promises, so requests that miss the same entry at the same time share one query; a failed query is
 // not kept.
 import DataLoader from 'dataloader';
 import { filterKey, newestChanges, type ChangeFilter } from '../catalog/changes.js';
-import { eventsOfOffers, listPlans, plansOfOffers, recentChanges, sourcesByIds } from '../catalog/history.js';
+import { eventsOfOffers, eventsUpTo, listPlans, plansOfOffers, recentChanges } from '../catalog/history.js';
 import { LoadMemo, MemoPool } from '../catalog/load-memo.js';
 import { hasImpact, impactBasisOf, impactOffersByIds, type ImpactOffer } from '../catalog/impact-basis.js';
 import type { EventItem, ImpactBasis, PlanItem } from '../catalog/shapes.js';
-import type { Catalog, CatalogSource } from '../catalog/types.js';
+import type { Catalog } from '../catalog/types.js';
 import type { PrismaClient } from '../db/client.js';
 import type { DatabaseStatus } from '../db/status.js';
 import type { OfferType } from '../domain/types.js';
@@ -24,7 +24,6 @@ export interface Loaders {
   /** Every plan of an offer, newest first. */
   plans: DataLoader<string, PlanItem[]>;
   events: DataLoader<{ id: string; institutionId: string }, EventItem[], string>;
-  sources: DataLoader<string, CatalogSource | null>;
   /** The newest change events (at most CHANGES_MAX). */
   changes(limit: number): Promise<EventItem[]>;
   /** The newest change events that pass a filter. */
@@ -49,7 +48,6 @@ export class HistoryCache {
   private version = -1;
   plans!: LoadMemo<PlanItem[]>;
   events!: LoadMemo<EventItem[]>;
-  sources!: LoadMemo<CatalogSource | null>;
   changes!: LoadMemo<EventItem[]>;
   filteredChanges!: LoadMemo<EventItem[]>;
   /** Terms of offers the catalogue no longer has (removed), for the impact of their events. */
@@ -78,7 +76,6 @@ export class HistoryCache {
     this.version = version;
     this.plans = new LoadMemo(this.pool, 'plans');
     this.events = new LoadMemo(this.pool, 'events');
-    this.sources = new LoadMemo(this.pool, 'sources');
     this.changes = new LoadMemo(this.pool, 'changes');
     this.filteredChanges = new LoadMemo(this.pool, 'filteredChanges');
     this.removedOffers = new LoadMemo(this.pool, 'removedOffers');
@@ -103,7 +100,7 @@ export function createLoaders(
     cache.plans.many(
       ids,
       (id) => id,
-      (missing) => database.track(() => plansOfOffers(prisma, missing, Infinity)),
+      (missing) => database.track(() => plansOfOffers(prisma, catalog, missing, Infinity)),
       [],
     ),
   );
@@ -122,31 +119,22 @@ export function createLoaders(
         cache.events.many(
           offers,
           (o) => o.id,
-          (missing) => database.track(() => eventsOfOffers(prisma, missing, DETAIL_LIMIT)),
+          (missing) => database.track(() => eventsOfOffers(prisma, catalog, missing, DETAIL_LIMIT)),
           [],
         ),
       {
         cacheKeyFn: (offer) => offer.id,
       },
     ),
-    sources: new DataLoader((ids) =>
-      cache.sources.many(
-        ids,
-        (id) => id,
-        (missing) => database.track(() => sourcesByIds(prisma, missing)),
-        null,
-      ),
-    ),
     changes: async (limit) =>
-      (await cache.changes.get('newest', () => database.track(() => recentChanges(prisma, CHANGES_MAX)))).slice(
-        0,
-        limit,
-      ),
+      (
+        await cache.changes.get('newest', () => database.track(() => recentChanges(prisma, catalog, CHANGES_MAX)))
+      ).slice(0, limit),
     // Kept per filter at the largest limit, like the unfiltered list: another limit is a slice of it.
     filteredChanges: async (filter, limit) =>
       (
         await cache.filteredChanges.get(filterKey(filter), () =>
-          database.track(() => newestChanges(prisma, filter, CHANGES_MAX)),
+          database.track(() => newestChanges(prisma, filter, CHANGES_MAX, eventsUpTo(catalog))),
         )
       ).slice(0, limit),
     impactBases: new DataLoader(
@@ -171,7 +159,7 @@ export function createLoaders(
     ),
     planPage: (filter) =>
       cache.planPages.get(`${filter.brand ?? ''}|${filter.type}|${filter.page}|${filter.pageSize}`, () =>
-        database.track(() => listPlans(prisma, filter)),
+        database.track(() => listPlans(prisma, catalog, filter)),
       ),
   };
 }

@@ -46,12 +46,29 @@ export const DecimalScalar = builder.scalarType('Decimal', {
   },
 });
 
+/** An RFC 3339 instant: a date, a time and its offset ("Z" or "+01:00"); fractions of a second allowed. */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** The instant an RFC 3339 text names, or null (a day alone, no offset, or no such day or time). */
+export function parseInstant(text: string): Date | null {
+  if (!RFC3339.test(text)) return null;
+  const date = new Date(text);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
 export const DateTimeScalar = builder.scalarType('DateTime', {
-  description: 'An instant in ISO 8601, UTC ("2026-11-22T08:00:00.000Z").',
+  description:
+    'An instant: answered in ISO 8601, UTC ("2026-11-22T08:00:00.000Z"); taken in RFC 3339, with its offset ' +
+    '("2026-11-22T09:00:00+01:00").',
   serialize: (value) => value.toISOString(),
   parseValue: (value) => {
-    const date = typeof value === 'string' ? new Date(value) : null;
-    if (!date || Number.isNaN(date.getTime())) throw invalid('DateTime must be an ISO 8601 string');
+    const date = typeof value === 'string' ? parseInstant(value) : null;
+    if (!date) throw invalid('DateTime must be an RFC 3339 instant such as "2026-11-22T08:00:00Z"');
+    return date;
+  },
+  parseLiteral: (node) => {
+    const date = node.kind === Kind.STRING ? parseInstant(node.value) : null;
+    if (!date) throw invalid('DateTime must be an RFC 3339 instant such as "2026-11-22T08:00:00Z"');
     return date;
   },
 });

@@ -14,6 +14,7 @@ import { clipped } from './clip-errors.js';
 import { createContext, type Context, type Services } from './context.js';
 import type { ListBounds } from './cost.js';
 import { OPERATION_LIMITS, operationLimits } from './limits.js';
+import { ledgerExtension } from './as-of.js';
 import { useKnownOperationTypes } from './operation-types.js';
 import { schema } from './schema/index.js';
 import { variableErrors } from './variable-errors.js';
@@ -168,6 +169,7 @@ export function createGraphqlServer({
       batchesWithoutStreams(),
       forgetInvalidDocuments(caches.documents),
       variableErrors(),
+      ledgerExtension(),
       // Subscriptions run on graphql-js: graphql-jit 0.8 hands a subscription field's resolver the
       // operation's variables instead of the field's arguments (literal arguments are lost, and the
       // argument checks see the wrong values). A subscription executes one small selection per event.

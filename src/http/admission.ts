@@ -131,7 +131,8 @@ export function createAdmission({
     if (method !== 'GET' && method !== 'HEAD') return { kind: 'pass', key: null };
     const file = statics(path);
     if (file) return { kind: 'finished', entry: file, key: null };
-    const key = keyFor(target, arrival.header('accept'));
+    // Accept-Datetime (RFC 7089) asks for another version than the URL alone names: not from the cache.
+    const key = arrival.header('accept-datetime') === null ? keyFor(target, arrival.header('accept')) : null;
     const cached = key ? cache.get(key) : undefined;
     return cached ? { kind: 'finished', entry: cached, key } : { kind: 'pass', key };
   }

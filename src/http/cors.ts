@@ -6,7 +6,8 @@ import { PATHS } from '../request/paths.js';
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
   'access-control-allow-origin': '*',
   'access-control-expose-headers':
-    'ETag, Link, X-Request-Id, Retry-After, Content-Disposition, RateLimit, RateLimit-Policy',
+    'ETag, Link, X-Request-Id, Retry-After, Content-Disposition, RateLimit, RateLimit-Policy, Data-Version, ' +
+    'Data-Chain, Memento-Datetime, Generated-At',
 };
 
 /**

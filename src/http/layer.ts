@@ -9,6 +9,8 @@ import { pagePolicy } from './security.js';
 
 export const CACHE_CONTROL = {
   data: 'public, max-age=300, stale-while-revalidate=60',
+  /** An answer for a past data version (asOf): it can never change. */
+  past: 'public, max-age=31536000, immutable',
   health: 'no-cache',
   assets: 'public, max-age=86400',
   none: 'no-store',
@@ -111,7 +113,16 @@ export interface FinishedBody {
 }
 
 /** What a finished body keeps of the original headers: what describes the content, nothing per request. */
-const CONTENT_HEADERS = new Set(['content-type', 'content-disposition', 'content-security-policy']);
+const CONTENT_HEADERS = new Set([
+  'content-type',
+  'content-disposition',
+  'content-security-policy',
+  // which data version an answer is of, its ledger chain hash, and for asOf the version's instant
+  'data-version',
+  'data-chain',
+  'memento-datetime',
+  'generated-at',
+]);
 
 /** Answers vary by the encoding we compress them in, and by whatever the application said they vary by. */
 const varyOf = (response: Response) => {

@@ -14,6 +14,7 @@ import {
 import { checkCapacity, type Capacity } from './capacity.js';
 import { iso } from './rows.js';
 import type { Snapshot } from './snapshot.js';
+import { appendEntry, startLedger } from './ledger.js';
 import { loadState } from './state.js';
 import {
   aheadOfClock,
@@ -368,6 +369,7 @@ export class Ingester {
               message: `is before the last applied snapshot (${last.toISOString()}): history is append-only`,
             });
           }
+          if (this.cache?.version !== version) await startLedger(tx);
           const state = this.cache?.version === version ? this.cache.state : await loadState(tx);
           problems.push(
             ...unresolvedReferences(openReferences, {
@@ -382,15 +384,23 @@ export class Ingester {
           checkCapacity(state, changes, options.capacity);
           const changed = !isEmpty(changes);
           committed = { version, state };
+          const appliedAt = now().toISOString();
           if (changed) {
             const planIds = await write(tx, changes, observedAt, whileWriting);
             result.dataVersion += 1;
-            committed = { version: result.dataVersion, state: nextState(state, changes, planIds) };
+            const next = nextState(state, changes, planIds);
+            await appendEntry(
+              tx,
+              { version: result.dataVersion, observedAt, appliedAt, snapshot: sha256 },
+              next,
+              changes,
+            );
+            committed = { version: result.dataVersion, state: next };
           }
           await record(tx, {
             sha256,
             observedAt,
-            appliedAt: now().toISOString(),
+            appliedAt,
             file: options.file ?? null,
             plansAdded: changes.newPlans.length,
             eventsAdded: changes.events.length,

@@ -8,7 +8,8 @@ import { LRUCache } from 'lru-cache';
 import type { Context } from '../graphql/context.js';
 import { schema } from '../graphql/schema/index.js';
 import { RETRY_AFTER_SECONDS, statusOf, type ErrorCode, type ParameterProblem } from '../request/errors.js';
-import { PAGING_HEADER } from '../http/layer.js';
+import { CACHE_CONTROL, PAGING_HEADER } from '../http/layer.js';
+import { answeredAt } from '../graphql/as-of.js';
 import { problemResponse } from '../http/problem.js';
 import { currentRequestId } from '../request/context.js';
 import { isApiPath } from '../request/paths.js';
@@ -45,6 +46,44 @@ export interface RestFacade {
   routes: readonly RestRoute[];
   /** The parsed URLs kept: entries and bytes (estimated). */
   stats(): { entries: number; bytes: number; maxBytes: number };
+}
+
+/** RFC 7231's IMF-fixdate, the form RFC 7089 gives Accept-Datetime in. */
+const HTTP_DATE = new RegExp(
+  '^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \\d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \\d{4} ' +
+    '\\d{2}:\\d{2}:\\d{2} GMT$',
+);
+
+/** Accept-Datetime (RFC 7089) as asOf, where the route takes asOf and the query does not name one. */
+function withAcceptDatetime(route: RestRoute, variables: Variables, header: string | null): Variables | Response {
+  if (header === null || variables.asOf != null || !route.params.some((p) => p.name === 'asOf')) return variables;
+  const instant = HTTP_DATE.test(header.trim()) ? new Date(header.trim()) : null;
+  if (!instant || Number.isNaN(instant.getTime())) {
+    const message = 'must be an HTTP date such as "Tue, 20 Oct 2026 08:00:00 GMT" (RFC 7089)';
+    return problemResponse('BAD_USER_INPUT', 'Invalid header: Accept-Datetime.', [
+      { parameter: 'Accept-Datetime', message },
+    ]);
+  }
+  return { ...variables, asOf: instant.toISOString() };
+}
+
+/**
+ * Which data version an answer is of and its chain hash (the ledger's, GET /api/ledger); for an asOf
+ * answer also the version's instant (RFC 7089's Memento-Datetime), and, for a version before the newest,
+ * a Cache-Control that keeps it for ever. A route that takes asOf varies by Accept-Datetime too.
+ */
+function withVersion(route: RestRoute, response: Response, context: Context): Response {
+  if (route.params.some((p) => p.name === 'asOf')) response.headers.append('vary', 'Accept-Datetime');
+  const answered = answeredAt(context);
+  const entry = answered[0]?.catalog.entry;
+  if (!entry || response.status !== 200) return response;
+  response.headers.set('data-version', String(entry.version));
+  response.headers.set('data-chain', entry.chainHash);
+  if (answered.every((a) => a.asOf)) {
+    response.headers.set('memento-datetime', new Date(entry.observedAt).toUTCString());
+    if (answered.every((a) => a.immutable)) response.headers.set('cache-control', CACHE_CONTROL.past);
+  }
+  return response;
 }
 
 /** A paged answer tells the HTTP layer which parameters its route reads: its Link header keeps only those. */
@@ -175,6 +214,8 @@ export function createRestFacade({
       );
     }
     if (found.kind === 'invalid') return found.problem();
+    const variables = withAcceptDatetime(found.route, found.variables, request.headers.get('accept-datetime'));
+    if (variables instanceof Response) return variables;
 
     // One context for every operation of the request: it pins one catalogue (the export runs a page at a time).
     let context: Promise<{ enveloped: Enveloped; contextValue: Context }> | undefined;
@@ -196,10 +237,10 @@ export function createRestFacade({
       return result.data as T;
     };
     try {
-      return withReadParameters(
+      const response = withReadParameters(
         found.route,
         await found.route.handle({
-          variables: found.variables,
+          variables,
           url,
           run,
           version: async () => (await contextOnce()).contextValue.catalog.version,
@@ -207,6 +248,7 @@ export function createRestFacade({
           context: async () => (await contextOnce()).contextValue,
         }),
       );
+      return context ? withVersion(found.route, response, (await context).contextValue) : response;
     } catch (err) {
       if (err instanceof OperationFailed) return problemFor(err.errors);
       throw err;

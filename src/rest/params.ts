@@ -14,6 +14,7 @@ import {
   type GraphQLInputType,
 } from 'graphql';
 import { CROSS_RULES, PARAMS } from '../graphql/args.js';
+import { parseInstant } from '../graphql/scalars.js';
 import { schema } from '../graphql/schema/index.js';
 import type { ParameterProblem } from '../request/errors.js';
 
@@ -100,6 +101,13 @@ function parseOne(spec: ParamSpec, text: string): Parsed {
         return lower === 'true' || lower === 'false'
           ? { ok: true, value: lower === 'true', internal: lower === 'true' }
           : { ok: false, message: 'must be true or false' };
+      }
+      case 'DateTime': {
+        // An unescaped "+" in a query string arrives as a space: "…T09:00:00+01:00" is what was meant.
+        const instant = text.replace(/ (\d{2}:\d{2})$/, '+$1');
+        return parseInstant(instant)
+          ? { ok: true, value: instant, internal: instant }
+          : { ok: false, message: 'must be an RFC 3339 instant such as 2026-11-22T08:00:00Z' };
       }
       default:
         return { ok: true, value: text, internal: text };

@@ -149,5 +149,19 @@ export function buildCatalog(institutionSpecs: InstitutionSpec[], offerSpecs: Of
     sources: [],
     lastObservedAt: null,
     lastIngestAt: null,
+    entry: null,
+    offerFacts: new Map(
+      offers.map((o) => [
+        o.id,
+        {
+          id: o.id,
+          name: o.name,
+          type: o.type,
+          termMonths: o.termMonths,
+          brand: { id: o.brand.id, name: o.brand.name, country: o.brand.country },
+          institutionId: o.institution.id,
+        },
+      ]),
+    ),
   };
 }

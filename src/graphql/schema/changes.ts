@@ -13,8 +13,10 @@ import { streamConnection } from '../../request/socket-backlog.js';
 import { DEFAULTS, PARAMS } from '../args.js';
 import { isBatched, SUBSCRIPTION_IN_BATCH } from '../batches.js';
 import { euros } from '../scalars.js';
+import { AS_OF_DESCRIPTION, viewAt } from '../as-of.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
+import type { Loaders } from '../loaders.js';
 import { EventKindEnum, TypeFilterEnum } from '../enums.js';
 
 /** An event, with its impact where one was asked for (an amount and a rate event). */
@@ -120,13 +122,14 @@ function withImpact<E extends EventItem>(
 /** Events with their impact for an amount (the list's, and the detail's with its own amount and horizon). */
 export async function withImpacts(
   ctx: Context,
+  loaders: Loaders,
   items: EventItem[],
   amount: Decimal | null,
   horizon: number,
 ): Promise<ChangeEventValue[]> {
   if (amount === null) return items;
   const bases = await fromDatabase(ctx.services.database, () =>
-    Promise.all(items.map((e) => ctx.loaders.impactBases.load(e))),
+    Promise.all(items.map((e) => loaders.impactBases.load(e))),
   );
   return items.map((e, i) => withImpact(ctx, e, bases[i]!, amount, horizon));
 }
@@ -143,16 +146,17 @@ builder.queryField('changes', (t) =>
         validate: { schema: PARAMS.limit },
       }),
       ...filterArgs,
+      asOf: t.arg({ type: 'DateTime', required: false, description: AS_OF_DESCRIPTION }),
     },
-    resolve: async (_root, args, ctx) => {
-      const filter = changeFilter(args, ctx.catalog);
+    resolve: async (_root, args, ctx, info) => {
+      const { catalog, loaders } = await viewAt(ctx, args.asOf, info);
+      const filter = changeFilter(args, catalog);
       const database = ctx.services.database;
       const items = await fromDatabase(database, () =>
-        isAnyChange(filter) ? ctx.loaders.changes(args.limit) : ctx.loaders.filteredChanges(filter, args.limit),
+        isAnyChange(filter) ? loaders.changes(args.limit) : loaders.filteredChanges(filter, args.limit),
       );
-      return {
-        items: await withImpacts(ctx, items, args.amount == null ? null : new Decimal(args.amount), DEFAULTS.horizon),
-      };
+      const amount = args.amount == null ? null : new Decimal(args.amount);
+      return { items: await withImpacts(ctx, loaders, items, amount, DEFAULTS.horizon) };
     },
   }),
 );

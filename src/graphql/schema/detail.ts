@@ -6,6 +6,7 @@ import type { CatalogOffer, CatalogSource } from '../../catalog/types.js';
 import { Decimal } from '../../domain/decimal.js';
 import { clientError } from '../../request/errors.js';
 import { DEFAULTS, PARAMS } from '../args.js';
+import { AS_OF_DESCRIPTION, viewAt, type View } from '../as-of.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { ChangeEventRef, withImpacts } from './changes.js';
@@ -18,6 +19,8 @@ interface DetailSource {
   view: OfferView;
   amount: Decimal;
   horizon: number;
+  /** The version (and its reads) the detail answers from: the present, or asOf's. */
+  at: View;
 }
 
 const AMOUNT = 'the amount to calculate, in euros (more than 0, at most 1000000000, at most two decimals)';
@@ -38,8 +41,8 @@ export const OfferDetailRef = builder.objectRef<DetailSource>('OfferDetail').imp
       description:
         'rate plans, newest first (at most 100); null while the database is unreachable (the offer itself is ' +
         'answered from memory)',
-      resolve: (d, _args, ctx) =>
-        ctx.loaders.plans.load(d.offer.id).then(
+      resolve: (d) =>
+        d.at.loaders.plans.load(d.offer.id).then(
           (plans) => plans.slice(0, DETAIL_LIMIT),
           () => null,
         ),
@@ -47,18 +50,12 @@ export const OfferDetailRef = builder.objectRef<DetailSource>('OfferDetail').imp
     sources: t.field({
       type: [SourceRef],
       description: 'the sources of the offer and of its rate plans',
-      resolve: async (d, _args, ctx) => {
-        const plans = (await ctx.loaders.plans.load(d.offer.id).catch(() => null)) ?? [];
+      resolve: async (d) => {
+        const plans = (await d.at.loaders.plans.load(d.offer.id).catch(() => null)) ?? [];
         const ids = [...new Set([d.offer.sourceId, ...plans.map((p) => p.sourceId)])].sort();
-        // From the database when it answers; else what the catalogue knows of them.
-        const sources = await ctx.loaders.sources.loadMany(ids);
-        const known = new Map(ctx.catalog.sources.map((s) => [s.id, s]));
-        return ids
-          .map((id, i) => {
-            const s = sources[i];
-            return s && !(s instanceof Error) ? s : (known.get(id) ?? null);
-          })
-          .filter((s): s is CatalogSource => s !== null);
+        // As the version knew them (its state holds every source).
+        const known = new Map(d.at.catalog.sources.map((s) => [s.id, s]));
+        return ids.map((id) => known.get(id) ?? null).filter((s): s is CatalogSource => s !== null);
       },
     }),
     events: t.field({
@@ -68,26 +65,26 @@ export const OfferDetailRef = builder.objectRef<DetailSource>('OfferDetail').imp
         'changes of this offer and of its institution, newest first (at most 100), rate changes with their ' +
         'impact for the amount and horizon; null while the database is unreachable',
       resolve: (d, _args, ctx) =>
-        ctx.loaders.events
+        d.at.loaders.events
           .load({ id: d.offer.id, institutionId: d.offer.institution.id })
-          .then((events) => withImpacts(ctx, events, d.amount, d.horizon))
+          .then((events) => withImpacts(ctx, d.at.loaders, events, d.amount, d.horizon))
           .catch(() => null),
     }),
     sameLicence: t.field({
       type: [OfferRef],
       description: "the institution's other active offers, for the same amount and horizon (they share one DGS limit)",
       resolve: (d, _args, ctx) =>
-        (ctx.catalog.offersByInstitution.get(d.offer.institution.id) ?? [])
+        (d.at.catalog.offersByInstitution.get(d.offer.institution.id) ?? [])
           .filter((o) => o.id !== d.offer.id)
           .map((o): OfferResult => offerResult(ctx.services.calc, query(d.amount, d.horizon), o)),
     }),
   }),
 });
 
-function detail(ctx: Context, id: string, amount: Decimal, horizon: number): DetailSource {
-  const offer = ctx.catalog.byId.get(id);
+function detail(ctx: Context, at: View, id: string, amount: Decimal, horizon: number): DetailSource {
+  const offer = at.catalog.byId.get(id);
   if (!offer) {
-    const removed = ctx.catalog.removed.get(id);
+    const removed = at.catalog.removed.get(id);
     throw removed !== undefined
       ? clientError(
           'NOT_FOUND',
@@ -98,7 +95,8 @@ function detail(ctx: Context, id: string, amount: Decimal, horizon: number): Det
       : clientError('NOT_FOUND', `no offer with id "${id}"`);
   }
   const base = offerResult(ctx.services.calc, query(amount, horizon), offer);
-  return { offer, amount, horizon, view: { ...base, calc: ctx.services.calc.full(offer, amount, horizon, 'include') } };
+  const view = { ...base, calc: ctx.services.calc.full(offer, amount, horizon, 'include') };
+  return { offer, amount, horizon, view, at };
 }
 
 /** The amount and horizon a detail is calculated for (contract: 50000 and 12 unless given). */
@@ -116,6 +114,7 @@ const calculatedFor = builder.args((t) => ({
     description: HORIZON,
     validate: { schema: PARAMS.horizon },
   }),
+  asOf: t.field({ type: 'DateTime', required: false, description: AS_OF_DESCRIPTION }),
 }));
 
 builder.queryField('product', (t) =>
@@ -127,7 +126,8 @@ builder.queryField('product', (t) =>
       id: t.arg.id({ required: true, validate: { schema: PARAMS.id } }),
       ...calculatedFor,
     },
-    resolve: (_root, args, ctx) => detail(ctx, String(args.id), new Decimal(args.amount), args.horizon),
+    resolve: async (_root, args, ctx, info) =>
+      detail(ctx, await viewAt(ctx, args.asOf, info), String(args.id), new Decimal(args.amount), args.horizon),
   }),
 );
 
@@ -142,13 +142,15 @@ builder.queryField('offers', (t) =>
       ids: t.arg.idList({ required: true, validate: { schema: PARAMS.ids } }),
       ...calculatedFor,
     },
-    resolve: (_root, args, ctx) =>
-      args.ids.map((id) => {
+    resolve: async (_root, args, ctx, info) => {
+      const at = await viewAt(ctx, args.asOf, info);
+      return args.ids.map((id) => {
         try {
-          return detail(ctx, String(id), new Decimal(args.amount), args.horizon);
+          return detail(ctx, at, String(id), new Decimal(args.amount), args.horizon);
         } catch (err) {
           return err as Error; // graphql-js turns an Error in a list into null plus an error at that index
         }
-      }) as DetailSource[],
+      }) as DetailSource[];
+    },
   }),
 );

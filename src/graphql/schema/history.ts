@@ -4,6 +4,7 @@ import { pageCount } from '../../catalog/pipeline.js';
 import type { MarketDay } from '../../catalog/market.js';
 import { clientError, fromDatabase } from '../../request/errors.js';
 import { DEFAULTS, PARAMS } from '../args.js';
+import { AS_OF_DESCRIPTION, viewAt } from '../as-of.js';
 import { builder } from '../builder.js';
 import { HistoryTypeFilterEnum, RateTypeEnum, TierModeEnum } from '../enums.js';
 import { perYear } from '../scalars.js';
@@ -89,17 +90,19 @@ builder.queryField('rateHistory', (t) =>
         description: 'at most 500 (listing)',
         validate: { schema: PARAMS.pageSize },
       }),
+      asOf: t.arg({ type: 'DateTime', required: false, description: AS_OF_DESCRIPTION }),
     },
-    resolve: async (_root, args, ctx) => {
+    resolve: async (_root, args, ctx, info) => {
+      const { catalog, loaders } = await viewAt(ctx, args.asOf, info);
       const offerId = args.offerId ?? null;
       if (offerId !== null) {
-        if (!ctx.catalog.byId.has(offerId) && !ctx.catalog.removed.has(offerId))
+        if (!catalog.byId.has(offerId) && !catalog.removed.has(offerId))
           throw clientError('NOT_FOUND', `no offer with id "${offerId}"`);
-        const plans = await fromDatabase(ctx.services.database, () => ctx.loaders.plans.load(offerId));
+        const plans = await fromDatabase(ctx.services.database, () => loaders.plans.load(offerId));
         return { items: plans.slice(0, args.limit), total: plans.length, page: 1, pageSize: args.limit, pages: 1 };
       }
       const page = await fromDatabase(ctx.services.database, () =>
-        ctx.loaders.planPage({ brand: args.brand ?? null, type: args.type, page: args.page, pageSize: args.pageSize }),
+        loaders.planPage({ brand: args.brand ?? null, type: args.type, page: args.page, pageSize: args.pageSize }),
       );
       return { ...page, page: args.page, pageSize: args.pageSize, pages: pageCount(page.total, args.pageSize) };
     },
@@ -137,9 +140,11 @@ builder.queryField('marketHistory', (t) =>
         description: 'at most 3650',
         validate: { schema: PARAMS.days },
       }),
+      asOf: t.arg({ type: 'DateTime', required: false, description: AS_OF_DESCRIPTION }),
     },
-    resolve: async (_root, args, ctx) => ({
-      items: await fromDatabase(ctx.services.database, () => ctx.services.market.days(ctx.catalog, args.days)),
-    }),
+    resolve: async (_root, args, ctx, info) => {
+      const { catalog } = await viewAt(ctx, args.asOf, info);
+      return { items: await fromDatabase(ctx.services.database, () => ctx.services.market.days(catalog, args.days)) };
+    },
   }),
 );

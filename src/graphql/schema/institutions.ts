@@ -1,5 +1,6 @@
 // Query.institutions (GET /api/institutions): the legal institutions, their DGS and brands.
 import type { CatalogBrand, CatalogDgs, CatalogInstitution } from '../../catalog/types.js';
+import { AS_OF_DESCRIPTION, viewAt } from '../as-of.js';
 import { builder } from '../builder.js';
 import { euros } from '../scalars.js';
 
@@ -50,6 +51,7 @@ builder.queryField('institutions', (t) =>
   t.field({
     type: InstitutionListRef,
     description: 'GET /api/institutions: every legal institution with its DGS and brands.',
-    resolve: (_root, _args, ctx) => ({ items: ctx.catalog.institutions }),
+    args: { asOf: t.arg({ type: 'DateTime', required: false, description: AS_OF_DESCRIPTION }) },
+    resolve: async (_root, args, ctx, info) => ({ items: (await viewAt(ctx, args.asOf, info)).catalog.institutions }),
   }),
 );

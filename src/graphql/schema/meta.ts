@@ -1,7 +1,8 @@
 // Query.meta (GET /api/meta/last-updated) and Query.health (GET /api/health).
-import { checkedInLast24h, dataState } from '../../catalog/freshness.js';
+import { answerInstant, checkedInLast24h, dataState } from '../../catalog/freshness.js';
 import type { HealthReport } from '../../catalog/health.js';
 import type { CatalogSource } from '../../catalog/types.js';
+import { AS_OF_DESCRIPTION, viewAt } from '../as-of.js';
 import { builder } from '../builder.js';
 import { HealthStatusEnum, SourceKindEnum, SourceStatusEnum } from '../enums.js';
 
@@ -76,11 +77,13 @@ builder.queryField('meta', (t) =>
   t.field({
     type: MetaSummaryRef,
     description: 'GET /api/meta/last-updated: freshness overview and source health.',
-    resolve: (_root, _args, ctx) => {
-      const { catalog, now } = ctx;
+    args: { asOf: t.arg({ type: 'DateTime', required: false, description: AS_OF_DESCRIPTION }) },
+    resolve: async (_root, args, ctx, info) => {
+      const { catalog, now } = await viewAt(ctx, args.asOf, info);
       const offers = catalog.offers;
       return {
-        generatedAt: catalog.generatedAt,
+        // staleness and checked24h read the clock: the summary stands for its minute
+        generatedAt: answerInstant(catalog.generatedAt, now, true),
         lastIngestAt: catalog.lastIngestAt,
         dataVersion: catalog.version,
         stale: dataState(catalog.lastObservedAt, now, ctx.services.config.maxDataAgeSeconds) !== 'ok',

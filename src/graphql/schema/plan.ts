@@ -7,6 +7,7 @@ import { Decimal } from '../../domain/decimal.js';
 import { presentPlanTotals, type PresentedPlanTotals } from '../../domain/plan-totals.js';
 import { presentCalc } from '../../domain/present.js';
 import { DEFAULTS, PARAM_LIMITS, PARAMS } from '../args.js';
+import { AS_OF_DESCRIPTION, viewAt } from '../as-of.js';
 import { builder } from '../builder.js';
 import { PlanSortEnum, TypeFilterEnum, UnplacedCodeEnum } from '../enums.js';
 import { crossRules, filterArgs, filtersOf } from '../filter-args.js';
@@ -179,11 +180,13 @@ builder.queryField('plan', (t) =>
         description: 'percent of the amount (0 to 100) that must stay in flexible accounts',
         validate: { schema: PARAMS.flexibleShare },
       }),
+      asOf: t.arg({ type: 'DateTime', required: false, description: AS_OF_DESCRIPTION }),
     },
     validate: crossRules(),
-    resolve: (_root, args, ctx) =>
-      planAllocation(
-        { catalog: ctx.catalog, calc: ctx.services.calc, now: ctx.now },
+    resolve: async (_root, args, ctx, info) => {
+      const { catalog, now } = await viewAt(ctx, args.asOf, info);
+      return planAllocation(
+        { catalog, calc: ctx.services.calc, now },
         {
           ...filtersOf(args),
           amount: new Decimal(args.amount),
@@ -193,6 +196,7 @@ builder.queryField('plan', (t) =>
           maxOffers: args.maxOffers,
           flexibleShare: new Decimal(args.flexibleShare),
         },
-      ),
+      );
+    },
   }),
 );

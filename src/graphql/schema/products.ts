@@ -13,6 +13,7 @@ import { PRODUCT_DEFAULTS, type ProductQuery } from '../../catalog/query.js';
 import { Decimal } from '../../domain/decimal.js';
 import type { Channel, OfferType, Payout, WithholdingKind } from '../../domain/types.js';
 import { DEFAULTS, PARAMS } from '../args.js';
+import { AS_OF_DESCRIPTION, viewAt } from '../as-of.js';
 import { builder } from '../builder.js';
 import {
   ChannelFilterEnum,
@@ -247,9 +248,11 @@ builder.queryField('products', (t) => {
         description: 'at most 500',
         validate: { schema: PARAMS.pageSize },
       }),
+      asOf: t.arg({ type: 'DateTime', required: false, description: AS_OF_DESCRIPTION }),
     },
     validate: crossRules(),
-    resolve: async (_root, args, ctx) => {
+    resolve: async (_root, args, ctx, info) => {
+      const { catalog, now } = await viewAt(ctx, args.asOf, info);
       const query: ProductQuery = {
         ...filtersOf(args),
         amount: new Decimal(args.amount),
@@ -264,9 +267,9 @@ builder.queryField('products', (t) => {
       };
       // The list answers from memory even while the database is away: the market's best rates are then unknown.
       const marketBest = await ctx.services.database
-        .track(() => ctx.services.market.best(ctx.catalog))
+        .track(() => ctx.services.market.best(catalog))
         .catch(() => NO_BEST);
-      return listProducts({ catalog: ctx.catalog, calc: ctx.services.calc, marketBest, now: ctx.now }, query);
+      return listProducts({ catalog, calc: ctx.services.calc, marketBest, now }, query);
     },
   });
 });

@@ -1,5 +1,7 @@
 // GET /api/products/export (contract §6): the list's every matching row as CSV, streamed page by page.
+import { answerInstant } from '../../catalog/freshness.js';
 import { PARAM_LIMITS } from '../../graphql/args.js';
+import { answeredAt } from '../../graphql/as-of.js';
 import { etagOf, STREAM_ETAG } from '../../http/layer.js';
 import { fieldOperation } from '../projection.js';
 import { schema } from '../../graphql/schema/index.js';
@@ -32,7 +34,7 @@ export const exportRoute: RestRoute = {
   cache: { ...DATA, reuse: 'never' },
   body: { csv: `UTF-8 with BOM, CRLF, \`;\`-separated, decimal comma; columns: ${CSV_COLUMNS.join(';')}` },
   readsDatabase: false,
-  async handle({ variables, run, version }) {
+  async handle({ variables, run, context }) {
     const pageSize = PARAM_LIMITS.pageSizeMax;
     const page = (n: number) => run<Page>(operation, { ...variables, page: n, pageSize });
     // The first page decides the answer (a 4xx before any byte is sent); later pages only stream.
@@ -41,12 +43,18 @@ export const exportRoute: RestRoute = {
       yield items;
       for (let n = 2; (n - 1) * pageSize < total; n++) yield (await page(n)).products.items;
     })();
-    // The same data version and the same parameters give the same bytes.
-    const etag = etagOf(`${await version()}|${canonicalQuery(variables)}`);
+    // The same data version, the same parameters and the same instant (for freshness=24h, which reads the
+    // clock) give the same bytes; asOf only names which version and instant, so it is not part of the tag.
+    const at = answeredAt(await context())[0]!;
+    const instant = answerInstant(at.catalog.generatedAt, at.now, variables.freshness === 'LAST_24H');
+    const { asOf: _asOf, ...rest } = variables;
+    const etag = etagOf(`${at.catalog.version}|${canonicalQuery(rest)}|${instant.toISOString()}`);
     return new Response(csvStream(pages), {
       headers: {
         'content-type': 'text/csv; charset=utf-8',
         'content-disposition': 'attachment; filename="savings-offers.csv"',
+        // what the list's generatedAt says, which a CSV has no place for: asOf=this gives these bytes again
+        'generated-at': instant.toISOString(),
         [STREAM_ETAG]: etag,
       },
     });

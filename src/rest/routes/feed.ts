@@ -4,6 +4,7 @@
 // request (it might have named another host); ETag and 304 work as for every data answer.
 import { getNamedType, isEnumType } from 'graphql';
 import { DEFAULTS } from '../../graphql/args.js';
+import { answeredAt } from '../../graphql/as-of.js';
 import { schema } from '../../graphql/schema/index.js';
 import { renderAtom, type AtomChange } from '../atom.js';
 import { API_VERSION } from '../openapi.js';
@@ -63,10 +64,13 @@ export const feedRoute: RestRoute = {
       ...variables,
       limit: DEFAULTS.feedEntries,
     });
-    const { catalog, services } = await context();
+    const ctx = await context();
+    const catalog = answeredAt(ctx)[0]?.catalog ?? ctx.catalog;
+    // asOf names a moment of the same feed, not another feed: its id and self link leave it out
+    const { asOf: _asOf, ...filters } = variables;
     const body = renderAtom({
-      base: services.config.publicUrl ?? url.origin,
-      query: canonicalQuery(restSpelling(variables)),
+      base: ctx.services.config.publicUrl ?? url.origin,
+      query: canonicalQuery(restSpelling(filters)),
       generatedAt: catalog.generatedAt,
       items: data.changes.items,
       version: API_VERSION,

@@ -43,7 +43,7 @@ export const historyRoute: RestRoute = {
     'first, filterable by brand and type, paged. With view=market: per day, the best headline rate per ' +
     'product type over the last `days` days, across offers whose institution has a verified DGS.',
   // rateHistory's parameters, then marketHistory's days, then the view that chooses between them
-  params: [...planParams, ...queryParams('marketHistory'), viewParam],
+  params: [...planParams, ...queryParams('marketHistory').filter((p) => p.name !== 'asOf'), viewParam],
   cache: DATA,
   body: { jsonOneOf: ['RatePlanPage', 'MarketHistory'] },
   readsDatabase: true,
@@ -51,7 +51,7 @@ export const historyRoute: RestRoute = {
   paged: true,
   async handle({ variables, run }) {
     if (variables.view === 'MARKET') {
-      const data = await run<{ marketHistory: unknown }>(market, { days: variables.days });
+      const data = await run<{ marketHistory: unknown }>(market, { days: variables.days, asOf: variables.asOf });
       return json(data.marketHistory);
     }
     const own = Object.fromEntries(

@@ -1,5 +1,6 @@
 // GET /api/institutions: the value of Query.institutions.
 import { schema } from '../../graphql/schema/index.js';
+import { queryParams } from '../params.js';
 import { sofaProjection } from '../projection.js';
 import { DATA, json, type RestRoute } from '../route.js';
 
@@ -11,7 +12,7 @@ export const institutionsRoute: RestRoute = {
   tag: 'Market',
   summary: 'Legal institutions',
   description: 'Every legal institution with its deposit guarantee scheme and brands.',
-  params: [],
+  params: queryParams('institutions'),
   cache: DATA,
   body: { json: 'InstitutionList' },
   readsDatabase: false,

@@ -1,5 +1,6 @@
 // GET /api/meta/last-updated: the value of Query.meta.
 import { schema } from '../../graphql/schema/index.js';
+import { queryParams } from '../params.js';
 import { sofaProjection } from '../projection.js';
 import { DATA, json, type RestRoute } from '../route.js';
 
@@ -12,7 +13,7 @@ export const metaRoute: RestRoute = {
   summary: 'Freshness and source health',
   description:
     'When the data last changed, the newest ingest, offer counts by freshness and the health of every source.',
-  params: [],
+  params: queryParams('meta'),
   // Staleness and "checked in the last 24 hours" depend on the clock.
   cache: { ...DATA, reuse: 'minute' },
   body: { json: 'MetaSummary' },

@@ -1,0 +1,381 @@
+// The temporal catalogue and its ledger (docs/ledger.md). Every data version's state (sources,
+// institutions, brands, offers and their current plans) can be read back exactly: plans are RatePlan
+// rows (append-only, numbered in ingest order), the rest is kept as StateBlocks — a keyframe with all of
+// it now and then, otherwise only the rows that changed. Each version has a ledger entry whose
+// stateHash is the SHA-256 of the canonical state and whose chainHash links it to the entry before, so
+// anyone holding an old chain head can tell that history was not rewritten.
+import { createHash } from 'node:crypto';
+import { SNAPSHOT_READ, type Prisma, type PrismaClient } from '../db/client.js';
+import type { ChangeSet, CurrentState } from './diff.js';
+import {
+  dec2,
+  iso,
+  planTerms,
+  type BrandRow,
+  type InstitutionRow,
+  type OfferRow,
+  type PlanRow,
+  type PlanTerms,
+  type SourceRow,
+} from './rows.js';
+import { loadState } from './state.js';
+
+type Tx = Prisma.TransactionClient;
+
+/** The chain's start: the hash "before" the first entry. */
+export const GENESIS = '0'.repeat(64);
+
+/**
+ * A keyframe is written when the blocks since the last one would hold more than this many times its
+ * bytes: reading a version back parses at most (1 + KEYFRAME_RATIO) keyframes' worth of JSON.
+ */
+export const KEYFRAME_RATIO = 3;
+
+export interface LedgerEntry {
+  version: number;
+  observedAt: string;
+  appliedAt: string;
+  /** SHA-256 of the snapshot that made this version. */
+  snapshot: string;
+  stateHash: string;
+  chainHash: string;
+  maxPlanId: number;
+  maxEventId: number;
+}
+
+export const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** The chain: each entry's hash covers the one before it and every public field of its own. */
+export function chainHashOf(
+  previous: string,
+  e: Pick<LedgerEntry, 'version' | 'observedAt' | 'appliedAt' | 'snapshot' | 'stateHash'>,
+): string {
+  return sha256([previous, e.version, e.observedAt, e.appliedAt, e.snapshot, e.stateHash].join('\n'));
+}
+
+/** JSON with every object's keys sorted and no white space: one text for one value. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+// Each kind of row with exactly its fields, whatever else an object carries.
+const sourceOf = (s: SourceRow): SourceRow => ({
+  id: s.id,
+  name: s.name,
+  kind: s.kind,
+  url: s.url,
+  status: s.status,
+  lastCheckedAt: s.lastCheckedAt,
+  lastSuccessAt: s.lastSuccessAt,
+  lastError: s.lastError,
+});
+const institutionOf = (i: InstitutionRow): InstitutionRow => ({
+  id: i.id,
+  name: i.name,
+  country: i.country,
+  lei: i.lei,
+  dgsScheme: i.dgsScheme,
+  dgsCountry: i.dgsCountry,
+  dgsLimit: i.dgsLimit,
+  dgsVerified: i.dgsVerified,
+  dgsSource: i.dgsSource,
+  dgsVerifiedAt: i.dgsVerifiedAt,
+});
+const brandOf = (b: BrandRow): BrandRow => ({
+  id: b.id,
+  name: b.name,
+  country: b.country,
+  website: b.website,
+  institutionId: b.institutionId,
+});
+const offerOf = (o: OfferRow): OfferRow => ({
+  id: o.id,
+  brandId: o.brandId,
+  name: o.name,
+  type: o.type,
+  termMonths: o.termMonths,
+  noticeDays: o.noticeDays,
+  channel: o.channel,
+  platform: o.platform,
+  payout: o.payout,
+  minAmount: o.minAmount,
+  maxAmount: o.maxAmount,
+  openToNewCustomers: o.openToNewCustomers,
+  currentAccountRequired: o.currentAccountRequired,
+  annualFee: o.annualFee,
+  earlyWithdrawal: o.earlyWithdrawal,
+  interestCompounds: o.interestCompounds,
+  withholdingKind: o.withholdingKind,
+  withholdingRate: o.withholdingRate,
+  withholdingReducedRate: o.withholdingReducedRate,
+  sourceId: o.sourceId,
+  sourceUrl: o.sourceUrl,
+  checkedAt: o.checkedAt,
+  official: o.official,
+  confirmed: o.confirmed,
+  status: o.status,
+  firstSeenAt: o.firstSeenAt,
+  removedAt: o.removedAt,
+});
+/** A plan in force at a version: open at that version, whatever closed it later. */
+const planOf = (p: PlanRow): PlanRow => ({
+  id: p.id,
+  offerId: p.offerId,
+  validFrom: p.validFrom,
+  validTo: null,
+  observedAt: p.observedAt,
+  sourceId: p.sourceId,
+  ...planTerms(p),
+});
+
+const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** The state at a version, as GET /api/state serves it: every kind sorted by id, plans by offer id. */
+export interface CanonicalState {
+  brands: BrandRow[];
+  institutions: InstitutionRow[];
+  offers: OfferRow[];
+  /** The plan in force of each active offer. */
+  plans: PlanRow[];
+  sources: SourceRow[];
+}
+
+export function canonicalState(state: CurrentState): CanonicalState {
+  const offers = [...state.offers.values()].map(offerOf).sort(byId);
+  const plans: PlanRow[] = [];
+  for (const o of offers) {
+    const plan = o.status === 'active' ? state.currentPlans.get(o.id) : undefined;
+    if (plan) plans.push(planOf(plan));
+  }
+  return {
+    brands: [...state.brands.values()].map(brandOf).sort(byId),
+    institutions: [...state.institutions.values()].map(institutionOf).sort(byId),
+    offers,
+    plans,
+    sources: [...state.sources.values()].map(sourceOf).sort(byId),
+  };
+}
+
+/** The state's canonical text (what GET /api/state serves) and its hash. */
+export function stateText(state: CurrentState): string {
+  return canonicalJson(canonicalState(state));
+}
+
+// --- blocks: the state but its plans, a keyframe or the rows that changed -----------------------------
+
+/** An offer's re-check, compact: a daily snapshot re-checks every offer. */
+type Check = [id: string, checkedAt: string, official: boolean, confirmed: boolean];
+
+export interface Block {
+  sources: SourceRow[];
+  institutions: InstitutionRow[];
+  brands: BrandRow[];
+  offers: OfferRow[];
+  checks: Check[];
+}
+
+export function keyframeOf(state: CurrentState): Block {
+  const s = canonicalState(state);
+  return { sources: s.sources, institutions: s.institutions, brands: s.brands, offers: s.offers, checks: [] };
+}
+
+export function deltaOf(changes: ChangeSet): Block {
+  return {
+    sources: changes.sources.map(sourceOf),
+    institutions: changes.institutions.map(institutionOf),
+    brands: changes.brands.map(brandOf),
+    offers: changes.offers.map(offerOf),
+    checks: changes.freshness.map((f): Check => [f.id, f.checkedAt, f.official, f.confirmed]),
+  };
+}
+
+/** The state of blocks applied in order (the first a keyframe), with the plans in force given. */
+export function replay(blocks: readonly Block[], plans: readonly PlanRow[]): CurrentState {
+  const sources = new Map<string, SourceRow>();
+  const institutions = new Map<string, InstitutionRow>();
+  const brands = new Map<string, BrandRow>();
+  const offers = new Map<string, OfferRow>();
+  for (const b of blocks) {
+    for (const row of b.sources) sources.set(row.id, row);
+    for (const row of b.institutions) institutions.set(row.id, row);
+    for (const row of b.brands) brands.set(row.id, row);
+    for (const row of b.offers) offers.set(row.id, row);
+    for (const [id, checkedAt, official, confirmed] of b.checks) {
+      const offer = offers.get(id);
+      if (offer) offers.set(id, { ...offer, checkedAt, official, confirmed });
+    }
+  }
+  const currentPlans = new Map<string, PlanRow>();
+  for (const p of plans) if (offers.get(p.offerId)?.status === 'active') currentPlans.set(p.offerId, p);
+  return { sources, institutions, brands, offers, currentPlans };
+}
+
+// --- the database ---------------------------------------------------------------------------------
+
+interface EntryRow {
+  version: number;
+  observedAt: Date;
+  appliedAt: Date;
+  snapshot: string;
+  stateHash: string;
+  chainHash: string;
+  maxPlanId: number;
+  maxEventId: number;
+}
+
+export const entryOf = (r: EntryRow): LedgerEntry => ({
+  version: r.version,
+  observedAt: iso(r.observedAt),
+  appliedAt: iso(r.appliedAt),
+  snapshot: r.snapshot,
+  stateHash: r.stateHash,
+  chainHash: r.chainHash,
+  maxPlanId: r.maxPlanId,
+  maxEventId: r.maxEventId,
+});
+
+interface PlanSqlRow {
+  id: number;
+  offerId: string;
+  validFrom: Date;
+  observedAt: Date;
+  headlineRate: string;
+  rateType: PlanTerms['rateType'];
+  tierMode: PlanTerms['tierMode'];
+  tiers: PlanTerms['tiers'];
+  promotion: PlanTerms['promotion'];
+  sourceId: string;
+}
+
+const planRowOf = (p: PlanSqlRow): PlanRow => ({
+  id: p.id,
+  offerId: p.offerId,
+  validFrom: iso(p.validFrom),
+  validTo: null,
+  observedAt: iso(p.observedAt),
+  sourceId: p.sourceId,
+  ...planTerms({ ...p, headlineRate: dec2(p.headlineRate) }),
+});
+
+/**
+ * Writes a new version's block and ledger entry, in the ingest's transaction after its rows: `next` is
+ * the state the version holds, `changes` what made it.
+ */
+export async function appendEntry(
+  tx: Tx,
+  run: { version: number; observedAt: string; appliedAt: string; snapshot: string },
+  next: CurrentState,
+  changes: ChangeSet | null,
+): Promise<LedgerEntry> {
+  const [position] = await tx.$queryRaw<
+    { previous: string | null; keyframeBytes: number | null; since: bigint; maxPlanId: number; maxEventId: number }[]
+  >`WITH k AS (SELECT max("version") AS v FROM "StateBlock" WHERE "keyframe")
+    SELECT (SELECT "chainHash" FROM "LedgerEntry" WHERE "version" = ${run.version - 1}) AS "previous",
+           (SELECT "bytes" FROM "StateBlock" WHERE "version" = (SELECT v FROM k)) AS "keyframeBytes",
+           (SELECT coalesce(sum("bytes"), 0) FROM "StateBlock" WHERE "version" > (SELECT v FROM k)) AS "since",
+           (SELECT coalesce(max("id"), 0) FROM "RatePlan") AS "maxPlanId",
+           (SELECT coalesce(max("id"), 0) FROM "ChangeEvent") AS "maxEventId"`;
+  const delta = changes && position?.keyframeBytes != null ? JSON.stringify(deltaOf(changes)) : null;
+  const keyframe = delta === null || Number(position!.since) + delta.length > KEYFRAME_RATIO * position!.keyframeBytes!;
+  const body = keyframe ? JSON.stringify(keyframeOf(next)) : delta!;
+  const stateHash = sha256(stateText(next));
+  const fields = { ...run, stateHash };
+  const entry: LedgerEntry = {
+    ...fields,
+    chainHash: chainHashOf(position?.previous ?? GENESIS, fields),
+    maxPlanId: position?.maxPlanId ?? 0,
+    maxEventId: position?.maxEventId ?? 0,
+  };
+  await tx.$executeRaw`INSERT INTO "StateBlock" ("version", "keyframe", "bytes", "body")
+    VALUES (${run.version}, ${keyframe}, ${body.length}, ${body}::jsonb)`;
+  await tx.$executeRaw`INSERT INTO "LedgerEntry"
+    ("version", "observedAt", "appliedAt", "snapshot", "stateHash", "chainHash", "maxPlanId", "maxEventId")
+    VALUES (${entry.version}, ${entry.observedAt}::timestamptz, ${entry.appliedAt}::timestamptz, ${entry.snapshot},
+            ${entry.stateHash}, ${entry.chainHash}, ${entry.maxPlanId}, ${entry.maxEventId})`;
+  return entry;
+}
+
+/** A version's entry and state; `head` for the newest. Null when there is no such version. */
+export async function readVersion(
+  prisma: PrismaClient,
+  version: number | 'head',
+): Promise<{ entry: LedgerEntry; state: CurrentState } | null> {
+  // The newest version by the ledger (not DataVersion): the entry and its rows are one transaction's.
+  const v = version === 'head' ? null : version;
+  const [entries, blocks, plans] = await prisma.$transaction(
+    [
+      prisma.$queryRaw<EntryRow[]>`SELECT * FROM "LedgerEntry"
+        WHERE "version" = coalesce(${v}::int, (SELECT max("version") FROM "LedgerEntry"))`,
+      prisma.$queryRaw<{ body: Block }[]>`WITH t AS (
+          SELECT coalesce(${v}::int, (SELECT max("version") FROM "LedgerEntry")) AS v)
+        SELECT "body" FROM "StateBlock"
+        WHERE "version" <= (SELECT v FROM t)
+          AND "version" >= (SELECT max("version") FROM "StateBlock" WHERE "keyframe" AND "version" <= (SELECT v FROM t))
+        ORDER BY "version"`,
+      prisma.$queryRaw<PlanSqlRow[]>`SELECT DISTINCT ON ("offerId") "id", "offerId", "validFrom", "observedAt",
+          "headlineRate"::text AS "headlineRate", "rateType"::text AS "rateType", "tierMode"::text AS "tierMode",
+          "tiers", "promotion", "sourceId"
+        FROM "RatePlan"
+        WHERE "id" <= (SELECT "maxPlanId" FROM "LedgerEntry"
+          WHERE "version" = coalesce(${v}::int, (SELECT max("version") FROM "LedgerEntry")))
+        ORDER BY "offerId", "id" DESC`,
+    ],
+    SNAPSHOT_READ,
+  );
+  const row = entries[0];
+  if (!row) return null;
+  return {
+    entry: entryOf(row),
+    state: replay(
+      blocks.map((b) => b.body),
+      plans.map(planRowOf),
+    ),
+  };
+}
+
+/** Every entry, oldest first (a few hundred bytes each). */
+export async function readLedger(prisma: PrismaClient, after = 0): Promise<LedgerEntry[]> {
+  const rows = await prisma.$queryRaw<EntryRow[]>`SELECT * FROM "LedgerEntry" WHERE "version" > ${after}
+    ORDER BY "version"`;
+  return rows.map(entryOf);
+}
+
+/**
+ * A database that held data before the ledger existed starts its ledger at its current version: a
+ * keyframe of the current state and the first entry (the past before it is what the rate plans and
+ * events already tell). In a transaction holding the ingest's lock; true when it wrote the entry.
+ */
+export async function startLedger(tx: Tx): Promise<boolean> {
+  const [found] = await tx.$queryRaw<{ version: number | null; changedAt: Date | null; entries: bigint }[]>`SELECT
+    (SELECT "version" FROM "DataVersion" WHERE "id" = 1) AS "version",
+    (SELECT "changedAt" FROM "DataVersion" WHERE "id" = 1) AS "changedAt",
+    (SELECT count(*) FROM "LedgerEntry") AS "entries"`;
+  const version = found?.version ?? 0;
+  if (version === 0 || Number(found!.entries) > 0) return false;
+  const [run] = await tx.$queryRaw<{ sha256: string; appliedAt: Date }[]>`SELECT "sha256", "appliedAt"
+    FROM "IngestRun" WHERE "changed" ORDER BY "id" DESC LIMIT 1`;
+  const observedAt = iso(found!.changedAt!);
+  await appendEntry(
+    tx,
+    { version, observedAt, appliedAt: iso(run?.appliedAt ?? observedAt), snapshot: run?.sha256 ?? GENESIS },
+    await loadState(tx),
+    null,
+  );
+  return true;
+}
+
+/** startLedger in a transaction of its own, under `lock` (the ingest's): for a service starting. */
+export function ensureLedger(prisma: PrismaClient, lock: number): Promise<boolean> {
+  return prisma.$transaction(
+    async (tx) => {
+      await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${lock})`);
+      return startLedger(tx);
+    },
+    { timeout: 120_000, maxWait: 120_000 },
+  );
+}
