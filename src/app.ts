@@ -12,6 +12,7 @@ import { createMarketHistory } from './catalog/history.js';
 import { watchDataVersion } from './catalog/reload.js';
 import { createCatalogStore, type CatalogStore } from './catalog/store.js';
 import { Timeline } from './catalog/timeline.js';
+import { StateTexts } from './catalog/ledger.js';
 import { processFigures } from './cluster/stats.js';
 import type { WorkerLink } from './cluster/worker-link.js';
 import type { Config } from './config.js';
@@ -90,6 +91,8 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
   const marketBytes = Math.floor(budget.history / 4);
   const market = createMarketHistory(db.prisma, marketBytes);
   const timeline = new Timeline(db.prisma, store, Math.floor(budget.history / 4));
+  // canonical states (GET /api/state): a few, from the request caches' part
+  const states = new StateTexts(db.prisma, Math.floor(budget.requests / 4));
   const history = new HistoryCache(budget.history - 2 * marketBytes);
   const database = new DatabaseStatus();
   const healthCheck = new HealthCheck(db.prisma, database, async () => (await currentWriter(config)) !== null);
@@ -131,6 +134,7 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
     market: market.stats(),
     // past versions' catalogues, loaded for asOf
     pastCatalogues: timeline.stats(),
+    states: states.stats(),
     ...documents.stats(),
     persistedQueries: persistedQueries.stats(),
     // REST URLs and their parsed parameters (named before GraphQL URLs had a cache of their own).
@@ -173,6 +177,7 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
     database,
     changes,
     timeline,
+    states,
   };
 
   // GraphQL, with the front's plugins in front of it; then the HTTP front around both.

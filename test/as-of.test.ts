@@ -207,7 +207,9 @@ describe('answers recorded live, across 30 ingests, asked again with asOf=genera
   it('reads an offset and an unescaped "+" as the same instant', async () => {
     const past = ledger[FIRST + 2]!;
     const at = new Date(Date.parse(past.observedAt) + 3_600_000);
-    const local = `${at.toISOString().slice(0, 11)}${String(at.getUTCHours() + 1).padStart(2, '0')}${at.toISOString().slice(13, 19)}+01:00`;
+    // the same instant an hour ahead, at +01:00 (the sample's snapshots are at 06:00 UTC: no change of day)
+    const iso = at.toISOString();
+    const local = `${iso.slice(0, 11)}${String(at.getUTCHours() + 1).padStart(2, '0')}${iso.slice(13, 19)}+01:00`;
     const plus = await t.get(`/api/institutions?asOf=${local}`);
     expect(plus.status).toBe(200);
     expect(plus.headers.get('data-version')).toBe(String(past.version));

@@ -6,6 +6,7 @@ import type { HealthReport } from '../catalog/health.js';
 import type { MarketHistory } from '../catalog/history.js';
 import type { CatalogStore } from '../catalog/store.js';
 import type { At, Timeline } from '../catalog/timeline.js';
+import type { StateTexts } from '../catalog/ledger.js';
 import type { Catalog } from '../catalog/types.js';
 import type { Config } from '../config.js';
 import type { PrismaClient } from '../db/client.js';
@@ -31,6 +32,8 @@ export interface Services {
   changes: ChangeFeed;
   /** asOf: the version in force at an instant, the past catalogues, the ledger. */
   timeline: Timeline;
+  /** The canonical states of versions (GET /api/state). */
+  states: StateTexts;
 }
 
 export interface Context {

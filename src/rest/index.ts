@@ -6,6 +6,7 @@ import { feedRoute } from './routes/feed.js';
 import { healthRoute } from './routes/health.js';
 import { historyRoute } from './routes/history.js';
 import { institutionsRoute } from './routes/institutions.js';
+import { ledgerRoute, stateRoute } from './routes/ledger.js';
 import { metaRoute } from './routes/meta.js';
 import { planRoute } from './routes/plan.js';
 import { productRoute } from './routes/product.js';
@@ -28,7 +29,14 @@ export const SPEC_ROUTES: readonly RestRoute[] = [
   healthRoute,
 ];
 
-export const restRoutes = (info: ServiceInfo): RestRoute[] => [...SPEC_ROUTES, ...serviceRoutes(info)];
+/** The ledger and the states it hashes (issue 24): data answers beyond the spec's. */
+export const LEDGER_ROUTES: readonly RestRoute[] = [ledgerRoute, stateRoute];
+
+export const restRoutes = (info: ServiceInfo): RestRoute[] => [
+  ...SPEC_ROUTES,
+  ...LEDGER_ROUTES,
+  ...serviceRoutes(info),
+];
 
 export interface RouteMatch {
   route: RestRoute;

@@ -170,6 +170,20 @@ function okContent(route: RestRoute, components: Map<string, JsonSchema>, schema
         additionalProperties: true,
       }),
     };
+  if ('canonical' in body)
+    return {
+      'application/json': withExample({
+        type: 'object',
+        description: body.canonical,
+        required: ['brands', 'institutions', 'offers', 'plans', 'sources'],
+        properties: Object.fromEntries(
+          ['brands', 'institutions', 'offers', 'plans', 'sources'].map((k) => [
+            k,
+            { type: 'array', items: { type: 'object' } },
+          ]),
+        ),
+      }),
+    };
   if ('jsonOneOf' in body) return { 'application/json': withExample({ oneOf: body.jsonOneOf.map(object) }) };
   if ('atom' in body) return { 'application/atom+xml': withExample({ type: 'string', description: body.atom }) };
   if ('sse' in body) {

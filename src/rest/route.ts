@@ -32,7 +32,8 @@ export type Body =
   | { openapi: true }
   | { metrics: true }
   | { sse: string } // Server-Sent Events, each event's data a GraphQL output type, in REST spelling
-  | { atom: string }; // an Atom 1.0 feed
+  | { atom: string } // an Atom 1.0 feed
+  | { canonical: string }; // canonical JSON, hashed as it is (GET /api/state)
 
 /** Runs a GraphQL operation on the request's context; throws OperationFailed with its errors. */
 export type Runner = <T = Record<string, unknown>>(document: DocumentNode, variables: Variables) => Promise<T>;

@@ -9,5 +9,6 @@ import './institutions.js';
 import './history.js';
 import './changes.js';
 import './meta.js';
+import './ledger.js';
 
 export const schema = builder.toSchema({ sortSchema: false });
