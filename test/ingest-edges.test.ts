@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createMarketHistory } from '../src/catalog/history.js';
-import type { Catalog } from '../src/catalog/types.js';
+import { loadCatalog } from '../src/catalog/load.js';
 import { applySnapshot } from '../src/ingest/apply.js';
 import { EXIT, main as ingestCli } from '../src/ingest/cli.js';
 import type { Snapshot } from '../src/ingest/snapshot.js';
@@ -143,14 +143,11 @@ describe('an offer under another institution', () => {
     first.offers[0]!.brandId = 'noord-direct';
     await applySnapshot(db.prisma, first);
     await applySnapshot(db.prisma, withOtherBank(day(2)));
-    const catalog = {
-      version: 2,
-      generatedAt: new Date(day(2)),
-      institutions: [
-        { id: 'zeeland-spaarbank', dgs: { verified: true } },
-        { id: 'noord-bank', dgs: { verified: false } },
-      ],
-    } as unknown as Catalog;
+    const catalog = await loadCatalog(db.prisma);
+    expect(catalog.institutions.map((i) => [i.id, i.dgs.verified]).sort()).toEqual([
+      ['noord-bank', false],
+      ['zeeland-spaarbank', true],
+    ]);
     const days = await createMarketHistory(db.prisma).days(catalog, 2);
     expect(days.map((d) => [d.date, d.deposit12?.toFixed(2) ?? null])).toEqual([
       ['2026-11-01', '2.60'],

@@ -97,6 +97,7 @@ describe('GET /api/plan', () => {
       'optimal',
       'optimalityGap',
       'generatedAt',
+      'method',
     ]);
     expect(Object.keys(body.totals)).toEqual([
       'amount',

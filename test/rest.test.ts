@@ -109,6 +109,7 @@ describe('GET /api/products', () => {
       'page',
       'pageSize',
       'pages',
+      'method',
     ]);
     expect(body).toMatchObject({ page: 1, pageSize: 50, pages: Math.max(1, Math.ceil(body.total / 50)) });
     expect(body.items).toHaveLength(Math.min(50, body.total));
@@ -479,7 +480,7 @@ describe('GET /api/products/{id}', () => {
     const offer = t.app.services.store.current().offers.find((o) => o.type === 'flexible')!;
     const { status, body } = await getJson(`/api/products/${offer.id}`);
     expect(status).toBe(200);
-    expect(Object.keys(body)).toEqual(['offer', 'history', 'sources', 'events', 'sameLicence']);
+    expect(Object.keys(body)).toEqual(['offer', 'history', 'sources', 'events', 'sameLicence', 'method']);
     expect(body.offer.calc).toMatchObject({ amount: '50000.00', months: 12 });
     expect(body.offer.calc.steps).toHaveLength(12);
     expect(Object.keys(body.offer.calc.steps[0])).toEqual([
@@ -555,7 +556,8 @@ describe('GET /api/products/{id}', () => {
       sameLicence { ${scalars}
         ${nested}
         withholding { kind rate reducedRate } freshness { checkedAt official confirmed }
-        calc { ${calcScalars} steps { month } } dgs { ${DGS_KEYS.join(' ')} } } } }`,
+        calc { ${calcScalars} steps { month } } dgs { ${DGS_KEYS.join(' ')} } }
+      method } }`,
         { id: offer.id },
       ).then((d) => d.product),
     );
@@ -576,14 +578,14 @@ describe('the other endpoints', () => {
   it('GET /api/institutions', async () => {
     const { status, body } = await getJson('/api/institutions');
     expect(status).toBe(200);
-    expect(Object.keys(body)).toEqual(['items']);
+    expect(Object.keys(body)).toEqual(['items', 'method']);
     expect(Object.keys(body.items[0])).toEqual(['id', 'name', 'country', 'lei', 'dgs', 'brands']);
     expect(Object.keys(body.items[0].dgs)).toEqual(['scheme', 'country', 'limit', 'verified', 'source', 'verifiedAt']);
     expect(Object.keys(body.items[0].brands[0])).toEqual(['id', 'name', 'country', 'website']);
     expect(body).toEqual(
       await viaGraphql(
         '{ institutions { items { id name country lei dgs { scheme country limit verified source verifiedAt } ' +
-          'brands { id name country website } } } }',
+          'brands { id name country website } } method } }',
       ).then((d) => d.institutions),
     );
   });
@@ -601,7 +603,7 @@ describe('the other endpoints', () => {
 
   it('GET /api/rates/history: listing (100 per page), one offer (limit 100), market view (90 days)', async () => {
     const listing = await getJson('/api/rates/history');
-    expect(Object.keys(listing.body)).toEqual(['items', 'total', 'page', 'pageSize', 'pages']);
+    expect(Object.keys(listing.body)).toEqual(['items', 'total', 'page', 'pageSize', 'pages', 'method']);
     expect(listing.body).toMatchObject({ page: 1, pageSize: 100 });
     expect(listing.body.items).toHaveLength(100);
     const offer = t.app.services.store.current().offers[0]!;
@@ -618,7 +620,7 @@ describe('the other endpoints', () => {
         `{ rateHistory(type: DEPOSIT, brand: "${offer.brand.id}", page: 1, pageSize: 5) { items { id offerId ` +
           `offer { id name brand { id name country } } validFrom validTo observedAt headlineRate rateType ` +
           `tierMode tiers { from to rate } promotion { kind rate months maxBalance } sourceId } total page ` +
-          `pageSize pages } }`,
+          `pageSize pages method } }`,
       ).then((d) => d.rateHistory),
     );
     expect((await getJson('/api/rates/history?offerId=nope')).status).toBe(404);
@@ -628,7 +630,15 @@ describe('the other endpoints', () => {
 
   it('GET /api/meta/last-updated', async () => {
     const { body } = await getJson('/api/meta/last-updated');
-    expect(Object.keys(body)).toEqual(['generatedAt', 'lastIngestAt', 'dataVersion', 'stale', 'offers', 'sources']);
+    expect(Object.keys(body)).toEqual([
+      'generatedAt',
+      'lastIngestAt',
+      'dataVersion',
+      'stale',
+      'offers',
+      'sources',
+      'method',
+    ]);
     expect(Object.keys(body.offers)).toEqual(['active', 'removed', 'checked24h', 'official', 'confirmed']);
     expect(Object.keys(body.sources)).toEqual(['total', 'ok', 'failing', 'items']);
     expect(body.sources.items[0].kind).toMatch(/^(official|aggregator|manual)$/);

@@ -130,12 +130,14 @@ describe('GET /api/changes/stream', () => {
       expect(res.headers.get('etag')).toBeNull();
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
       expect(res.headers.get('x-request-id')).toBe('stream-1');
+      // the ledger's head rides along as a comment, which no EventSource client takes for an event
+      const head = t.app.services.store.current().entry!;
       expect(hello).toEqual({
         retry: 5000,
         id: String(newest),
         event: 'position',
         data: JSON.stringify({ id: String(newest) }),
-        comments: [],
+        comments: [`ledger version=${head.version} chainHash=${head.chainHash} observedAt=${head.observedAt}`],
       });
       await sse.close();
     },
@@ -553,6 +555,7 @@ describe('the OpenAPI document', () => {
       'brand',
       'type',
       'amount',
+      'asOf',
     ]);
     expect(doc.paths['/api/changes'].get.parameters.map((p: { name: string }) => p.name)).toEqual([
       'limit',
@@ -561,6 +564,7 @@ describe('the OpenAPI document', () => {
       'brand',
       'type',
       'amount',
+      'asOf',
     ]);
     expect(doc.components.schemas.ChangeEvent.properties.impact).toBeDefined();
   });

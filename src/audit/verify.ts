@@ -49,18 +49,20 @@ interface WireEntry {
 }
 
 /** What is compared: the ranking and everything computed beside it (not the market view, made from the history). */
-const RANKING = `total page pages generatedAt
+const RANKING = `total page pages generatedAt method
   items { id eligible ineligibleReason headlineRate
-    calc { amount months comparableYield effectiveRate returnPerYear grossInterest withholdingTax fees netInterest endBalance }
+    calc { amount months comparableYield effectiveRate returnPerYear grossInterest withholdingTax fees netInterest
+      endBalance }
     dgs { covered uncovered coveredPercent fullyCovered } }
   facets { type { value count } channel { value count } country { value count } dgsCountry { value count }
     payout { value count } term { value count } withholding { value count } }
   termCurve { term rate offerId }
   typeMax { flexible { rate offerId } notice { rate offerId } deposit { rate offerId } }`;
 
-const QUERY = `query($asOf: DateTime, $amount: Decimal!, $type: TypeFilter!, $sort: SortKey!, $fullDgs: Boolean!,
-  $horizon: Int!) {
-  products(asOf: $asOf, amount: $amount, type: $type, sort: $sort, fullDgs: $fullDgs, horizon: $horizon, pageSize: 100) {
+const QUERY = `query($asOf: DateTime, $amount: Decimal!, $type: TypeFilter!, $sort: SortKey!,
+  $fullDgs: Boolean!, $horizon: Int!) {
+  products(asOf: $asOf, amount: $amount, type: $type, sort: $sort, fullDgs: $fullDgs, horizon: $horizon,
+    pageSize: 100) {
     ${RANKING}
   }
 }`;

@@ -5,6 +5,7 @@
 import type { ExecutionResult, GraphQLResolveInfo } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Catalog } from '../catalog/types.js';
+import { METHOD_VERSION } from '../domain/method.js';
 import type { At } from '../catalog/timeline.js';
 import { clientError } from '../request/errors.js';
 import type { Context } from './context.js';
@@ -88,4 +89,12 @@ export function ledgerExtension(): Plugin<Context> {
       };
     },
   };
+}
+
+/** The ranking method an answer was computed with (docs/calculation.md, "Method versions"). */
+export function methodField<R>(t: { string(options: { description: string; resolve: () => string }): R }): R {
+  return t.string({
+    description: 'the version of the ranking method this answer was computed with (changelog: /api/docs/calculation)',
+    resolve: () => METHOD_VERSION,
+  });
 }

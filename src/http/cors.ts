@@ -7,7 +7,7 @@ export const CORS_HEADERS: Readonly<Record<string, string>> = {
   'access-control-allow-origin': '*',
   'access-control-expose-headers':
     'ETag, Link, X-Request-Id, Retry-After, Content-Disposition, RateLimit, RateLimit-Policy, Data-Version, ' +
-    'Data-Chain, Memento-Datetime, Generated-At',
+    'Data-Chain, Memento-Datetime, Generated-At, Method-Version',
 };
 
 /**

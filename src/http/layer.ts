@@ -122,6 +122,7 @@ const CONTENT_HEADERS = new Set([
   'data-chain',
   'memento-datetime',
   'generated-at',
+  'method-version',
 ]);
 
 /** Answers vary by the encoding we compress them in, and by whatever the application said they vary by. */

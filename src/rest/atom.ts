@@ -31,6 +31,8 @@ export interface AtomFeed {
   generatedAt: Date;
   items: readonly AtomChange[];
   version: string;
+  /** The ledger's head at the feed's data version (docs/ledger.md): a reader keeps it to check the past later. */
+  head?: { version: number; chainHash: string; observedAt: string } | null;
 }
 
 /** The tag: authority: the service's name, not a host name (see the file comment). */
@@ -88,12 +90,22 @@ function entry(base: string, item: AtomChange): string {
 `;
 }
 
-export function renderAtom({ base, query, generatedAt, items, version }: AtomFeed): string {
+/** Our own element for the ledger's head (Atom allows foreign markup at feed level, RFC 4287 §6). */
+const LEDGER_NS = 'https://savings-rate-api.example/ns/ledger';
+
+function headElement(base: string, head: AtomFeed['head']): string {
+  if (!head) return '';
+  const attributes =
+    `version="${head.version}" chainHash="${xml(head.chainHash)}" ` + `observedAt="${xml(head.observedAt)}"`;
+  return `  <ledger:head ${attributes} href="${xml(`${base}/api/ledger`)}"/>\n`;
+}
+
+export function renderAtom({ base, query, generatedAt, items, version, head }: AtomFeed): string {
   const updated = items[0]?.at ?? generatedAt.toISOString();
   const suffix = query ? `?${query}` : '';
   return (
     `<?xml version="1.0" encoding="utf-8"?>
-<feed xmlns="http://www.w3.org/2005/Atom">
+<feed xmlns="http://www.w3.org/2005/Atom" xmlns:ledger="${LEDGER_NS}">
   <id>${TAG}:changes${xml(suffix)}</id>
   <title type="text">Savings market: changes</title>
   <subtitle type="text">Rate changes, promotions, new and removed offers and deposit guarantee changes, ` +
@@ -103,7 +115,7 @@ export function renderAtom({ base, query, generatedAt, items, version }: AtomFee
   <link rel="alternate" type="application/json" href="${xml(`${base}/api/changes${suffix}`)}"/>
   <author><name>Savings-rate comparison API</name></author>
   <generator version="${xml(version)}">savings-rate-api</generator>
-${items.map((item) => entry(base, item)).join('')}</feed>
+${headElement(base, head)}${items.map((item) => entry(base, item)).join('')}</feed>
 `
   );
 }

@@ -10,6 +10,7 @@ import { schema } from '../graphql/schema/index.js';
 import { RETRY_AFTER_SECONDS, statusOf, type ErrorCode, type ParameterProblem } from '../request/errors.js';
 import { CACHE_CONTROL, PAGING_HEADER } from '../http/layer.js';
 import { answeredAt } from '../graphql/as-of.js';
+import { METHOD_VERSION } from '../domain/method.js';
 import { problemResponse } from '../http/problem.js';
 import { currentRequestId } from '../request/context.js';
 import { isApiPath } from '../request/paths.js';
@@ -78,6 +79,8 @@ function withVersion(route: RestRoute, response: Response, context: Context): Re
   const entry = answered[0]?.catalog.entry;
   if (!entry || response.status !== 200) return response;
   response.headers.set('data-version', String(entry.version));
+  // what the JSON answers say in `method`, for the CSV and the feed as well
+  response.headers.set('method-version', METHOD_VERSION);
   response.headers.set('data-chain', entry.chainHash);
   if (answered.every((a) => a.asOf)) {
     response.headers.set('memento-datetime', new Date(entry.observedAt).toUTCString());

@@ -13,7 +13,7 @@ import { streamConnection } from '../../request/socket-backlog.js';
 import { DEFAULTS, PARAMS } from '../args.js';
 import { isBatched, SUBSCRIPTION_IN_BATCH } from '../batches.js';
 import { euros } from '../scalars.js';
-import { AS_OF_DESCRIPTION, viewAt } from '../as-of.js';
+import { AS_OF_DESCRIPTION, methodField, viewAt } from '../as-of.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import type { Loaders } from '../loaders.js';
@@ -77,7 +77,10 @@ export const ChangeEventRef = builder.objectRef<ChangeEventValue>('ChangeEvent')
 });
 
 const ChangeListRef = builder.objectRef<{ items: ChangeEventValue[] }>('ChangeList').implement({
-  fields: (t) => ({ items: t.field({ type: [ChangeEventRef], description: 'newest first', resolve: (l) => l.items }) }),
+  fields: (t) => ({
+    items: t.field({ type: [ChangeEventRef], description: 'newest first', resolve: (l) => l.items }),
+    method: methodField(t),
+  }),
 });
 
 /** The filters both fields take (and the REST routes, as their parameters). */

@@ -6,7 +6,7 @@ import type { CatalogOffer, CatalogSource } from '../../catalog/types.js';
 import { Decimal } from '../../domain/decimal.js';
 import { clientError } from '../../request/errors.js';
 import { DEFAULTS, PARAMS } from '../args.js';
-import { AS_OF_DESCRIPTION, viewAt, type View } from '../as-of.js';
+import { AS_OF_DESCRIPTION, methodField, viewAt, type View } from '../as-of.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { ChangeEventRef, withImpacts } from './changes.js';
@@ -78,6 +78,7 @@ export const OfferDetailRef = builder.objectRef<DetailSource>('OfferDetail').imp
           .filter((o) => o.id !== d.offer.id)
           .map((o): OfferResult => offerResult(ctx.services.calc, query(d.amount, d.horizon), o)),
     }),
+    method: methodField(t),
   }),
 });
 

@@ -4,7 +4,7 @@ import { pageCount } from '../../catalog/pipeline.js';
 import type { MarketDay } from '../../catalog/market.js';
 import { clientError, fromDatabase } from '../../request/errors.js';
 import { DEFAULTS, PARAMS } from '../args.js';
-import { AS_OF_DESCRIPTION, viewAt } from '../as-of.js';
+import { AS_OF_DESCRIPTION, methodField, viewAt } from '../as-of.js';
 import { builder } from '../builder.js';
 import { HistoryTypeFilterEnum, RateTypeEnum, TierModeEnum } from '../enums.js';
 import { perYear } from '../scalars.js';
@@ -64,6 +64,7 @@ const RatePlanPageRef = builder.objectRef<PlanPage>('RatePlanPage').implement({
     page: t.exposeInt('page'),
     pageSize: t.exposeInt('pageSize'),
     pages: t.exposeInt('pages', { description: 'pages that hold the total (listing; for one offer: 1)' }),
+    method: methodField(t),
   }),
 });
 
@@ -125,6 +126,7 @@ const MarketHistoryRef = builder.objectRef<{ items: MarketDay[] }>('MarketHistor
       description: 'oldest day first, ending with the day of the newest data',
       resolve: (h) => h.items,
     }),
+    method: methodField(t),
   }),
 });
 

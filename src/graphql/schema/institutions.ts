@@ -1,6 +1,6 @@
 // Query.institutions (GET /api/institutions): the legal institutions, their DGS and brands.
 import type { CatalogBrand, CatalogDgs, CatalogInstitution } from '../../catalog/types.js';
-import { AS_OF_DESCRIPTION, viewAt } from '../as-of.js';
+import { AS_OF_DESCRIPTION, methodField, viewAt } from '../as-of.js';
 import { builder } from '../builder.js';
 import { euros } from '../scalars.js';
 
@@ -44,6 +44,7 @@ const InstitutionRef = builder.objectRef<CatalogInstitution>('Institution').impl
 const InstitutionListRef = builder.objectRef<{ items: CatalogInstitution[] }>('InstitutionList').implement({
   fields: (t) => ({
     items: t.field({ type: [InstitutionRef], description: 'sorted by name', resolve: (l) => l.items }),
+    method: methodField(t),
   }),
 });
 

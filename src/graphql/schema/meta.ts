@@ -2,7 +2,7 @@
 import { answerInstant, checkedInLast24h, dataState } from '../../catalog/freshness.js';
 import type { HealthReport } from '../../catalog/health.js';
 import type { CatalogSource } from '../../catalog/types.js';
-import { AS_OF_DESCRIPTION, viewAt } from '../as-of.js';
+import { AS_OF_DESCRIPTION, methodField, viewAt } from '../as-of.js';
 import { builder } from '../builder.js';
 import { HealthStatusEnum, SourceKindEnum, SourceStatusEnum } from '../enums.js';
 
@@ -53,7 +53,9 @@ const MetaSummaryRef = builder.objectRef<MetaSummary>('MetaSummary').implement({
   fields: (t) => ({
     generatedAt: t.field({
       type: 'DateTime',
-      description: 'when the data last changed',
+      description:
+        'when the data last changed; for an answer that reads the clock (freshness=24h) the instant it was made ' +
+        'for. asOf=generatedAt gives the same answer again',
       resolve: (m) => m.generatedAt,
     }),
     lastIngestAt: t.field({
@@ -70,6 +72,7 @@ const MetaSummaryRef = builder.objectRef<MetaSummary>('MetaSummary').implement({
     }),
     offers: t.field({ type: OfferCountsRef, resolve: (m) => m.offers }),
     sources: t.field({ type: SourceHealthRef, resolve: (m) => m.sources }),
+    method: methodField(t),
   }),
 });
 

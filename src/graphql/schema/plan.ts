@@ -7,7 +7,7 @@ import { Decimal } from '../../domain/decimal.js';
 import { presentPlanTotals, type PresentedPlanTotals } from '../../domain/plan-totals.js';
 import { presentCalc } from '../../domain/present.js';
 import { DEFAULTS, PARAM_LIMITS, PARAMS } from '../args.js';
-import { AS_OF_DESCRIPTION, viewAt } from '../as-of.js';
+import { AS_OF_DESCRIPTION, methodField, viewAt } from '../as-of.js';
 import { builder } from '../builder.js';
 import { PlanSortEnum, TypeFilterEnum, UnplacedCodeEnum } from '../enums.js';
 import { crossRules, filterArgs, filtersOf } from '../filter-args.js';
@@ -131,9 +131,12 @@ const SavingsPlanRef = builder.objectRef<SavingsPlan>('SavingsPlan').implement({
     }),
     generatedAt: t.field({
       type: 'DateTime',
-      description: 'when the data last changed',
+      description:
+        'when the data last changed; for an answer that reads the clock (freshness=24h) the instant it was made ' +
+        'for. asOf=generatedAt gives the same answer again',
       resolve: (p) => p.generatedAt,
     }),
+    method: methodField(t),
   }),
 });
 

@@ -13,7 +13,7 @@ import { PRODUCT_DEFAULTS, type ProductQuery } from '../../catalog/query.js';
 import { Decimal } from '../../domain/decimal.js';
 import type { Channel, OfferType, Payout, WithholdingKind } from '../../domain/types.js';
 import { DEFAULTS, PARAMS } from '../args.js';
-import { AS_OF_DESCRIPTION, viewAt } from '../as-of.js';
+import { AS_OF_DESCRIPTION, methodField, viewAt } from '../as-of.js';
 import { builder } from '../builder.js';
 import {
   ChannelFilterEnum,
@@ -156,12 +156,15 @@ export const ProductListRef = builder.objectRef<ProductList>('ProductListResult'
     market: t.field({ type: MarketSummaryRef, resolve: (l) => l.market }),
     generatedAt: t.field({
       type: 'DateTime',
-      description: 'when the data last changed',
+      description:
+        'when the data last changed; for an answer that reads the clock (freshness=24h) the instant it was made ' +
+        'for. asOf=generatedAt gives the same answer again',
       resolve: (l) => l.generatedAt,
     }),
     page: t.exposeInt('page', { description: 'this page (from 1)' }),
     pageSize: t.exposeInt('pageSize', { description: 'items per page' }),
     pages: t.exposeInt('pages', { description: 'pages that hold the total; at least 1' }),
+    method: methodField(t),
   }),
 });
 

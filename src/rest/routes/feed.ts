@@ -72,6 +72,11 @@ export const feedRoute: RestRoute = {
       base: ctx.services.config.publicUrl ?? url.origin,
       query: canonicalQuery(restSpelling(filters)),
       generatedAt: catalog.generatedAt,
+      head: catalog.entry && {
+        version: catalog.entry.version,
+        chainHash: catalog.entry.chainHash,
+        observedAt: catalog.entry.observedAt,
+      },
       items: data.changes.items,
       version: API_VERSION,
     });

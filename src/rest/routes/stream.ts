@@ -5,6 +5,7 @@
 // data version, and each event is serialised once per amount, not once per client.
 import type { Follower } from '../../catalog/change-feed.js';
 import type { FeedEvent } from '../../catalog/changes.js';
+import type { LedgerEntry } from '../../ingest/ledger.js';
 import { FeedClosedError, SinceAheadError, StreamLimitError } from '../../catalog/change-feed.js';
 import { changeFilter, type ChangeFilterArgs } from '../../catalog/changes.js';
 import type { CalcService } from '../../catalog/calc-service.js';
@@ -44,6 +45,14 @@ function resetFrame(id: number, since: number): Uint8Array {
   });
   return encoder.encode(`id: ${id}\nevent: reset\ndata: ${data}\n\n`);
 }
+/**
+ * The ledger's head (docs/ledger.md) when the stream opens and at each new data version, as a comment
+ * line at the start of the next block it sends: anyone reading the stream sees it, and no client takes it
+ * for an event (EventSource ignores comments), so ids, kinds and resuming are as they were.
+ */
+const ledgerComment = ({ version, chainHash, observedAt }: LedgerEntry) =>
+  encoder.encode(`: ledger version=${version} chainHash=${chainHash} observedAt=${observedAt}\n`);
+
 const GOODBYE = encoder.encode(': the service is shutting down; reconnect with Last-Event-ID\n\n');
 
 // Each event's frame for each amount asked, made once however many clients receive it. Events stay in
@@ -91,13 +100,24 @@ function eventStream(
   forAmount: ForAmount,
   signal: AbortSignal,
   setHeartbeat: (send: () => void) => void,
+  head: () => LedgerEntry | null,
 ): ReadableStream<Uint8Array> {
+  let announced = 0;
+  /** The head's comment, once per version. */
+  const newHead = (): Uint8Array | null => {
+    const entry = head();
+    if (!entry || entry.version === announced) return null;
+    announced = entry.version;
+    return ledgerComment(entry);
+  };
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
         // `retry:` sets the reconnection delay; then where a reconnection resumes (after the client's
         // Last-Event-ID, or after the newest event now), or a reset when that was too old.
         controller.enqueue(encoder.encode(`retry: ${RETRY_MS}\n`));
+        const opening = newHead();
+        if (opening) controller.enqueue(opening);
         controller.enqueue(follower.reset ? resetFrame(follower.position, since!) : positionFrame(follower.position));
         // Only to a client that is waiting for data: one that has not taken what was sent needs no
         // keep-alive, and comments must not pile up behind it. A stream whose filter left events out
@@ -107,6 +127,8 @@ function eventStream(
           if ((controller.desiredSize ?? -1) < 0) return;
           const moved = follower.newPosition();
           try {
+            const announce = moved === null ? null : newHead();
+            if (announce) controller.enqueue(announce);
             controller.enqueue(moved === null ? HEARTBEAT : positionFrame(moved));
           } catch {
             // closed meanwhile
@@ -118,7 +140,11 @@ function eventStream(
       async pull(controller) {
         const batch = await follower.nextBatch();
         if (follower.ended === 'returned') return; // cancelled by its reader while waiting: nothing left to write to
-        if (batch) return controller.enqueue(framesOf(batch, forAmount));
+        if (batch) {
+          const announce = newHead();
+          if (announce) controller.enqueue(announce);
+          return controller.enqueue(framesOf(batch, forAmount));
+        }
         if (follower.ended === 'closed') controller.enqueue(GOODBYE);
         controller.close();
       },
@@ -221,7 +247,14 @@ export const streamRoute: RestRoute = {
       );
     }
     const forAmount = args.amount == null ? null : { amount: new Decimal(args.amount), calc: services.calc };
-    const body = eventStream(follower, resumeAfter, forAmount, request.signal, (send) => (heartbeat = send));
+    const body = eventStream(
+      follower,
+      resumeAfter,
+      forAmount,
+      request.signal,
+      (send) => (heartbeat = send),
+      () => services.store.current().entry,
+    );
     return new Response(body, {
       headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': CACHE_CONTROL.none },
     });
