@@ -389,12 +389,10 @@ export class Ingester {
             const planIds = await write(tx, changes, observedAt, whileWriting);
             result.dataVersion += 1;
             const next = nextState(state, changes, planIds);
-            await appendEntry(
-              tx,
-              { version: result.dataVersion, observedAt, appliedAt, snapshot: sha256 },
-              next,
-              changes,
-            );
+            await appendEntry(tx, { version: result.dataVersion, observedAt, appliedAt, snapshot: sha256 }, next, {
+              set: changes,
+              before: state,
+            });
             committed = { version: result.dataVersion, state: next };
           }
           await record(tx, {

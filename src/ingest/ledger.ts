@@ -5,6 +5,7 @@
 // stateHash is the SHA-256 of the canonical state and whose chainHash links it to the entry before, so
 // anyone holding an old chain head can tell that history was not rewritten.
 import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { SNAPSHOT_READ, type Prisma, type PrismaClient } from '../db/client.js';
 import type { ChangeSet, CurrentState } from './diff.js';
 import {
@@ -168,29 +169,63 @@ export function stateText(state: CurrentState): string {
 
 // --- blocks: the state but its plans, a keyframe or the rows that changed -----------------------------
 
-/** An offer's re-check, compact: a daily snapshot re-checks every offer. */
-type Check = [id: string, checkedAt: string, official: boolean, confirmed: boolean];
+/**
+ * The offers a daily snapshot re-checked (most of them, every day), compact: which ones, as runs of
+ * positions in the sorted ids of the offers known before the block; then per offer its checkedAt as
+ * a count of `unit` milliseconds (1000 when every one is a whole second) from the snapshot's observedAt,
+ * and official·2 + confirmed as a digit.
+ */
+export interface Checks {
+  observedAt: string;
+  /** [first position, count, first position, count…] */
+  runs: number[];
+  unit: number;
+  at: number[];
+  flags: string;
+}
 
 export interface Block {
   sources: SourceRow[];
   institutions: InstitutionRow[];
   brands: BrandRow[];
   offers: OfferRow[];
-  checks: Check[];
+  checks: Checks | null;
 }
 
 export function keyframeOf(state: CurrentState): Block {
   const s = canonicalState(state);
-  return { sources: s.sources, institutions: s.institutions, brands: s.brands, offers: s.offers, checks: [] };
+  return { sources: s.sources, institutions: s.institutions, brands: s.brands, offers: s.offers, checks: null };
 }
 
-export function deltaOf(changes: ChangeSet): Block {
+const sortedIds = (offers: ReadonlyMap<string, unknown>) => [...offers.keys()].sort();
+
+export function deltaOf(changes: ChangeSet, before: CurrentState, observedAt: string): Block {
+  let checks: Checks | null = null;
+  if (changes.freshness.length > 0) {
+    const position = new Map(sortedIds(before.offers).map((id, i) => [id, i]));
+    const checked = changes.freshness.map((f) => ({ at: position.get(f.id)!, f })).sort((a, b) => a.at - b.at);
+    const runs: number[] = [];
+    for (const { at } of checked) {
+      if (runs.length > 0 && runs[runs.length - 2]! + runs[runs.length - 1]! === at) runs[runs.length - 1]! += 1;
+      else runs.push(at, 1);
+    }
+    const base = Date.parse(observedAt);
+    const ms = checked.map(({ f }) => Date.parse(f.checkedAt) - base);
+    const unit = ms.every((x) => x % 1000 === 0) ? 1000 : 1;
+    checks = {
+      observedAt,
+      runs,
+      unit,
+      at: ms.map((x) => x / unit),
+      flags: checked.map(({ f }) => (f.official ? 2 : 0) + (f.confirmed ? 1 : 0)).join(''),
+    };
+  }
   return {
     sources: changes.sources.map(sourceOf),
     institutions: changes.institutions.map(institutionOf),
     brands: changes.brands.map(brandOf),
     offers: changes.offers.map(offerOf),
-    checks: changes.freshness.map((f): Check => [f.id, f.checkedAt, f.official, f.confirmed]),
+    checks,
   };
 }
 
@@ -200,14 +235,31 @@ export function replay(blocks: readonly Block[], plans: readonly PlanRow[]): Cur
   const institutions = new Map<string, InstitutionRow>();
   const brands = new Map<string, BrandRow>();
   const offers = new Map<string, OfferRow>();
+  let ids: string[] | null = null; // the offers' sorted ids, while no block adds one
   for (const b of blocks) {
+    if (b.checks) {
+      ids ??= sortedIds(offers);
+      const base = Date.parse(b.checks.observedAt);
+      let k = 0;
+      for (let r = 0; r < b.checks.runs.length; r += 2) {
+        for (let at = b.checks.runs[r]!, end = at + b.checks.runs[r + 1]!; at < end; at++, k++) {
+          const id = ids[at]!;
+          const flags = b.checks.flags.charCodeAt(k) - 48;
+          offers.set(id, {
+            ...offers.get(id)!,
+            checkedAt: new Date(base + b.checks.at[k]! * b.checks.unit).toISOString(),
+            official: (flags & 2) !== 0,
+            confirmed: (flags & 1) !== 0,
+          });
+        }
+      }
+    }
     for (const row of b.sources) sources.set(row.id, row);
     for (const row of b.institutions) institutions.set(row.id, row);
     for (const row of b.brands) brands.set(row.id, row);
-    for (const row of b.offers) offers.set(row.id, row);
-    for (const [id, checkedAt, official, confirmed] of b.checks) {
-      const offer = offers.get(id);
-      if (offer) offers.set(id, { ...offer, checkedAt, official, confirmed });
+    for (const row of b.offers) {
+      if (!offers.has(row.id)) ids = null;
+      offers.set(row.id, row);
     }
   }
   const currentPlans = new Map<string, PlanRow>();
@@ -270,7 +322,7 @@ export async function appendEntry(
   tx: Tx,
   run: { version: number; observedAt: string; appliedAt: string; snapshot: string },
   next: CurrentState,
-  changes: ChangeSet | null,
+  changes: { set: ChangeSet; before: CurrentState } | null,
 ): Promise<LedgerEntry> {
   const [position] = await tx.$queryRaw<
     { previous: string | null; keyframeBytes: number | null; since: bigint; maxPlanId: number; maxEventId: number }[]
@@ -280,9 +332,14 @@ export async function appendEntry(
            (SELECT coalesce(sum("bytes"), 0) FROM "StateBlock" WHERE "version" > (SELECT v FROM k)) AS "since",
            (SELECT coalesce(max("id"), 0) FROM "RatePlan") AS "maxPlanId",
            (SELECT coalesce(max("id"), 0) FROM "ChangeEvent") AS "maxEventId"`;
-  const delta = changes && position?.keyframeBytes != null ? JSON.stringify(deltaOf(changes)) : null;
+  const delta =
+    changes && position?.keyframeBytes != null
+      ? JSON.stringify(deltaOf(changes.set, changes.before, run.observedAt))
+      : null;
   const keyframe = delta === null || Number(position!.since) + delta.length > KEYFRAME_RATIO * position!.keyframeBytes!;
-  const body = keyframe ? JSON.stringify(keyframeOf(next)) : delta!;
+  const json = keyframe ? JSON.stringify(keyframeOf(next)) : delta!;
+  // compressed: the same offers' ids and fields day after day
+  const body = gzipSync(json);
   const stateHash = sha256(stateText(next));
   const fields = { ...run, stateHash };
   const entry: LedgerEntry = {
@@ -292,7 +349,7 @@ export async function appendEntry(
     maxEventId: position?.maxEventId ?? 0,
   };
   await tx.$executeRaw`INSERT INTO "StateBlock" ("version", "keyframe", "bytes", "body")
-    VALUES (${run.version}, ${keyframe}, ${body.length}, ${body}::jsonb)`;
+    VALUES (${run.version}, ${keyframe}, ${json.length}, ${body})`;
   await tx.$executeRaw`INSERT INTO "LedgerEntry"
     ("version", "observedAt", "appliedAt", "snapshot", "stateHash", "chainHash", "maxPlanId", "maxEventId")
     VALUES (${entry.version}, ${entry.observedAt}::timestamptz, ${entry.appliedAt}::timestamptz, ${entry.snapshot},
@@ -311,7 +368,7 @@ export async function readVersion(
     [
       prisma.$queryRaw<EntryRow[]>`SELECT * FROM "LedgerEntry"
         WHERE "version" = coalesce(${v}::int, (SELECT max("version") FROM "LedgerEntry"))`,
-      prisma.$queryRaw<{ body: Block }[]>`WITH t AS (
+      prisma.$queryRaw<{ body: Uint8Array }[]>`WITH t AS (
           SELECT coalesce(${v}::int, (SELECT max("version") FROM "LedgerEntry")) AS v)
         SELECT "body" FROM "StateBlock"
         WHERE "version" <= (SELECT v FROM t)
@@ -329,12 +386,10 @@ export async function readVersion(
   );
   const row = entries[0];
   if (!row) return null;
+  const parsed = blocks.map((b) => JSON.parse(gunzipSync(b.body).toString('utf8')) as Block);
   return {
     entry: entryOf(row),
-    state: replay(
-      blocks.map((b) => b.body),
-      plans.map(planRowOf),
-    ),
+    state: replay(parsed, plans.map(planRowOf)),
   };
 }
 

@@ -17,7 +17,7 @@ CREATE TABLE "StateBlock" (
     "version" INTEGER NOT NULL,
     "keyframe" BOOLEAN NOT NULL,
     "bytes" INTEGER NOT NULL,
-    "body" JSONB NOT NULL,
+    "body" BYTEA NOT NULL,
 
     CONSTRAINT "StateBlock_pkey" PRIMARY KEY ("version")
 );
