@@ -365,6 +365,168 @@ describe.skipIf(browserSkip !== null)('the comparison page in Chromium', () => {
     await s.close();
   }, 180_000);
 
+  // The sample market has a data version a day at 06:00 UTC, up to the service's clock (SAMPLE.end, noon);
+  // a day of it before the last is in the past for the service whatever the browser's clock says.
+  const PAST_DAY = '2026-11-10';
+  const endOf = (day: string) => `${day}T23:59:59.999Z`;
+  const dayText = (day: string) =>
+    new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
+  const timeText = (iso: string) =>
+    new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
+  const banner = (page: Page) => page.locator('.as-of [role="status"]');
+  /** The variables of every GraphQL request the page has made, the preloaded first one included. */
+  const graphqlVariables = (page: Page) =>
+    page.evaluate(() =>
+      performance
+        .getEntriesByType('resource')
+        .map((e) => new URL(e.name))
+        .filter((u) => u.pathname === '/graphql')
+        .map((u) => JSON.parse(u.searchParams.get('variables') ?? '{}') as Record<string, unknown>),
+    );
+  /** Waits for the page's rows to be these (a new answer replaces the last one when it arrives). */
+  const rowsBecome = async (page: Page, query: string) => {
+    const { items } = await api(`/api/products?pageSize=20&${query}`);
+    await poll(async () => (await rows(page)).map((r) => r.id)).toEqual(items.map((i: any) => i.id));
+    await settled(page);
+    return expectApiRows(page, query);
+  };
+
+  it('the market as of a past day: every request asks for it, a banner says so; “Back to today”', async () => {
+    const instant = endOf(PAST_DAY);
+    const asOf = `asOf=${encodeURIComponent(instant)}`;
+    const then = await api(`/api/products?pageSize=20&${asOf}`);
+    const now = await api('/api/products?pageSize=20');
+    expect(then.generatedAt.slice(0, 10)).toBe(PAST_DAY);
+    expect(then.generatedAt).not.toBe(now.generatedAt);
+
+    const s = await open(`/?amount=50000&asOf=${PAST_DAY}`);
+    await rowsBecome(s.page, asOf);
+    await poll(() => banner(s.page).textContent()).toBe(
+      `You are looking at the market as it stood on ${dayText(PAST_DAY)} (data of ${timeText(then.generatedAt)}).`,
+    );
+    expect(await s.page.inputValue('#asOf')).toBe(PAST_DAY);
+    expect(await s.page.textContent('.market-line')).toContain(`Best on ${dayText(PAST_DAY)}:`);
+    expect(await s.page.textContent('footer')).toContain(`Data of ${timeText(then.generatedAt)}.`);
+    expect(await s.page.getAttribute('a[download]', 'href')).toBe(`/api/products/export?${asOf}`);
+    // The changes beside it are that day's too, asked for once and not followed (the past does not move).
+    await s.page.locator('.changes ol.events li').first().waitFor();
+    expect(await s.page.textContent('#changes-title')).toBe(`Latest changes as of ${dayText(PAST_DAY)}`);
+    const { items: changesThen } = await api(`/api/changes?limit=8&${asOf}`);
+    expect(await s.page.locator('.changes ol.events li time').first().getAttribute('datetime')).toBe(changesThen[0].at);
+    // Opening an offer asks for it as of that day too.
+    const [first] = await rows(s.page);
+    await s.page.click(`button[data-offer="${first!.id}"]`);
+    await s.page.locator('dialog.detail[open] table.steps').waitFor();
+    await s.page.keyboard.press('Escape');
+    await poll(() => s.page.locator('dialog.detail').count()).toBe(0);
+    await expectAccessible(s.page, 'as of a past day');
+    await shoot(s.page, 'as-of-1440');
+    // A savings plan, and the market with its history, are of that day too.
+    await s.page.click('nav.views a:has-text("Savings plan")');
+    await s.page.locator('table.parts tbody tr').first().waitFor();
+    await s.page.click('nav.views a:has-text("Market")');
+    await s.page.locator('.chart[data-chart="market history"] canvas').waitFor();
+    const history = await api(`/api/rates/history?view=market&days=90&${asOf}`);
+    expect(history.items.at(-1).date).toBe(PAST_DAY);
+    expect(await s.page.locator('.market .scroll table tbody tr').last().locator('td').first().textContent()).toMatch(
+      dayText(PAST_DAY),
+    );
+    await s.page.click('nav.views a:has-text("Offers")');
+    await rowsBecome(s.page, asOf);
+    const sent = await graphqlVariables(s.page);
+    expect(new Set(s.graphql)).toEqual(new Set(['Comparison', 'LatestChanges', 'OfferDetail', 'SavingsPlan']));
+    expect(sent.length).toBeGreaterThanOrEqual(4);
+    for (const variables of sent) expect(variables.asOf).toBe(instant);
+
+    await s.page.click('.as-of a:has-text("Back to today")');
+    await poll(() => banner(s.page).count()).toBe(0);
+    expect(new URL(s.page.url()).searchParams.get('asOf')).toBeNull();
+    await rowsBecome(s.page, '');
+    expect(await s.page.inputValue('#asOf')).toBe('');
+    expect(await s.page.textContent('#changes-title')).toBe('Latest changes');
+    // Back brings the past day again, from the URL.
+    await s.page.goBack();
+    await poll(() => banner(s.page).count()).toBe(1);
+    await rowsBecome(s.page, asOf);
+    expect(s.problems).toEqual([]);
+    await s.close();
+
+    // On a phone the banner wraps; nothing scrolls sideways.
+    const phone = await open(`/?asOf=${PAST_DAY}`, { width: 390, height: 844 });
+    await rowsBecome(phone.page, asOf);
+    await poll(() => banner(phone.page).textContent()).toMatch(/\(data of /);
+    expect(await sidewaysScrollers(phone.page)).toEqual([]);
+    await shoot(phone.page, 'as-of-390');
+    await phone.close();
+  }, 180_000);
+
+  it('a date the API refuses (before the first data, in the future) is said at the field, the list kept', async () => {
+    const s = await open('/');
+    const shown = await rowsBecome(s.page, '');
+    const refusal = async (instant: string) => {
+      const res = await fetch(`${h.base}/api/products?asOf=${encodeURIComponent(instant)}`);
+      const body = (await res.json()) as { errors: { parameter: string; message: string }[] };
+      return { status: res.status, message: body.errors.find((e) => e.parameter === 'asOf')!.message };
+    };
+    const iso = /\d{4}-\d{2}-\d{2}T[\d:.]+Z/;
+    for (const [day, status] of [
+      ['2026-10-01', 404],
+      ['2026-11-21', 400],
+    ] as const) {
+      const refused = await refusal(endOf(day));
+      expect(refused.status).toBe(status);
+      await s.page.fill('#asOf', day);
+      const expected = `The date ${refused.message.replace(iso, (t) => timeText(t))}.`;
+      await poll(() => s.page.textContent('#asOf-help')).toBe(expected);
+      expect(await s.page.getAttribute('#asOf-help', 'role')).toBe('alert');
+      expect(await s.page.getAttribute('#asOf', 'aria-invalid')).toBe('true');
+      expect(new URL(s.page.url()).searchParams.get('asOf')).toBe(day);
+      // The banner says which day was asked for, but not that the data on screen is of it: it is not.
+      expect(await banner(s.page).textContent()).toBe(`You are looking at the market as it stood on ${dayText(day)}.`);
+      expect((await rows(s.page)).map((r) => r.id)).toEqual(shown.map((r) => r.id));
+      expect(await s.page.textContent('.results .summary')).toMatch(/^Still showing/);
+    }
+    await expectAccessible(s.page, 'refused date');
+    expect(s.problems).toEqual([]);
+    await s.close();
+  }, 180_000);
+
+  it('a day clicked on the market history opens the list as it stood that day; the table’s links do too', async () => {
+    const s = await open('/?view=market');
+    const plot = s.page.locator('.chart[data-chart="market history"] .u-over');
+    await s.page.locator('.chart[data-chart="market history"] canvas').waitFor();
+    const history = (await api('/api/rates/history?view=market&days=90')).items as { date: string }[];
+    const index = history.findIndex((d) => d.date === PAST_DAY);
+    expect(index).toBeGreaterThan(0);
+    // Where that day is drawn, checked by the legend, which shows the day under the pointer.
+    const box = (await plot.boundingBox())!;
+    const x = ((index + 0.1) / (history.length - 1)) * box.width;
+    await plot.hover({ position: { x, y: box.height / 2 } });
+    await poll(() => s.page.textContent('.chart[data-chart="market history"] .u-legend tr:first-child .u-value')).toBe(
+      dayText(PAST_DAY),
+    );
+    await plot.click({ position: { x, y: box.height / 2 } });
+    await poll(() => new URL(s.page.url()).searchParams.get('asOf')).toBe(PAST_DAY);
+    expect(new URL(s.page.url()).searchParams.get('view')).toBeNull(); // the list
+    expect(await s.page.inputValue('#asOf')).toBe(PAST_DAY);
+    await rowsBecome(s.page, `asOf=${encodeURIComponent(endOf(PAST_DAY))}`);
+    await poll(() => banner(s.page).textContent()).toMatch(`as it stood on ${dayText(PAST_DAY)} (data of`);
+
+    // By keyboard: the table under the chart has a link per day.
+    const day = history[index - 3]!.date;
+    await s.page.click('nav.views a:has-text("Market")');
+    await s.page.locator('summary:has-text("Market history as a table")').click();
+    const link = s.page.locator(`.market table.plain a:has-text("${dayText(day)}")`);
+    expect(await link.getAttribute('href')).toBe(`?asOf=${day}`);
+    await link.focus();
+    await s.page.keyboard.press('Enter');
+    await poll(() => new URL(s.page.url()).search).toBe(`?asOf=${day}`);
+    await rowsBecome(s.page, `asOf=${encodeURIComponent(endOf(day))}`);
+    await poll(() => banner(s.page).textContent()).toMatch(`as it stood on ${dayText(day)} (data of`);
+    expect(s.problems).toEqual([]);
+    await s.close();
+  }, 180_000);
+
   it('the latest changes sit beside the list and the market on a laptop, after them on a phone', async () => {
     for (const [query, main] of [
       ['/', 'table.offers'],

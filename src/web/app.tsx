@@ -1,6 +1,7 @@
 // The comparison page: the URL is the state; each change of it is one GraphQL request for the list
 // (with its facets, term curve, type maxima and market summary) or for the savings plan, and, with an
 // offer open, one for it. A request the API refuses leaves the last good answer on screen, marked so.
+// With a day in the past (asOf), every request asks for the market as it stood then, and a banner says so.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { preload } from './api/client.js';
 import { followChanges } from './api/live.js';
@@ -17,9 +18,10 @@ import {
   type ChangeItemFragment,
   type MarketSummaryFragment,
 } from './gql/graphql.js';
-import { formatCount, formatDateTime, formatRate } from './format.js';
+import { formatAsOf, formatCount, formatDateTime, formatRate } from './format.js';
 import { inPageWords } from './problems.js';
 import {
+  asOfInstant,
   listVariables,
   parseState,
   planVariables,
@@ -33,7 +35,7 @@ import {
 const CHANGES = 8;
 const VIEW_NAMES: Record<View, string> = { list: 'Offers', plan: 'Savings plan', market: 'Market' };
 /** Problems shown at their own field rather than above the list. */
-const AT_FIELDS = ['amount', 'horizon'];
+const AT_FIELDS = ['amount', 'horizon', 'asOf'];
 
 type PlanModule = typeof import('./components/Plan.js');
 /** The plan view's code, loaded the first time it is shown (preloadFirst starts it early for a plan URL). */
@@ -78,21 +80,31 @@ export function App() {
   const current = planView ? plan : list;
   const products = list.data?.products ?? null;
   const market: MarketSummaryFragment | null = (planView ? plan.data?.single : products) ?? null;
+  // Whether the answer on screen is of the instant asked for (not the last one kept, nor one still loading).
+  const asOf = asOfInstant(state.asOf);
+  const shownAsOf = current.key ? (JSON.parse(current.key) as { asOf?: string }).asOf : undefined;
+  const dataOf = market && !current.loading && shownAsOf === asOf ? market.generatedAt : null;
+  const when = state.asOf ? `on ${formatAsOf(state.asOf)}` : 'today';
 
   const [planModule, setPlanModule] = useState<PlanModule | null>(null);
   useEffect(() => {
     if (planView && !planModule) void loadPlanView().then((m) => setPlanModule(m));
   }, [planView]);
 
-  // The newest changes follow on their own, once the list is on screen (they are not on its critical path).
+  // The newest changes follow on their own, once the list is on screen (they are not on its critical path);
+  // a day in the past asks for its own, once.
   const [changes, setChanges] = useState<ChangeItemFragment[] | null>(null);
+  const [changesRefused, setChangesRefused] = useState(false);
   const [fresh, setFresh] = useState<Set<string>>(new Set());
-  const listShown = market !== null;
-  const following = useRef<(() => void) | null>(null);
+  const listShown = useRef(false);
+  listShown.current ||= market !== null;
   useEffect(() => {
-    if (!listShown || following.current) return;
+    if (!listShown.current) return;
     let known: Set<string> | null = null;
-    following.current = followChanges(
+    setChanges(null);
+    setChangesRefused(false);
+    setFresh(new Set());
+    return followChanges(
       (items) => {
         if (known) {
           const arrived = items.filter((e) => !known!.has(e.id)).map((e) => e.id);
@@ -101,10 +113,9 @@ export function App() {
         known = new Set([...(known ?? []), ...items.map((e) => e.id)]);
         setChanges(items);
       },
-      { limit: CHANGES },
+      { limit: CHANGES, asOf: asOfInstant(state.asOf), onRefused: () => setChangesRefused(true) },
     );
-  }, [listShown]);
-  useEffect(() => () => following.current?.(), []);
+  }, [listShown.current, state.asOf]);
 
   // When the list is first on screen: the page's "time to list" (performance.getEntriesByName('list-shown')).
   useEffect(() => {
@@ -130,13 +141,33 @@ export function App() {
       <a class="skip" href="#main">
         Skip to the offers
       </a>
+      {state.asOf ? (
+        <section class="as-of" aria-label="A past market">
+          <div class="wrap">
+            <p role="status">
+              You are looking at the market as it stood on <strong>{formatAsOf(state.asOf)}</strong>
+              {dataOf ? <> (data of {formatDateTime(dataOf)})</> : null}.
+            </p>
+            <a
+              class="button"
+              href={serializeState(withChange(state, { asOf: '' })) || '/'}
+              onClick={(e) => {
+                e.preventDefault();
+                change({ asOf: '' });
+              }}
+            >
+              Back to today
+            </a>
+          </div>
+        </section>
+      ) : null}
       <header class="top">
         <div class="wrap">
           <h1>Savings rates compared</h1>
           {market ? (
             <p class="market-line">
               {formatCount(market.market.offers)} offers from {formatCount(market.market.institutions)} banks (
-              {formatCount(market.market.verifiedDgs)} with a verified deposit guarantee). Best today: flexible{' '}
+              {formatCount(market.market.verifiedDgs)} with a verified deposit guarantee). Best {when}: flexible{' '}
               {rate(market.market.best.flexible)}, notice {rate(market.market.best.notice)}, 1-year deposit{' '}
               {rate(market.market.best.deposit12)}, 5-year deposit {rate(market.market.best.deposit60)}.
             </p>
@@ -210,7 +241,13 @@ export function App() {
             )}
           </div>
           <aside class="side">
-            <Changes items={changes} fresh={fresh} onOpen={open} />
+            <Changes
+              items={changes}
+              fresh={fresh}
+              asOf={state.asOf ? formatAsOf(state.asOf) : null}
+              refused={changesRefused}
+              onOpen={open}
+            />
           </aside>
         </div>
       </main>

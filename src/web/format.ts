@@ -101,6 +101,10 @@ export function formatDay(day: string, locale = browserLocale()): string {
   );
 }
 
+/** The day the market is shown as of, as the page shows days; an instant (from a hand-made link) as a time. */
+export const formatAsOf = (asOf: string, locale = browserLocale()): string =>
+  /^\d{4}-\d{2}-\d{2}$/.test(asOf) ? formatDay(asOf, locale) : formatDateTime(asOf, locale);
+
 /** "NL" → "Netherlands" in the browser's language (the code itself if unknown). */
 export function countryName(code: string, locale = browserLocale()): string {
   try {

@@ -2,6 +2,7 @@
 // as sentences of the page (inPageWords). The error bodies are the service's own, asked of it here.
 import { describe, expect, it } from 'vitest';
 import { problemsOf } from './api/client.js';
+import { formatDateTime } from './format.js';
 import { inPageWords } from './problems.js';
 import { parseState } from './state.js';
 
@@ -65,6 +66,24 @@ describe('in the page’s words', () => {
     expect(inPageWords({ parameter: 'type', message: 'Value "WEIRD" does not exist…', unreadable: true }, state)).toBe(
       'The type cannot be “weird”: choose one of the page’s options.',
     );
+  });
+
+  it('say a refused date with its instants as the page shows times', () => {
+    const refused = {
+      message: 'asOf is before the first recorded data (2026-11-01T06:00:00.000Z).',
+      path: ['products'],
+      extensions: {
+        code: 'NOT_FOUND',
+        errors: [{ parameter: 'asOf', message: 'is before the first recorded data (2026-11-01T06:00:00.000Z)' }],
+      },
+    };
+    const [problem] = problemsOf([refused]);
+    expect(inPageWords(problem!, state)).toBe(
+      `The date is before the first recorded data (${formatDateTime('2026-11-01T06:00:00.000Z')}).`,
+    );
+    expect(
+      inPageWords({ parameter: 'asOf', message: 'DateTime must be…', unreadable: true }, parseState('?asOf=soon')),
+    ).toBe('The date must be a day, not “soon”.');
   });
 
   it('leave a problem with no parameter as the API says it', () => {

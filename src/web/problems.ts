@@ -3,7 +3,7 @@
 // read at all (its scalar's message: `Decimal must be a decimal number such as "1234.56" (got "abc")`)
 // it says what to type instead.
 import type { ParameterProblem } from './api/client.js';
-import { formatDecimal } from './format.js';
+import { formatDateTime, formatDecimal } from './format.js';
 import type { PageState } from './state.js';
 
 /** Each parameter as the page calls it, in a sentence. */
@@ -36,6 +36,7 @@ const NAMES: Record<string, string> = {
   maxOffers: 'The number of offers',
   flexibleShare: 'The flexible share',
   limit: 'The number of changes',
+  asOf: 'The date',
 };
 
 /** What a value should look like, for one the API could not read. */
@@ -45,8 +46,12 @@ const EXPECTED: Record<string, string> = {
 };
 const WHOLE_NUMBERS = new Set(['horizon', 'terms', 'termMin', 'termMax', 'noticeMax', 'page', 'pageSize', 'days']);
 
-// Numbers of five digits or more in the API's messages ("must not exceed 1000000000"), grouped.
-const groupNumbers = (text: string) => text.replace(/\b\d{5,}\b/g, (n) => formatDecimal(n));
+// Numbers of five digits or more in the API's messages ("must not exceed 1000000000"), grouped; instants
+// ("the newest data is of 2026-11-20T12:00:00.000Z") as the page shows every other time.
+const groupNumbers = (text: string) =>
+  text
+    .replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})/g, (iso) => formatDateTime(iso))
+    .replace(/\b\d{5,}\b/g, (n) => formatDecimal(n));
 
 function shown(state: PageState, parameter: string): string {
   const value = (state as unknown as Record<string, unknown>)[parameter];
@@ -63,5 +68,6 @@ export function inPageWords(problem: ParameterProblem, state: PageState): string
   const expected = EXPECTED[parameter]?.replace(/\{(\d+(?:\.\d+)?)\}/g, (_, n: string) => formatDecimal(n));
   if (expected) return `“${value}” is not ${parameter === 'amount' ? 'an amount' : 'a percentage'}: ${expected}.`;
   if (WHOLE_NUMBERS.has(parameter)) return `${name} must be a whole number, not “${value}”.`;
+  if (parameter === 'asOf') return `${name} must be a day, not “${value}”.`;
   return `${name} cannot be “${value}”: choose one of the page’s options.`;
 }

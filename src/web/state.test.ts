@@ -2,12 +2,14 @@
 // into the list query's variables and the CSV link.
 import { describe, expect, it } from 'vitest';
 import {
+  asOfInstant,
   DEFAULTS,
   exportHref,
   listVariables,
   parseState,
   planVariables,
   serializeState,
+  today,
   typeOf,
   withChange,
 } from './state.js';
@@ -59,6 +61,50 @@ describe('page state in the URL', () => {
     expect(typeOf(parseState('?view=plan'))).toBe('all');
     expect(typeOf(parseState('?view=plan&type=deposit'))).toBe('deposit');
     expect(serializeState(parseState('?view=plan&type=flexible'))).toBe('?type=flexible&view=plan');
+  });
+});
+
+describe('the market as of a day', () => {
+  // Noon UTC: the same day in every time zone a test machine is likely to be in.
+  const now = new Date('2026-11-20T12:34:56.789Z');
+
+  it('is a day in the URL, parsed and written like every other parameter, after the rest', () => {
+    const state = parseState('?amount=25000&asOf=2026-11-10');
+    expect(state.asOf).toBe('2026-11-10');
+    expect(serializeState(state)).toBe('?amount=25000&asOf=2026-11-10');
+    expect(serializeState(withChange(state, { asOf: '' }))).toBe('?amount=25000');
+    expect(parseState('').asOf).toBe('');
+    expect(parseState('?asOf=%20').asOf).toBe('');
+  });
+
+  it('is a change of the list: back to page 1', () => {
+    expect(withChange(parseState('?page=3'), { asOf: '2026-11-10' }).page).toBe('1');
+  });
+
+  it('asks for the end of a past day, in UTC', () => {
+    expect(asOfInstant('2026-11-10', now)).toBe('2026-11-10T23:59:59.999Z');
+    expect(asOfInstant('2026-11-19', now)).toBe('2026-11-19T23:59:59.999Z');
+  });
+
+  it('asks for now, to the minute, for today (its end is in the future, which the API refuses)', () => {
+    expect(today(now)).toBe('2026-11-20');
+    expect(asOfInstant('2026-11-20', now)).toBe('2026-11-20T12:34:00.000Z');
+    expect(asOfInstant('2026-11-20', new Date('2026-11-20T12:34:01Z'))).toBe(asOfInstant('2026-11-20', now));
+  });
+
+  it('sends a later day, or anything that is not a day, as it is, for the API to refuse or read', () => {
+    expect(asOfInstant('2026-12-01', now)).toBe('2026-12-01T23:59:59.999Z');
+    expect(asOfInstant('yesterday', now)).toBe('yesterday');
+    expect(asOfInstant('2026-11-10T06:00:00Z', now)).toBe('2026-11-10T06:00:00Z');
+    expect(asOfInstant('', now)).toBeUndefined();
+  });
+
+  it('goes into every query and the CSV link as the instant; none without a day', () => {
+    const state = parseState('?type=deposit&view=plan&asOf=2026-11-10');
+    expect(listVariables(state, now).asOf).toBe('2026-11-10T23:59:59.999Z');
+    expect(planVariables(state, now).asOf).toBe('2026-11-10T23:59:59.999Z');
+    expect(exportHref(state, now)).toBe('/api/products/export?type=deposit&asOf=2026-11-10T23%3A59%3A59.999Z');
+    expect(JSON.stringify(listVariables(parseState(''), now))).not.toContain('asOf');
   });
 });
 

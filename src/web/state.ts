@@ -1,7 +1,9 @@
 // The page's whole state lives in the URL, in the REST API's own parameter names and spellings
 // (?amount=25000&type=deposit&sort=headline), so a page URL is shareable, back and forward work, and the
-// CSV link is the same query on /api/products/export. Nothing is checked here: a value the API does not
-// accept is sent as it is, and the page says in its own words what the API refused (problems.ts).
+// CSV link is the same query on /api/products/export. One exception: asOf is a day here, which a saver
+// picks and reads, and becomes the API's instant only when sent (asOfInstant). Nothing is checked here: a
+// value the API does not accept is sent as it is, and the page says in its own words what the API refused
+// (problems.ts).
 import type { ComparisonQueryVariables, Payout, SavingsPlanQueryVariables } from './gql/graphql.js';
 
 export type View = 'list' | 'market' | 'plan';
@@ -44,6 +46,8 @@ export interface PageState {
   /** the savings plan's own parameters (GET /api/plan) */
   maxOffers: string;
   flexibleShare: string;
+  /** the market as it stood on this day (YYYY-MM-DD); '' is now */
+  asOf: string;
 }
 
 /** The API's defaults (contract §4), except the page size: a screenful. */
@@ -79,6 +83,7 @@ export const DEFAULTS: Readonly<PageState> = Object.freeze({
   offer: '',
   maxOffers: '5',
   flexibleShare: '0',
+  asOf: '',
 });
 
 /** The type each view asks for when the saver has picked none: the API's own defaults. */
@@ -134,14 +139,15 @@ export function serializeState(state: PageState): string {
   return text ? `?${text}` : '';
 }
 
-/** The CSV export of the same selection (every row; paging does not apply). */
-export function exportHref(state: PageState): string {
-  const text = query(
-    entries(
-      state,
-      KEYS.filter((k) => !PAGE_ONLY.has(k)),
-    ),
+/** The CSV export of the same selection (every row; paging does not apply), as of the same instant. */
+export function exportHref(state: PageState, now = new Date()): string {
+  const pairs = entries(
+    state,
+    KEYS.filter((k) => !PAGE_ONLY.has(k) && k !== 'asOf'),
   );
+  const asOf = asOfInstant(state.asOf, now);
+  if (asOf !== undefined) pairs.push(['asOf', asOf]);
+  const text = query(pairs);
   return `/api/products/export${text ? `?${text}` : ''}`;
 }
 
@@ -167,10 +173,35 @@ const optionalInt = (value: string): number | undefined => (value === '' ? undef
 const optionalText = (value: string): string | undefined => (value === '' ? undefined : value);
 const optionalList = <T>(values: T[]): T[] | undefined => (values.length ? values : undefined);
 
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** Today as a date field spells it: the saver's or UTC's, whichever is later (both have begun). */
+export function today(now = new Date()): string {
+  const local = `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+  const utc = now.toISOString().slice(0, 10);
+  return local > utc ? local : utc;
+}
+
+/**
+ * The instant a day stands for: its end in UTC, so that the whole day's data counts. Today has not ended,
+ * and the API refuses an instant in the future, so today is now, to the minute (the service's own "now"
+ * without asOf), which keeps the request the same, and cached, for that minute. A later day is sent as it
+ * is, for the API to refuse; so is anything that is not a day (an instant in a link is the API's to read).
+ */
+export function asOfInstant(day: string, now = new Date()): string | undefined {
+  if (day === '') return undefined;
+  if (!DAY.test(day)) return day;
+  const end = `${day}T23:59:59.999Z`;
+  if (day > today(now)) return end;
+  const minute = Math.floor(now.getTime() / 60_000) * 60_000;
+  return Date.parse(end) < minute ? end : new Date(minute).toISOString();
+}
+
 type Enum<K extends keyof ComparisonQueryVariables> = NonNullable<ComparisonQueryVariables[K]>;
 
 /** The list query's variables for a state (the market history only in the market view). */
-export function listVariables(state: PageState): ComparisonQueryVariables {
+export function listVariables(state: PageState, now = new Date()): ComparisonQueryVariables {
   return {
     amount: state.amount,
     horizon: int(state.horizon),
@@ -200,6 +231,7 @@ export function listVariables(state: PageState): ComparisonQueryVariables {
     pageSize: int(state.pageSize),
     withMarket: state.view === 'market',
     days: int(state.days),
+    asOf: asOfInstant(state.asOf, now),
   };
 }
 
@@ -208,9 +240,11 @@ export function listVariables(state: PageState): ComparisonQueryVariables {
  * the list as one offer for the whole amount (fullDgs off: the best single offer, covered or not), ranked
  * by what the plan maximises, to compare the plan with.
  */
-export function planVariables(state: PageState): SavingsPlanQueryVariables {
-  const { page, pageSize, withMarket, days, sort, order, fullDgs, includeIneligible, ...filters } =
-    listVariables(state);
+export function planVariables(state: PageState, now = new Date()): SavingsPlanQueryVariables {
+  const { page, pageSize, withMarket, days, sort, order, fullDgs, includeIneligible, ...filters } = listVariables(
+    state,
+    now,
+  );
   // The plan maximises the return or the effective rate; a sort of the list alone (headline…) means its default.
   const objective = state.sort === 'effective' ? 'EFFECTIVE' : 'RETURN';
   return {

@@ -4,15 +4,20 @@
 // with Last-Event-ID; a stream the service refused (a 429 or 503: EventSource gives up on those) is
 // opened again after a while. A stream that resumed from further back than the service keeps for
 // resuming says so (`event: reset`): the newest are asked for again. It asks on its own, not with the
-// list: the list must not fail because the changes (which need the database) cannot be had.
+// list: the list must not fail because the changes (which need the database) cannot be had. The market
+// as it stood at a past instant does not move: its newest changes then are asked for once, not followed.
 import { LatestChangesDocument, type ChangeItemFragment } from '../gql/graphql.js';
 import { EVENTS } from '../labels.js';
-import { request } from './client.js';
+import { ApiError, request } from './client.js';
 
 export type ChangesListener = (items: ChangeItemFragment[]) => void;
 
 export interface FollowOptions {
   limit: number;
+  /** An instant: the newest changes as they stood then, once. */
+  asOf?: string;
+  /** The API refused the instant: there is nothing to ask again. */
+  onRefused?(error: ApiError): void;
   /** How long to wait before asking again after a failure. */
   retryMs?: number;
 }
@@ -30,7 +35,10 @@ function asItem(data: string): ChangeItemFragment | null {
   }
 }
 
-export function followChanges(listener: ChangesListener, { limit, retryMs = 30_000 }: FollowOptions): () => void {
+export function followChanges(
+  listener: ChangesListener,
+  { limit, asOf, onRefused, retryMs = 30_000 }: FollowOptions,
+): () => void {
   let stopped = false;
   let items: ChangeItemFragment[] = [];
   let source: EventSource | undefined;
@@ -72,13 +80,16 @@ export function followChanges(listener: ChangesListener, { limit, retryMs = 30_0
 
   const start = async () => {
     try {
-      const data = await request(LatestChangesDocument, { limit }, { signal: controller.signal });
+      const data = await request(LatestChangesDocument, { limit, asOf }, { signal: controller.signal });
       if (stopped) return;
       items = data.changes.items;
       listener(items);
-      follow(items[0]?.id ?? '0');
-    } catch {
-      if (!stopped) timer = setTimeout(() => void start(), retryMs);
+      if (asOf === undefined) follow(items[0]?.id ?? '0');
+    } catch (err) {
+      if (stopped) return;
+      if (asOf !== undefined && err instanceof ApiError && err.problems.some((p) => p.parameter === 'asOf'))
+        onRefused?.(err);
+      else timer = setTimeout(() => void start(), retryMs);
     }
   };
   void start();

@@ -1,4 +1,4 @@
-// The newest changes in the market, as they arrive (see api/live.ts).
+// The newest changes in the market, as they arrive (see api/live.ts); for a day in the past, the newest then.
 import type { ChangeItemFragment } from '../gql/graphql.js';
 import { formatDateTime } from '../format.js';
 import { EVENTS } from '../labels.js';
@@ -7,17 +7,23 @@ interface Props {
   items: ChangeItemFragment[] | null;
   /** Ids that arrived after the page was loaded. */
   fresh: Set<string>;
+  /** The past day the market is shown as of (as the page shows it), or null for now. */
+  asOf: string | null;
+  /** The API has no changes for that day (the page says why at the date). */
+  refused: boolean;
   onOpen(offerId: string): void;
 }
 
-export function Changes({ items, fresh, onOpen }: Props) {
+export function Changes({ items, fresh, asOf, refused, onOpen }: Props) {
   return (
     <section class="changes" aria-labelledby="changes-title">
-      <h2 id="changes-title">Latest changes</h2>
+      <h2 id="changes-title">{asOf ? `Latest changes as of ${asOf}` : 'Latest changes'}</h2>
       <p class="visually-hidden" aria-live="polite">
         {fresh.size ? `${fresh.size} new ${fresh.size === 1 ? 'change' : 'changes'}` : ''}
       </p>
-      {items === null ? (
+      {refused ? (
+        <p class="hint">No changes for this date.</p>
+      ) : items === null ? (
         <p class="hint">Loading…</p>
       ) : items.length === 0 ? (
         <p class="hint">No changes yet.</p>

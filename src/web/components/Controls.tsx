@@ -1,8 +1,9 @@
-// What the saver asks: the amount, the horizon, the kind of account, the order, a search.
+// What the saver asks: the amount, the horizon, the kind of account, the order, a search, and the day the
+// market is shown as of.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { amountForInput, amountFromInput, formatCount } from '../format.js';
 import { HORIZONS, label, months, ORDERS, SORTS, TYPES } from '../labels.js';
-import { typeOf, type PageState } from '../state.js';
+import { today, typeOf, type PageState } from '../state.js';
 
 interface Props {
   state: PageState;
@@ -62,6 +63,7 @@ export function Controls({ state, problems, typeCounts, onChange }: Props) {
   );
   const amountError = problems.get('amount');
   const horizonError = problems.get('horizon');
+  const asOfError = problems.get('asOf');
   const horizons = HORIZONS.includes(state.horizon as (typeof HORIZONS)[number])
     ? [...HORIZONS]
     : [...HORIZONS, state.horizon];
@@ -166,6 +168,23 @@ export function Controls({ state, problems, typeCounts, onChange }: Props) {
       <div class="field search">
         <label for="zoek">Search</label>
         <input id="zoek" type="search" autoComplete="off" placeholder="Bank or product" {...search} />
+      </div>
+
+      <div class="field as-of-date">
+        <label for="asOf">Market as of</label>
+        {/* A date field commits a whole day or none; an instant from a hand-made link shows as none. */}
+        <input
+          id="asOf"
+          type="date"
+          value={/^\d{4}-\d{2}-\d{2}$/.test(state.asOf) ? state.asOf : ''}
+          max={today()}
+          aria-describedby="asOf-help"
+          aria-invalid={asOfError ? 'true' : undefined}
+          onChange={(e) => onChange({ asOf: e.currentTarget.value })}
+        />
+        <p id="asOf-help" class={asOfError ? 'error' : 'hint'} role={asOfError ? 'alert' : undefined}>
+          {asOfError ?? 'empty: now'}
+        </p>
       </div>
     </form>
   );

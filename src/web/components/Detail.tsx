@@ -14,7 +14,7 @@ import {
 } from '../format.js';
 import { EVENTS, label, months, PAYOUTS } from '../labels.js';
 import { inPageWords } from '../problems.js';
-import type { PageState } from '../state.js';
+import { asOfInstant, type PageState } from '../state.js';
 import type { ChartSpec } from './chart-spec.js';
 import { Chart } from './Chart.js';
 import { DgsBadge, HeadlineRate, Money, OfferMeta, Rate } from './values.js';
@@ -31,14 +31,14 @@ interface Props {
 
 const yesNo = (v: boolean) => (v ? 'Yes' : 'No');
 
-/** Rate plans, oldest first, as a step line that ends today. */
-function historySpec(history: NonNullable<Detail['history']>): ChartSpec {
+/** Rate plans, oldest first, as a step line that ends today, or at the instant the market is shown as of. */
+function historySpec(history: NonNullable<Detail['history']>, end: string | undefined): ChartSpec {
   const plans = [...history].reverse();
   const x = plans.map((p) => Math.floor(Date.parse(p.validFrom) / 1000));
   const values: (string | null)[] = plans.map((p) => p.headlineRate);
   const last = plans[plans.length - 1];
   if (last) {
-    x.push(Math.floor((last.validTo ? Date.parse(last.validTo) : Date.now()) / 1000));
+    x.push(Math.floor(Date.parse(last.validTo ?? end ?? new Date().toISOString()) / 1000));
     values.push(last.headlineRate);
   }
   return {
@@ -148,12 +148,12 @@ function Steps({ steps }: { steps: Detail['offer']['calc']['steps'] }) {
   );
 }
 
-function History({ history }: { history: Detail['history'] }) {
+function History({ history, end }: { history: Detail['history']; end: string | undefined }) {
   if (!history) return <p class="hint">The rate history is not available right now.</p>;
   return (
     <figure class="figure">
       <figcaption id="history-title">Headline rate over time</figcaption>
-      <Chart spec={historySpec(history)} label="rate history" />
+      <Chart spec={historySpec(history, end)} label="rate history" />
       <details>
         <summary>Rate history as a table</summary>
         <table class="plain">
@@ -190,7 +190,7 @@ function History({ history }: { history: Detail['history'] }) {
   );
 }
 
-function Body({ detail, onOpen }: { detail: Detail; onOpen(id: string): void }) {
+function Body({ detail, end, onOpen }: { detail: Detail; end: string | undefined; onOpen(id: string): void }) {
   const o = detail.offer;
   return (
     <>
@@ -273,7 +273,7 @@ function Body({ detail, onOpen }: { detail: Detail; onOpen(id: string): void }) 
       </div>
 
       <section aria-labelledby="history-title">
-        <History history={detail.history} />
+        <History history={detail.history} end={end} />
       </section>
 
       <Steps steps={o.calc.steps} />
@@ -344,6 +344,7 @@ export function OfferDialog({ state, amount, onClose, onOpen }: Props) {
           id: state.offer,
           amount,
           horizon: (/^\d+$/.test(state.horizon) ? Number(state.horizon) : state.horizon) as number,
+          asOf: asOfInstant(state.asOf),
         };
   const query = useQuery(OfferDetailDocument, variables, variables && JSON.stringify(variables));
   const { data, error } = query;
@@ -382,7 +383,7 @@ export function OfferDialog({ state, amount, onClose, onOpen }: Props) {
           ))}
         </div>
       ) : detail ? (
-        <Body detail={detail} onOpen={onOpen} />
+        <Body detail={detail} end={variables?.asOf} onOpen={onOpen} />
       ) : (
         <p role="status">Loading…</p>
       )}

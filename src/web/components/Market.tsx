@@ -1,9 +1,10 @@
 // The market: the best rate per deposit term (with the list's filters), the best per type, and how the
-// best rates moved over the last days (marketHistory). Fetched with the list, in the same request.
+// best rates moved over the last days (marketHistory). Fetched with the list, in the same request. A day of
+// the history (a click on the chart, a link in its table) opens the list as it stood that day.
 import type { ComparisonQuery } from '../gql/graphql.js';
-import { compareDecimalText, formatDay, formatRate } from '../format.js';
+import { compareDecimalText, formatAsOf, formatDay, formatRate } from '../format.js';
 import { label, MARKET_DAYS, months, TYPES } from '../labels.js';
-import type { PageState } from '../state.js';
+import { serializeState, withChange, type PageState } from '../state.js';
 import type { ChartSpec } from './chart-spec.js';
 import { Chart } from './Chart.js';
 import { Rate } from './values.js';
@@ -19,8 +20,18 @@ interface Props {
 const COLORS = { flexible: '#1d4ed8', notice: '#b45309', deposit12: '#047857', deposit60: '#7e22ce' };
 const dayToSeconds = (day: string) => Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000);
 
+/** A day with no rate at all is before the market's first data: there is no list to show for it. */
+const hasData = (d: {
+  flexible?: string | null;
+  notice?: string | null;
+  deposit12?: string | null;
+  deposit60?: string | null;
+}) => Boolean(d.flexible ?? d.notice ?? d.deposit12 ?? d.deposit60);
+
 export function Market({ state, list, history, onChange, onOpen }: Props) {
   if (!list) return null;
+  const listAsOf = (day: string): Partial<PageState> => ({ asOf: day, view: 'list' });
+  const when = state.asOf ? `On ${formatAsOf(state.asOf)}` : 'Today';
   const best = list.termCurve.reduce(
     (top, p, i) => (top < 0 || compareDecimalText(p.rate, list.termCurve[top]!.rate) > 0 ? i : top),
     -1,
@@ -132,14 +143,24 @@ export function Market({ state, list, history, onChange, onOpen }: Props) {
           </div>
         </div>
         <p class="hint">
-          Across the whole market (offers with a verified guarantee), per day. Today: flexible{' '}
+          Across the whole market (offers with a verified guarantee), per day. {when}: flexible{' '}
           {rateOr(list.market.best.flexible)}, notice {rateOr(list.market.best.notice)}, 1-year deposit{' '}
           {rateOr(list.market.best.deposit12)}, 5-year deposit {rateOr(list.market.best.deposit60)}.
         </p>
         {days.length ? (
           <figure class="figure">
-            <Chart spec={market} label="market history" />
-            <figcaption class="hint">The legend shows the day under the pointer, else the latest day.</figcaption>
+            <Chart
+              spec={market}
+              label="market history"
+              onPick={(i) => {
+                const day = days[i];
+                if (day && hasData(day)) onChange(listAsOf(day.date));
+              }}
+            />
+            <figcaption class="hint">
+              The legend shows the day under the pointer, else the latest day. Click a day (or a day in the table) to
+              see the offers as they stood then.
+            </figcaption>
             <details>
               <summary>Market history as a table</summary>
               <div class="scroll" role="region" aria-label="Market history table" tabIndex={0}>
@@ -157,7 +178,22 @@ export function Market({ state, list, history, onChange, onOpen }: Props) {
                   <tbody>
                     {days.map((d) => (
                       <tr key={d.date}>
-                        <td>{formatDay(d.date)}</td>
+                        <td>
+                          {hasData(d) ? (
+                            <a
+                              href={serializeState(withChange(state, listAsOf(d.date))) || '/'}
+                              onClick={(e) => {
+                                e.preventDefault();
+                                onChange(listAsOf(d.date));
+                              }}
+                            >
+                              {formatDay(d.date)}
+                              <span class="visually-hidden">: the offers as they stood then</span>
+                            </a>
+                          ) : (
+                            formatDay(d.date)
+                          )}
+                        </td>
                         {[d.flexible, d.notice, d.deposit12, d.deposit60].map((v, i) => (
                           <td class="num" key={i}>
                             {v ? <Rate value={v} /> : '—'}

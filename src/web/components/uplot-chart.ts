@@ -9,7 +9,8 @@ import type { ChartSpec } from './chart-spec.js';
 const HEIGHT = 260;
 const AXIS = { stroke: '#374151', grid: { stroke: '#e5e7eb', width: 1 }, ticks: { stroke: '#d1d5db', width: 1 } };
 
-export function drawChart(el: HTMLElement, spec: ChartSpec): () => void {
+/** Draws the chart; with onPick, a click (not a drag, which zooms) picks the x value nearest to it. */
+export function drawChart(el: HTMLElement, spec: ChartSpec, onPick?: (index: number) => void): () => void {
   const locale = browserLocale();
   const tick = new Intl.NumberFormat(locale, { maximumFractionDigits: 2 });
   const shortDay = new Intl.DateTimeFormat(locale, { month: 'short', day: 'numeric', timeZone: 'UTC' });
@@ -58,10 +59,27 @@ export function drawChart(el: HTMLElement, spec: ChartSpec): () => void {
     ],
   };
   const plot = new uPlot(options, data, el);
+  let down: { x: number; y: number } | null = null;
+  const pressed = (e: MouseEvent) => {
+    down = { x: e.clientX, y: e.clientY };
+  };
+  const clicked = (e: MouseEvent) => {
+    const dragged = down !== null && Math.hypot(e.clientX - down.x, e.clientY - down.y) > 4;
+    down = null;
+    if (dragged || !onPick) return;
+    const index = plot.posToIdx(e.clientX - plot.over.getBoundingClientRect().left);
+    if (index >= 0 && index < spec.x.length) onPick(index);
+  };
+  if (onPick) {
+    plot.over.addEventListener('mousedown', pressed);
+    plot.over.addEventListener('click', clicked);
+  }
   const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(el.clientWidth, 280), height: HEIGHT }));
   resize.observe(el);
   return () => {
     resize.disconnect();
+    plot.over.removeEventListener('mousedown', pressed);
+    plot.over.removeEventListener('click', clicked);
     plot.destroy();
   };
 }
