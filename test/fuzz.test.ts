@@ -199,7 +199,11 @@ const isEventStream = (res: Response) => /text\/event-stream/.test(res.headers.g
 
 async function expectSane(res: Response, sent: URLSearchParams | null, header?: string, required: string[] = []) {
   if (res.status === 200 && isEventStream(res)) {
-    expect(await opening(res)).toMatch(/^retry: 5000\nid: (\d+)\nevent: position\ndata: {"id":"\1"}\n\n/);
+    // the ledger's head rides along as a comment line (docs/ledger.md)
+    const head = /^retry: 5000\n: ledger version=\d+ chainHash=[0-9a-f]{64} observedAt=\S+\n/;
+    const text = await opening(res);
+    expect(text).toMatch(head);
+    expect(text.replace(head, '')).toMatch(/^id: (\d+)\nevent: position\ndata: {"id":"\1"}\n\n/);
     return;
   }
   expect(
