@@ -229,12 +229,12 @@ export function deltaOf(changes: ChangeSet, before: CurrentState, observedAt: st
   };
 }
 
-/** The state of blocks applied in order (the first a keyframe, or after `base`), with the plans in force given. */
-export function replay(blocks: readonly Block[], plans: readonly PlanRow[], base?: Rows): CurrentState {
-  const sources = new Map<string, SourceRow>(base?.sources);
-  const institutions = new Map<string, InstitutionRow>(base?.institutions);
-  const brands = new Map<string, BrandRow>(base?.brands);
-  const offers = new Map<string, OfferRow>(base?.offers);
+/** The state of blocks applied in order (the first a keyframe), with the plans in force given. */
+export function replay(blocks: readonly Block[], plans: readonly PlanRow[]): CurrentState {
+  const sources = new Map<string, SourceRow>();
+  const institutions = new Map<string, InstitutionRow>();
+  const brands = new Map<string, BrandRow>();
+  const offers = new Map<string, OfferRow>();
   let ids: string[] | null = null; // the offers' sorted ids, while no block adds one
   for (const b of blocks) {
     if (b.checks) {
@@ -357,41 +357,22 @@ export async function appendEntry(
   return entry;
 }
 
-/** A version's state but its plans, as blocks leave it. */
-type Rows = Pick<CurrentState, 'sources' | 'institutions' | 'brands' | 'offers'>;
-
-/**
- * The last version each database's reader put together, so that reading the next one (an auditor walks
- * the versions in order) applies the blocks after it instead of all those since the keyframe. Known by
- * its chain hash: a history rewritten since (a test that empties the tables) is read afresh.
- */
-const lastRead = new WeakMap<PrismaClient, { version: number; chainHash: string; rows: Rows }>();
-
 /** A version's entry and state; `head` for the newest. Null when there is no such version. */
 export async function readVersion(
   prisma: PrismaClient,
   version: number | 'head',
-  fresh = false,
 ): Promise<{ entry: LedgerEntry; state: CurrentState } | null> {
   // The newest version by the ledger (not DataVersion): the entry and its rows are one transaction's.
   const v = version === 'head' ? null : version;
-  const last = fresh ? undefined : lastRead.get(prisma);
-  const from = last && (v === null || last.version < v) ? last.version : 0;
-  const [entries, position, blocks, plans] = await prisma.$transaction(
+  const [entries, blocks, plans] = await prisma.$transaction(
     [
       prisma.$queryRaw<EntryRow[]>`SELECT * FROM "LedgerEntry"
         WHERE "version" = coalesce(${v}::int, (SELECT max("version") FROM "LedgerEntry"))`,
-      prisma.$queryRaw<{ keyframe: number | null; chainHash: string | null }[]>`WITH t AS (
-          SELECT coalesce(${v}::int, (SELECT max("version") FROM "LedgerEntry")) AS v)
-        SELECT (SELECT max("version") FROM "StateBlock" WHERE "keyframe" AND "version" <= (SELECT v FROM t))
-                 AS "keyframe",
-               (SELECT "chainHash" FROM "LedgerEntry" WHERE "version" = ${from}::int) AS "chainHash"`,
       prisma.$queryRaw<{ body: Uint8Array }[]>`WITH t AS (
           SELECT coalesce(${v}::int, (SELECT max("version") FROM "LedgerEntry")) AS v)
         SELECT "body" FROM "StateBlock"
         WHERE "version" <= (SELECT v FROM t)
-          AND "version" >= greatest(${from}::int + 1,
-            (SELECT max("version") FROM "StateBlock" WHERE "keyframe" AND "version" <= (SELECT v FROM t)))
+          AND "version" >= (SELECT max("version") FROM "StateBlock" WHERE "keyframe" AND "version" <= (SELECT v FROM t))
         ORDER BY "version"`,
       prisma.$queryRaw<PlanSqlRow[]>`SELECT DISTINCT ON ("offerId") "id", "offerId", "validFrom", "observedAt",
           "headlineRate"::text AS "headlineRate", "rateType"::text AS "rateType", "tierMode"::text AS "tierMode",
@@ -405,17 +386,11 @@ export async function readVersion(
   );
   const row = entries[0];
   if (!row) return null;
-  const keyframe = position[0]?.keyframe ?? 0;
-  // the blocks start after the last version read only where that version is still the same history and
-  // no keyframe lies between
-  const incremental = from > 0 && keyframe <= from && position[0]?.chainHash === last?.chainHash;
-  if (from > 0 && keyframe <= from && !incremental) return readVersion(prisma, version, true);
   const parsed = blocks.map((b) => JSON.parse(gunzipSync(b.body).toString('utf8')) as Block);
-  const state = replay(parsed, plans.map(planRowOf), incremental ? last!.rows : undefined);
-  const entry = entryOf(row);
-  if (!lastRead.get(prisma) || lastRead.get(prisma)!.version < entry.version)
-    lastRead.set(prisma, { version: entry.version, chainHash: entry.chainHash, rows: state });
-  return { entry, state };
+  return {
+    entry: entryOf(row),
+    state: replay(parsed, plans.map(planRowOf)),
+  };
 }
 
 /** Every entry, oldest first (a few hundred bytes each). */
