@@ -24,6 +24,23 @@ export interface At {
   immutable: boolean;
 }
 
+/** A version named by its entry alone, for an answer that reads no catalogue. */
+const entryOnly = (entry: LedgerEntry): Catalog =>
+  Object.freeze({
+    version: entry.version,
+    generatedAt: new Date(entry.observedAt),
+    offers: [],
+    byId: new Map(),
+    institutions: [],
+    offersByInstitution: new Map(),
+    removed: new Map(),
+    sources: [],
+    lastObservedAt: new Date(entry.observedAt),
+    lastIngestAt: new Date(entry.appliedAt),
+    entry,
+    offerFacts: new Map(),
+  });
+
 export type AtProblem = { kind: 'future'; latest: Date } | { kind: 'before'; first: Date | null };
 
 export class Timeline {
@@ -80,7 +97,7 @@ export class Timeline {
   }
 
   /** The version in force at `instant`, or why there is none. */
-  async at(instant: Date, clock: Date): Promise<At | AtProblem> {
+  async at(instant: Date, clock: Date, { catalogue = true } = {}): Promise<At | AtProblem> {
     const current = this.store.current();
     const latest = new Date(Math.max(clock.getTime(), current.generatedAt.getTime()));
     if (instant.getTime() > latest.getTime()) return { kind: 'future', latest };
@@ -98,7 +115,9 @@ export class Timeline {
     const entry = entries[lo - 1];
     if (!entry) return { kind: 'before', first: entries[0] ? new Date(entries[0].observedAt) : null };
     const served = this.store.current();
-    const catalog = entry.version === served.version ? served : await this.past(entry.version);
+    // without its catalogue (GET /api/state reads the version's state itself): the entry only
+    const catalog =
+      entry.version === served.version ? served : catalogue ? await this.past(entry.version) : entryOnly(entry);
     return { catalog, now: instant, asOf: true, immutable: entry.version < served.version };
   }
 

@@ -26,14 +26,19 @@ export interface View {
 }
 
 /** The view a root field answers from; throws a client error naming asOf when there is none. */
-export async function viewAt(ctx: Context, asOf: Date | null | undefined, info: GraphQLResolveInfo): Promise<View> {
+export async function viewAt(
+  ctx: Context,
+  asOf: Date | null | undefined,
+  info: GraphQLResolveInfo,
+  { catalogue = true } = {},
+): Promise<View> {
   const key = info.path.key as string;
   if (asOf == null) {
     ctx.answered.set(key, { catalog: ctx.catalog, now: ctx.now, asOf: false, immutable: false });
     return { catalog: ctx.catalog, now: ctx.now, loaders: ctx.loaders };
   }
   const { services } = ctx;
-  const found = await services.database.track(() => services.timeline.at(asOf, services.clock()));
+  const found = await services.database.track(() => services.timeline.at(asOf, services.clock(), { catalogue }));
   if ('kind' in found) {
     const [code, message] =
       found.kind === 'future'

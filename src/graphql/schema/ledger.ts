@@ -68,7 +68,7 @@ builder.queryField('ledger', (t) =>
       asOf: t.arg({ type: 'DateTime', required: false, description: AS_OF_DESCRIPTION }),
     },
     resolve: async (_root, args, ctx, info) => {
-      const { catalog } = await viewAt(ctx, args.asOf, info);
+      const { catalog } = await viewAt(ctx, args.asOf, info, { catalogue: false });
       const all = await fromDatabase(ctx.services.database, () => ctx.services.timeline.ledger());
       const upTo = all.filter((e) => e.version <= catalog.version);
       const from = (args.page - 1) * args.pageSize;
@@ -104,7 +104,8 @@ builder.queryField('state', (t) =>
     description: 'GET /api/state: the canonical state of the data version in force at asOf (default: now).',
     args: { asOf: t.arg({ type: 'DateTime', required: false, description: AS_OF_DESCRIPTION }) },
     resolve: async (_root, args, ctx, info) => {
-      const { catalog } = await viewAt(ctx, args.asOf, info);
+      // the state is read from the ledger's blocks: the version's catalogue is not needed
+      const { catalog } = await viewAt(ctx, args.asOf, info, { catalogue: false });
       const entry = catalog.entry;
       const canonical =
         entry && (await fromDatabase(ctx.services.database, () => ctx.services.states.at(entry.version)));
