@@ -69,20 +69,27 @@ export async function loadCatalog(prisma: PrismaClient, version: number | 'head'
   return found ? catalogOf(found.entry, found.state) : EMPTY;
 }
 
-const EMPTY: Catalog = Object.freeze({
-  version: 0,
-  generatedAt: new Date(0),
-  offers: [],
-  byId: new Map(),
-  institutions: [],
-  offersByInstitution: new Map(),
-  removed: new Map(),
-  sources: [],
-  lastObservedAt: null,
-  lastIngestAt: null,
-  entry: null,
-  offerFacts: new Map(),
-});
+/**
+ * A catalogue with no offers: of an empty database (no entry), or a version named by its entry alone,
+ * for an answer that reads no catalogue (GET /api/state reads the version's state itself).
+ */
+export const catalogWithoutOffers = (entry: LedgerEntry | null): Catalog =>
+  Object.freeze({
+    version: entry?.version ?? 0,
+    generatedAt: new Date(entry?.observedAt ?? 0),
+    offers: [],
+    byId: new Map(),
+    institutions: [],
+    offersByInstitution: new Map(),
+    removed: new Map(),
+    sources: [],
+    lastObservedAt: entry && new Date(entry.observedAt),
+    lastIngestAt: entry && new Date(entry.appliedAt),
+    entry,
+    offerFacts: new Map(),
+  });
+
+const EMPTY = catalogWithoutOffers(null);
 
 const dateOrNull = (v: string | null) => (v === null ? null : new Date(v));
 

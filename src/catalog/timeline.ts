@@ -5,7 +5,7 @@
 // loaded on demand and kept by bytes.
 import type { PrismaClient } from '../db/client.js';
 import { readLedger, type LedgerEntry } from '../ingest/ledger.js';
-import { loadCatalog } from './load.js';
+import { catalogWithoutOffers, loadCatalog } from './load.js';
 import { LRUCache } from 'lru-cache';
 import type { CatalogStore } from './store.js';
 import type { Catalog } from './types.js';
@@ -23,23 +23,6 @@ export interface At {
   /** A version before the newest: the answer can never change. */
   immutable: boolean;
 }
-
-/** A version named by its entry alone, for an answer that reads no catalogue. */
-const entryOnly = (entry: LedgerEntry): Catalog =>
-  Object.freeze({
-    version: entry.version,
-    generatedAt: new Date(entry.observedAt),
-    offers: [],
-    byId: new Map(),
-    institutions: [],
-    offersByInstitution: new Map(),
-    removed: new Map(),
-    sources: [],
-    lastObservedAt: new Date(entry.observedAt),
-    lastIngestAt: new Date(entry.appliedAt),
-    entry,
-    offerFacts: new Map(),
-  });
 
 export type AtProblem = { kind: 'future'; latest: Date } | { kind: 'before'; first: Date | null };
 
@@ -117,7 +100,11 @@ export class Timeline {
     const served = this.store.current();
     // without its catalogue (GET /api/state reads the version's state itself): the entry only
     const catalog =
-      entry.version === served.version ? served : catalogue ? await this.past(entry.version) : entryOnly(entry);
+      entry.version === served.version
+        ? served
+        : catalogue
+          ? await this.past(entry.version)
+          : catalogWithoutOffers(entry);
     return { catalog, now: instant, asOf: true, immutable: entry.version < served.version };
   }
 

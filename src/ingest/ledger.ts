@@ -11,6 +11,7 @@ import type { ChangeSet, CurrentState } from './diff.js';
 import {
   dec2,
   iso,
+  OFFER_FIELDS,
   planTerms,
   type BrandRow,
   type InstitutionRow,
@@ -94,35 +95,8 @@ const brandOf = (b: BrandRow): BrandRow => ({
   website: b.website,
   institutionId: b.institutionId,
 });
-const offerOf = (o: OfferRow): OfferRow => ({
-  id: o.id,
-  brandId: o.brandId,
-  name: o.name,
-  type: o.type,
-  termMonths: o.termMonths,
-  noticeDays: o.noticeDays,
-  channel: o.channel,
-  platform: o.platform,
-  payout: o.payout,
-  minAmount: o.minAmount,
-  maxAmount: o.maxAmount,
-  openToNewCustomers: o.openToNewCustomers,
-  currentAccountRequired: o.currentAccountRequired,
-  annualFee: o.annualFee,
-  earlyWithdrawal: o.earlyWithdrawal,
-  interestCompounds: o.interestCompounds,
-  withholdingKind: o.withholdingKind,
-  withholdingRate: o.withholdingRate,
-  withholdingReducedRate: o.withholdingReducedRate,
-  sourceId: o.sourceId,
-  sourceUrl: o.sourceUrl,
-  checkedAt: o.checkedAt,
-  official: o.official,
-  confirmed: o.confirmed,
-  status: o.status,
-  firstSeenAt: o.firstSeenAt,
-  removedAt: o.removedAt,
-});
+const offerOf = (o: OfferRow): OfferRow =>
+  Object.fromEntries(OFFER_FIELDS.map((field) => [field, o[field]])) as unknown as OfferRow;
 /** A plan in force at a version: open at that version, whatever closed it later. */
 const planOf = (p: PlanRow): PlanRow => ({
   id: p.id,
