@@ -1,8 +1,10 @@
 // The temporal catalogue and its ledger over the sample market, through the real ingest: every version
 // reads back to the state whose hash its entry holds, and the entries form one chain.
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INGEST_LOCK } from '../src/ingest/apply.js';
 import {
+  canonicalJson,
   chainHashOf,
   ensureLedger,
   GENESIS,
@@ -15,6 +17,28 @@ import {
 import { loadState } from '../src/ingest/state.js';
 import { seedSampleIfEmpty } from '../src/sample/seed.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
+
+// The definition canonicalJson is held to: sorted keys, undefined members left out, no white space.
+function referenceJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(referenceJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${referenceJson(v)}`).join(',')}}`;
+}
+
+describe('canonical JSON', () => {
+  it('is the sorted-key text of any JSON value, objects of one shape included', () => {
+    const shaped = fc.record({ z: fc.string(), a: fc.option(fc.integer()), m: fc.constantFrom(undefined, true) });
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.jsonValue(), shaped)), (values) => {
+        expect(canonicalJson(values)).toBe(referenceJson(values));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
 
 const options = { seed: 11, days: 40, end: '2026-11-23', scale: 1 };
 

@@ -122,7 +122,9 @@ async function pool<T>(items: readonly T[], concurrency: number, work: (item: T)
 
 export async function verify(options: VerifyOptions): Promise<Report> {
   const { base, samples } = options;
-  const log = options.log ?? (() => undefined);
+  const started = performance.now();
+  const say = options.log ?? (() => undefined);
+  const log = (line: string) => say(`${line} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
   const concurrency = options.concurrency ?? 4;
   const findings: Finding[] = [];
   const get = async (path: string, init?: RequestInit) => {
@@ -212,7 +214,10 @@ export async function verify(options: VerifyOptions): Promise<Report> {
   })
     .filter((j): j is typeof j & { version: number } => j.version !== undefined)
     .sort((a, b) => a.version - b.version);
+  // Jobs come in order of version: a version's catalogue is dropped once its last ranking is compared.
   const catalogs = new Map<number, Catalog>();
+  const pending = new Map<number, number>();
+  for (const j of jobs) pending.set(j.version, (pending.get(j.version) ?? 0) + 1);
   let rankings = 0;
   await pool(jobs, concurrency, async ({ version, variables }) => {
     const e = sampled.get(version)!;
@@ -230,6 +235,9 @@ export async function verify(options: VerifyOptions): Promise<Report> {
     const served = (await res.json()) as { data?: { products: unknown }; errors?: unknown[] };
     const mine = await localRanking(catalog, variables);
     rankings++;
+    const left = pending.get(version)! - 1;
+    pending.set(version, left);
+    if (left === 0) catalogs.delete(version);
     if (JSON.stringify(served.data?.products) !== JSON.stringify(mine)) {
       findings.push({
         kind: 'ranking',

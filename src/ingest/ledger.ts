@@ -58,11 +58,32 @@ export function chainHashOf(
 /** JSON with every object's keys sorted and no white space: one text for one value. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + canonicalJson(value[i]);
+    return out + ']';
+  }
+  const record = value as Record<string, unknown>;
+  let out = '{';
+  for (const [key, quoted] of sortedKeys(Object.keys(record))) {
+    const v = record[key];
+    if (v === undefined) continue;
+    out += (out.length > 1 ? ',' : '') + quoted + ':' + canonicalJson(v);
+  }
+  return out + '}';
+}
+
+// A state is thousands of rows of a handful of shapes: each shape's keys are sorted and quoted once.
+const shapes = new Map<string, [string, string][]>();
+function sortedKeys(keys: string[]): [string, string][] {
+  const shape = JSON.stringify(keys);
+  let sorted = shapes.get(shape);
+  if (!sorted) {
+    sorted = [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map((k) => [k, JSON.stringify(k)]);
+    // Keys come from our own rows, but a bound keeps a caller with arbitrary objects from growing it.
+    if (shapes.size < 1024) shapes.set(shape, sorted);
+  }
+  return sorted;
 }
 
 // Each kind of row with exactly its fields, whatever else an object carries.
@@ -210,6 +231,9 @@ export function replay(blocks: readonly Block[], plans: readonly PlanRow[]): Cur
   const brands = new Map<string, BrandRow>();
   const offers = new Map<string, OfferRow>();
   let ids: string[] | null = null; // the offers' sorted ids, while no block adds one
+  // An offer's last check (checkedAt in ms, flags), applied once at the end: most offers are re-checked
+  // in every block, and a row written later replaces the check with its own.
+  const checked = new Map<string, [number, number]>();
   for (const b of blocks) {
     if (b.checks) {
       ids ??= sortedIds(offers);
@@ -217,14 +241,7 @@ export function replay(blocks: readonly Block[], plans: readonly PlanRow[]): Cur
       let k = 0;
       for (let r = 0; r < b.checks.runs.length; r += 2) {
         for (let at = b.checks.runs[r]!, end = at + b.checks.runs[r + 1]!; at < end; at++, k++) {
-          const id = ids[at]!;
-          const flags = b.checks.flags.charCodeAt(k) - 48;
-          offers.set(id, {
-            ...offers.get(id)!,
-            checkedAt: new Date(base + b.checks.at[k]! * b.checks.unit).toISOString(),
-            official: (flags & 2) !== 0,
-            confirmed: (flags & 1) !== 0,
-          });
+          checked.set(ids[at]!, [base + b.checks.at[k]! * b.checks.unit, b.checks.flags.charCodeAt(k) - 48]);
         }
       }
     }
@@ -234,7 +251,16 @@ export function replay(blocks: readonly Block[], plans: readonly PlanRow[]): Cur
     for (const row of b.offers) {
       if (!offers.has(row.id)) ids = null;
       offers.set(row.id, row);
+      checked.delete(row.id);
     }
+  }
+  for (const [id, [at, flags]] of checked) {
+    offers.set(id, {
+      ...offers.get(id)!,
+      checkedAt: new Date(at).toISOString(),
+      official: (flags & 2) !== 0,
+      confirmed: (flags & 1) !== 0,
+    });
   }
   const currentPlans = new Map<string, PlanRow>();
   for (const p of plans) if (offers.get(p.offerId)?.status === 'active') currentPlans.set(p.offerId, p);
