@@ -15,6 +15,7 @@ export default tseslint.config(
       'test/artifacts/**',
       'bench/results/**',
       'bench/data-*/**',
+      'bench/.baseline/**',
     ],
   },
   js.configs.recommended,

@@ -18,10 +18,10 @@ export const freePort = () =>
     });
   });
 
-function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+function run(command: string, args: string[], env: NodeJS.ProcessEnv, cwd = root): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
-      cwd: root,
+      cwd,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
@@ -109,6 +109,10 @@ export interface ServiceOptions {
   env?: NodeJS.ProcessEnv;
   /** Keep the service's log (a line per request, with its duration) in this file instead of discarding it. */
   logFile?: string;
+  /** Another checkout of the service (a baseline build), run from its own folder with its own data. */
+  checkout?: string;
+  /** The node that runs it (default: the first on PATH, the project's own runtime under npm). */
+  node?: string;
 }
 
 export async function startService({
@@ -117,8 +121,10 @@ export async function startService({
   databaseUrl,
   env = {},
   logFile,
+  checkout = root,
+  node = 'node',
 }: ServiceOptions): Promise<RunningService> {
-  const dataDir = path.join(root, 'bench', `data-s${scale}-d${days}`);
+  const dataDir = path.join(checkout, 'bench', `data-s${scale}-d${days}`);
   const today = new Date().toISOString().slice(0, 10);
   const database = databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir };
   if (databaseUrl ? !(await hasData(databaseUrl)) : !existsSync(path.join(dataDir, 'pglite'))) {
@@ -127,9 +133,10 @@ export async function startService({
         `kept for later runs)`,
     );
     await run(
-      'node',
+      node,
       ['dist/sample/cli.js', '--ingest', '--scale', String(scale), '--days', String(days), '--end', today],
       database,
+      checkout,
     );
   }
 
@@ -139,8 +146,8 @@ export async function startService({
   // SERVICE_NODE_ARGS: flags for the service's node only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to see what bounds
   // a run.
   const nodeArgs = (process.env.SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const child = spawn('node', [...nodeArgs, 'dist/main.js'], {
-    cwd: root,
+  const child = spawn(node, [...nodeArgs, 'dist/main.js'], {
+    cwd: checkout,
     env: {
       ...process.env,
       ...database,

@@ -20,6 +20,7 @@ export interface WrkScenario {
 }
 
 export interface Measured {
+  requests: number;
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
@@ -125,6 +126,7 @@ export function runWrk(
         p99Us: number;
       };
       resolve({
+        requests: r.requests,
         requestsPerSecond: Math.round(r.requests / (r.durationUs / 1e6)),
         p50Ms: r.p50Us / 1000,
         p99Ms: r.p99Us / 1000,

@@ -1,0 +1,237 @@
+// npm run bench:compare [-- --base 1ea7a2d --duration 5 --rounds 2 --base-node node --head-node node --only name]
+// What one answer costs, this build against an earlier commit, in one run on this machine. The earlier
+// commit is checked out in bench/.baseline/<commit> (git worktree), installed with its own lockfile and
+// built with its own scripts, once; it runs on the machine's node by default (its package.json pins
+// none), as it ran then. Both services get the same sample market (each seeds its own database with the
+// same seed) and the same wrk scenarios, alternated base, head, base, head. Per scenario: req/s, p50
+// and p99, and the CPU each answer took (user + system time of every process of the service, from
+// the kernel, divided by the answers wrk counted); after every scenario the resident memory of all
+// processes. A bare node:http server replaying the head's bytes shows where wrk's own limit is.
+// Writes bench/results/compare-<time>.json.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { descendantsOf, freePort, root, rssMbOf, startService, type RunningService } from './service.js';
+import { arg } from './support.js';
+import { ensureWrk, NEW_AMOUNT_LUA, runWrk, type Measured, type WrkScenario } from './wrk.js';
+import type { Recorded } from './bare.js';
+
+const base = arg('base', '1ea7a2d');
+const duration = Number(arg('duration', '5'));
+const rounds = Number(arg('rounds', '2'));
+const scale = Number(arg('scale', '1'));
+const days = Number(arg('days', '400'));
+/** The runtime of the baseline; the machine's node unless given (npm puts the project's own first on PATH). */
+const baseNode = arg('base-node', machineNode());
+/** The runtime of this build: the project's own (npm puts it first on PATH). */
+const headNode = arg('head-node', 'node');
+const only = arg('only', '');
+
+interface Scenario extends WrkScenario {
+  name: string;
+}
+
+function machineNode(): string {
+  const dirs = (process.env.PATH ?? '').split(':').filter((d) => !d.includes('node_modules'));
+  for (const d of dirs) if (existsSync(path.join(d, 'node'))) return path.join(d, 'node');
+  return 'node';
+}
+
+const sh = (cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env) =>
+  execFileSync(cmd, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'], env });
+
+/** The baseline's checkout, installed and built (once; kept for later runs). */
+function baseline(commit: string, node: string): string {
+  const sha = execFileSync('git', ['rev-parse', '--short', commit], { cwd: root, encoding: 'utf8' }).trim();
+  const dir = path.join(root, 'bench', '.baseline', sha);
+  if (!existsSync(path.join(dir, 'dist', 'main.js'))) {
+    console.error(`building the baseline ${sha} in ${dir} (once)`);
+    if (!existsSync(dir)) sh('git', ['worktree', 'add', '--detach', dir, sha], root);
+    // Its npm and node, not ours: the PATH without this project's node_modules.
+    const env = { ...process.env, PATH: `${path.dirname(node)}:${process.env.PATH}` };
+    sh('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], dir, env);
+    sh('npm', ['run', '-s', 'build'], dir, env);
+  }
+  return dir;
+}
+
+/** User + system CPU seconds of a process and its descendants, from /proc (clock ticks of 1/100 s). */
+async function cpuSecondsOf(pid: number): Promise<number> {
+  let ticks = 0;
+  for (const p of [pid, ...(await descendantsOf(pid))]) {
+    const stat = await readFile(`/proc/${p}/stat`, 'utf8').catch(() => '');
+    if (!stat) continue;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // after the command: state ppid … utime (12th) stime (13th) cutime cstime
+    ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+  }
+  return ticks / 100;
+}
+
+interface Run extends Measured {
+  cpuMsPerAnswer: number;
+}
+
+async function measure(wrk: string, svc: RunningService, s: Scenario): Promise<Run> {
+  const before = await cpuSecondsOf(svc.pid);
+  const m = await runWrk(wrk, svc.base, s, duration);
+  const cpu = (await cpuSecondsOf(svc.pid)) - before;
+  return { ...m, cpuMsPerAnswer: m.requests > 0 ? (cpu * 1000) / m.requests : NaN };
+}
+
+const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+const summary = (runs: Run[]) => ({
+  requestsPerSecond: Math.round(avg(runs.map((r) => r.requestsPerSecond))),
+  p50Ms: round(avg(runs.map((r) => r.p50Ms))),
+  p99Ms: round(avg(runs.map((r) => r.p99Ms))),
+  cpuMsPerAnswer: round(avg(runs.map((r) => r.cpuMsPerAnswer)), 3),
+  errors: runs.reduce((n, r) => n + r.errors, 0),
+});
+
+async function main() {
+  const wrk = ensureWrk();
+  const baseDir = baseline(base, baseNode);
+  const services = {
+    base: await startService({ scale, days, checkout: baseDir, node: baseNode }),
+    head: await startService({ scale, days, node: headNode }),
+  };
+  try {
+    const rssAtStart = { base: await rssMbOf(services.base.pid), head: await rssMbOf(services.head.pid) };
+    const ids = ((await (await fetch(`${services.head.base}/api/products?type=all&pageSize=100`)).json()) as {
+      items: { id: string }[];
+    }).items.map((i) => JSON.stringify(i.id));
+    const etags = {
+      base: (await fetch(`${services.base.base}/api/products?type=all`)).headers.get('etag')!,
+      head: (await fetch(`${services.head.base}/api/products?type=all`)).headers.get('etag')!,
+    };
+    const cold: Scenario = {
+      name: 'cold list, c=4 (type=all, new amount each)',
+      connections: 4,
+      method: 'GET',
+      path: '/api/products?type=all&amount=1000.00',
+      varyLua: `"/api/products?type=all&amount=" .. ${NEW_AMOUNT_LUA}`,
+    };
+    const scenarios: Scenario[] = [
+      { name: 'warm list (type=all), c=32', connections: 32, method: 'GET', path: '/api/products?type=all' },
+      { name: '304 (If-None-Match), c=32', connections: 32, method: 'GET', path: '/api/products?type=all' },
+      cold,
+      { ...cold, name: 'cold list, c=16', connections: 16 },
+      {
+        name: 'detail with steps, c=4 (new amount each)',
+        connections: 4,
+        method: 'GET',
+        path: `/api/products/${JSON.parse(ids[0]!)}?amount=1000.00`,
+        preludeLua: `local ids = { ${ids.join(', ')} }`,
+        varyLua: `"/api/products/" .. ids[(n * 8 + id) % #ids + 1] .. "?amount=" .. ${NEW_AMOUNT_LUA}`,
+      },
+      {
+        name: 'GraphQL POST products, c=4',
+        connections: 4,
+        method: 'POST',
+        path: '/graphql',
+        body: JSON.stringify({
+          query:
+            '{ products(type: ALL, amount: "25000") { total items { id name headlineRate institution { id name } ' +
+            'dgs { covered uncovered fullyCovered } calc { comparableYield returnPerYear netInterest } } } }',
+        }),
+      },
+    ].filter((s) => !only || s.name.startsWith(only));
+    const withEtag = (s: Scenario, which: 'base' | 'head'): Scenario =>
+      s.name.startsWith('304') ? { ...s, headers: { 'if-none-match': etags[which] } } : s;
+
+    // The bare server: the head's bytes for each scenario's first URL, replayed on as many processes.
+    const recorded: Recorded[] = [];
+    for (const s of scenarios) {
+      const sc = withEtag(s, 'head');
+      const res = await fetch(`${services.head.base}${sc.path}`, {
+        method: sc.method,
+        headers: {
+          'accept-encoding': 'identity',
+          ...sc.headers,
+          ...(sc.body ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(sc.body ? { body: sc.body } : {}),
+      });
+      recorded.push({
+        status: res.status,
+        headers: [...res.headers].filter(
+          ([name]) => !['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name),
+        ) as [string, string][],
+        body: Buffer.from(await res.arrayBuffer()).toString('base64'),
+        method: sc.method,
+        match: sc.path.split('?')[0]!,
+        notModified: Boolean(sc.headers?.['if-none-match']),
+      });
+    }
+    const recordingFile = path.join(root, 'bench', '.recorded-compare.json');
+    await writeFile(recordingFile, JSON.stringify(recorded));
+    const barePort = await freePort();
+    const bare = spawn(
+      'node',
+      ['--import', 'tsx', path.join(root, 'bench', 'bare.ts'), recordingFile, String(barePort), '2'],
+      { cwd: root, stdio: 'inherit' },
+    );
+    process.on('exit', () => bare.kill());
+    await new Promise((r) => setTimeout(r, 800));
+
+    const results = [];
+    for (const s of scenarios) {
+      const runs = { base: [] as Run[], head: [] as Run[] };
+      for (let r = 0; r < rounds; r++) {
+        runs.base.push(await measure(wrk, services.base, withEtag(s, 'base')));
+        runs.head.push(await measure(wrk, services.head, withEtag(s, 'head')));
+      }
+      const bareRun = await runWrk(wrk, `http://127.0.0.1:${barePort}`, withEtag(s, 'head'), duration);
+      const row = {
+        scenario: s.name,
+        base: summary(runs.base),
+        head: summary(runs.head),
+        bare: { requestsPerSecond: bareRun.requestsPerSecond, p50Ms: bareRun.p50Ms, p99Ms: bareRun.p99Ms },
+        rssMb: { base: await rssMbOf(services.base.pid), head: await rssMbOf(services.head.pid) },
+      };
+      const cpuRatio = round(row.head.cpuMsPerAnswer / row.base.cpuMsPerAnswer);
+      results.push({ ...row, cpuRatio });
+      const fmt = (x: ReturnType<typeof summary>) =>
+        `${String(x.requestsPerSecond).padStart(6)} req/s p50 ${x.p50Ms} p99 ${x.p99Ms} ms ` +
+        `cpu/answer ${x.cpuMsPerAnswer} ms${x.errors ? ` ${x.errors} errors` : ''}`;
+      console.error(
+        `${s.name}\n  base ${fmt(row.base)} | rss ${row.rssMb.base} MB\n  head ${fmt(row.head)} | rss ` +
+          `${row.rssMb.head} MB\n  bare ${String(row.bare.requestsPerSecond).padStart(6)} req/s | ` +
+          `cpu per answer head ÷ base ${cpuRatio}`,
+      );
+    }
+    bare.kill();
+    const out = {
+      at: new Date().toISOString(),
+      base: { commit: base, node: execFileSync(baseNode, ['--version'], { encoding: 'utf8' }).trim() },
+      head: {
+        commit: execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim(),
+        node: execFileSync(headNode, ['--version'], { encoding: 'utf8' }).trim(),
+      },
+      scale,
+      days,
+      duration,
+      rounds,
+      rssAtStart,
+      results,
+    };
+    console.error(
+      `resident memory, all processes: at start base ${rssAtStart.base} MB, head ${rssAtStart.head} MB; ` +
+        `at the end base ${results.at(-1)?.rssMb.base} MB, head ${results.at(-1)?.rssMb.head} MB`,
+    );
+    const file = path.join(root, 'bench', 'results', `compare-${out.at.replace(/[:.]/g, '-')}.json`);
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, JSON.stringify(out, null, 2));
+    console.error(`written to ${path.relative(root, file)}`);
+  } finally {
+    await services.base.stop();
+    await services.head.stop();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
