@@ -99,9 +99,11 @@ async function main() {
   };
   try {
     const rssAtStart = { base: await rssMbOf(services.base.pid), head: await rssMbOf(services.head.pid) };
-    const ids = ((await (await fetch(`${services.head.base}/api/products?type=all&pageSize=100`)).json()) as {
-      items: { id: string }[];
-    }).items.map((i) => JSON.stringify(i.id));
+    const ids = (
+      (await (await fetch(`${services.head.base}/api/products?type=all&pageSize=100`)).json()) as {
+        items: { id: string }[];
+      }
+    ).items.map((i) => JSON.stringify(i.id));
     const etags = {
       base: (await fetch(`${services.base.base}/api/products?type=all`)).headers.get('etag')!,
       head: (await fetch(`${services.head.base}/api/products?type=all`)).headers.get('etag')!,
@@ -113,7 +115,7 @@ async function main() {
       path: '/api/products?type=all&amount=1000.00',
       varyLua: `"/api/products?type=all&amount=" .. ${NEW_AMOUNT_LUA}`,
     };
-    const scenarios: Scenario[] = [
+    const every: Scenario[] = [
       { name: 'warm list (type=all), c=32', connections: 32, method: 'GET', path: '/api/products?type=all' },
       { name: '304 (If-None-Match), c=32', connections: 32, method: 'GET', path: '/api/products?type=all' },
       cold,
@@ -137,7 +139,8 @@ async function main() {
             'dgs { covered uncovered fullyCovered } calc { comparableYield returnPerYear netInterest } } } }',
         }),
       },
-    ].filter((s) => !only || s.name.startsWith(only));
+    ];
+    const scenarios = every.filter((s) => !only || s.name.startsWith(only));
     const withEtag = (s: Scenario, which: 'base' | 'head'): Scenario =>
       s.name.startsWith('304') ? { ...s, headers: { 'if-none-match': etags[which] } } : s;
 

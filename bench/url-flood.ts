@@ -19,7 +19,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_BUDGET_MB } from '../src/config.js';
+import { defaultBudgetMb } from '../src/config.js';
 import { MAX_URL_LENGTH } from '../src/http/admission.js';
 import { descendantsOf, freePort, processRssMb, root, rssMbOf } from './service.js';
 import { arg, percentile } from './support.js';
@@ -27,7 +27,7 @@ import { arg, percentile } from './support.js';
 const count = Number(arg('count', '10000'));
 const connections = Number(arg('connections', '32'));
 const days = Number(arg('days', '20'));
-const budgetMb = Number(arg('budget-mb', String(DEFAULT_BUDGET_MB)));
+const budgetMb = Number(arg('budget-mb', String(defaultBudgetMb(2, true))));
 const maxSeconds = Number(arg('max-seconds', '600'));
 const HEALTH_MS = 250;
 

@@ -57,7 +57,7 @@ export function ensureWrk(): string {
 
 const lua = (s: string) => JSON.stringify(s); // a JSON string is a valid Lua string literal for our ASCII
 
-function script(s: WrkScenario): string {
+function script(s: WrkScenario, run: number): string {
   const headers = Object.entries({ ...s.headers, ...(s.body ? { 'content-type': 'application/json' } : {}) })
     .map(([k, v]) => `[${lua(k)}] = ${lua(v)}`)
     .join(', ');
@@ -66,6 +66,7 @@ function script(s: WrkScenario): string {
 local threads = 0
 function setup(thread) thread:set("id", threads); threads = threads + 1 end
 local n = 0
+local run = ${run}
 local headers = { ${headers} }
 local body = ${s.body ? lua(s.body) : 'nil'}
 ${s.preludeLua ?? ''}
@@ -94,7 +95,7 @@ export function runWrk(
   threads = 2,
 ): Promise<Measured> {
   const file = path.join(dir, `s${scripts++}.lua`);
-  writeFileSync(file, script(s));
+  writeFileSync(file, script(s, scripts - 1));
   return new Promise((resolve, reject) => {
     const child = spawn(
       wrk,
@@ -136,6 +137,9 @@ export function runWrk(
   });
 }
 
-/** Lua: a new amount for every request, 1,000.00 to 1,099,999.99 in cents, never the same twice across threads. */
-export const NEW_AMOUNT_LUA =
-  'string.format("%.2f", 1000 + ((n * 8 + id) * 7919 % 1099000) + ((n * 8 + id) % 97) / 100)';
+/**
+ * Lua: a new amount for every request, 1,000.00 to 1,099,999.99, never the same twice across threads nor
+ * across the runs of one benchmark (`run` numbers them; a thread makes fewer than 100,000 requests a run):
+ * a bijection of the request's number onto the 109,900,000 amounts in cents.
+ */
+export const NEW_AMOUNT_LUA = 'string.format("%.2f", 1000 + (((run * 100000 + n) * 8 + id) * 7919 % 109900000) / 100)';

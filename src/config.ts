@@ -6,13 +6,31 @@ import path from 'node:path';
 import { z } from 'zod';
 import { splitTrustedProxies, TRUST_PROXY_ALIAS, trustedEntryProblem } from './request/client-address.js';
 import { DEFAULT_MAX_FUTURE_SKEW_MINUTES } from './ingest/validate.js';
+import { EMBEDDED_DATABASE_MB, PRIMARY_MB } from './memory.js';
+
+export const MIN_BUDGET_MB = 128;
 
 /**
- * Two workers on the embedded database with room for tens of MB of caches each (every offer's
- * calculation pieces for many amounts, a few hundred finished answers): how src/memory.ts divides it.
+ * A serving process's share of the budget when MEMORY_BUDGET_MB is not given: room for ≈90 MB of caches
+ * (every offer's calculation pieces for many amounts, a few hundred finished answers) and a catalogue of
+ * ≈16,000 offers, as src/memory.ts divides it.
  */
-export const DEFAULT_BUDGET_MB = 896;
-export const MIN_BUDGET_MB = 128;
+export const DEFAULT_SHARE_MB = 384;
+
+/**
+ * Serving processes when WORKERS is not given. The embedded database's executor runs on a thread of
+ * its own and keeps a core busy while it works, so it is given one: on two cores one process serves.
+ * Measured on two cores (`npm run bench:compare`, cold lists): a second worker adds 15–25 % throughput
+ * for 65 % more resident memory, and the CPU per answer is the same or worse.
+ */
+export function defaultWorkers(cores: number, embedded: boolean): number {
+  return embedded ? Math.max(1, cores - 1) : cores;
+}
+
+/** The budget when MEMORY_BUDGET_MB is not given: the database's part, the primary's, a share per process. */
+export function defaultBudgetMb(workers: number, embedded: boolean): number {
+  return (embedded ? EMBEDDED_DATABASE_MB : 0) + (workers > 1 ? PRIMARY_MB : 0) + workers * DEFAULT_SHARE_MB;
+}
 
 /**
  * The cores this process may use: the machine's, or fewer when a cgroup (a container's CPU limit)
@@ -53,7 +71,7 @@ const envSchema = z.object({
   /** Processes that serve HTTP; 1 is a single process. Default: the cores this process may use. */
   WORKERS: z.coerce.number().int().min(1).max(256).optional(),
   /** The memory of the whole service, every process: sizes each worker's heap and every cache. */
-  MEMORY_BUDGET_MB: z.coerce.number().int().min(MIN_BUDGET_MB).max(1_048_576).default(DEFAULT_BUDGET_MB),
+  MEMORY_BUDGET_MB: z.coerce.number().int().min(MIN_BUDGET_MB).max(1_048_576).optional(),
   /** How often to look for new data when the database cannot notify (the embedded one). */
   RELOAD_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).default(2_000),
   /** Requests per minute per client; 0 turns the limit off (the default). */
@@ -152,6 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         `TRUSTED_PROXIES=${TRUST_PROXY_ALIAS.join(',')})`,
     ]);
   }
+  const workers = e.WORKERS ?? defaultWorkers(availableCores(), !e.DATABASE_URL);
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
@@ -162,8 +181,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sampleDays: e.SAMPLE_DAYS,
     maxDataAgeSeconds: e.MAX_DATA_AGE_HOURS * 3600,
     logLevel: e.LOG_LEVEL,
-    workers: e.WORKERS ?? availableCores(),
-    memoryBudgetMb: e.MEMORY_BUDGET_MB,
+    workers,
+    memoryBudgetMb: e.MEMORY_BUDGET_MB ?? defaultBudgetMb(workers, !e.DATABASE_URL),
     reloadPollMs: e.RELOAD_POLL_MS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     trustedProxies: Object.freeze(e.TRUSTED_PROXIES ?? (e.TRUST_PROXY ? [...TRUST_PROXY_ALIAS] : [])),

@@ -43,11 +43,17 @@ const STATS_TIMEOUT_MS = 3_000;
  * of every worker. A flag given to node by hand wins.
  */
 export function workerFlags(execArgv: readonly string[], heapMb: number): string[] {
-  const flags = [...execArgv];
-  if (!flags.some((a) => a.startsWith('--max-old-space-size'))) flags.push(`--max-old-space-size=${heapMb}`);
-  if (!flags.some((a) => a.startsWith('--max-semi-space-size')))
-    flags.push(`--max-semi-space-size=${YOUNG_GENERATION_MB / 2}`);
+  const flags = [...execArgv, ...heapFlags(execArgv, heapMb)];
   if (!givesWasmTiering(flags)) flags.push('--liftoff-only');
+  return flags;
+}
+
+/** The heap's flags a process runs with, of those not given by hand. */
+export function heapFlags(execArgv: readonly string[], heapMb: number): string[] {
+  const flags: string[] = [];
+  if (!execArgv.some((a) => a.startsWith('--max-old-space-size'))) flags.push(`--max-old-space-size=${heapMb}`);
+  if (!execArgv.some((a) => a.startsWith('--max-semi-space-size')))
+    flags.push(`--max-semi-space-size=${YOUNG_GENERATION_MB / 2}`);
   return flags;
 }
 
