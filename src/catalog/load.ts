@@ -7,7 +7,7 @@ import { Decimal, toFixed2 } from '../domain/decimal.js';
 import { withholdingRateOf } from '../domain/calc.js';
 import { promotionFromJson, promotionJson, tiersFromJson, tiersJson, withholdingFromRow } from '../ingest/rows.js';
 import { fold } from '../domain/text.js';
-import { FACETS } from './pipeline.js';
+import { amountRangeOf, FACETS } from './pipeline.js';
 import type {
   Catalog,
   CatalogBrand,
@@ -155,6 +155,8 @@ export function catalogOf(entry: LedgerEntry, state: CurrentState): Catalog {
     const tiers = tiersFromJson(plan.tiers);
     const promotion = promotionFromJson(plan.promotion);
     const annualFee = dec(row.annualFee);
+    const minAmount = dec(row.minAmount);
+    const maxAmount = decOrNull(row.maxAmount);
     const offer: CatalogOffer = {
       id: row.id,
       name: row.name,
@@ -166,8 +168,9 @@ export function catalogOf(entry: LedgerEntry, state: CurrentState): Catalog {
       termMonths: row.termMonths,
       noticeDays: row.noticeDays,
       payout: row.payout,
-      minAmount: dec(row.minAmount),
-      maxAmount: decOrNull(row.maxAmount),
+      minAmount,
+      maxAmount,
+      amountRange: amountRangeOf(minAmount, maxAmount),
       planId: plan.id,
       rateType: plan.rateType,
       headlineRate: dec(plan.headlineRate),

@@ -11,7 +11,7 @@ import { answerInstant } from './freshness.js';
 import type { MarketBest } from './market.js';
 import type { ProductQuery } from './query.js';
 import { betterYield, comparator, firstK, type Ranked } from './sort.js';
-import type { Catalog, CatalogOffer } from './types.js';
+import type { AmountRange, Catalog, CatalogOffer } from './types.js';
 
 export type IneligibleReason = 'below_minimum' | 'above_maximum';
 
@@ -101,9 +101,26 @@ export const FACETS: {
 ];
 const FACET_BITS = FACETS.map((f) => f.bit);
 
-export function ineligibility(offer: CatalogOffer, amount: Decimal): IneligibleReason | null {
-  if (compareDecimals(amount, offer.minAmount) < 0) return 'below_minimum';
-  if (offer.maxAmount !== null && compareDecimals(amount, offer.maxAmount) > 0) return 'above_maximum';
+/** An offer's amount limits as numbers, for ineligibility's first comparison. */
+export const amountRangeOf = (min: Decimal, max: Decimal | null): AmountRange => ({
+  min: min.toNumber(),
+  max: max === null ? Infinity : max.toNumber(),
+});
+
+/**
+ * Below the minimum, above the maximum, or eligible. A list asks this of every offer, so numbers decide
+ * first: Decimal → number rounds to nearest, which never reverses an order (a < b gives number(a) ≤
+ * number(b)), so numbers that differ order the Decimals the same way, and only equal numbers are
+ * compared as Decimals. `value` is the amount as a number (made once per list).
+ */
+export function ineligibility(
+  offer: CatalogOffer,
+  amount: Decimal,
+  value = amount.toNumber(),
+): IneligibleReason | null {
+  const { min, max } = offer.amountRange;
+  if (value < min || (value === min && compareDecimals(amount, offer.minAmount) < 0)) return 'below_minimum';
+  if (value > max || (value === max && compareDecimals(amount, offer.maxAmount!) > 0)) return 'above_maximum';
   return null;
 }
 
@@ -174,10 +191,11 @@ export function listProducts(ctx: PipelineContext, q: ProductQuery): ProductList
   const stages: Stage[] = new Array(n);
   const reasons: (IneligibleReason | null)[] = new Array(n);
   const covered: (Decimal | undefined)[] = new Array(n);
+  const amountValue = q.amount.toNumber();
   for (let i = 0; i < n; i++) {
     const offer = offers[i]!;
     masks[i] = failures(offer);
-    const reason = ineligibility(offer, q.amount);
+    const reason = ineligibility(offer, q.amount, amountValue);
     reasons[i] = reason;
     if (reason !== null && !q.includeIneligible) {
       stages[i] = 'ineligible';

@@ -38,6 +38,11 @@ export interface CatalogInstitution {
   brands: CatalogBrand[];
 }
 
+export interface AmountRange {
+  min: number;
+  max: number;
+}
+
 export interface CatalogOffer {
   id: string;
   name: string;
@@ -51,6 +56,8 @@ export interface CatalogOffer {
   payout: Payout;
   minAmount: Decimal;
   maxAmount: Decimal | null;
+  /** minAmount and maxAmount as numbers (no maximum: Infinity), for eligibility over a whole list. */
+  amountRange: AmountRange;
   planId: number;
   rateType: RateType;
   headlineRate: Decimal;

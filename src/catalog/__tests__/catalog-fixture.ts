@@ -4,7 +4,7 @@ import { withholdingRateOf } from '../../domain/calc.js';
 import { Decimal, toFixed2 } from '../../domain/decimal.js';
 import { fold } from '../../domain/text.js';
 import type { Promotion, Tier } from '../../domain/types.js';
-import { FACETS } from '../pipeline.js';
+import { amountRangeOf, FACETS } from '../pipeline.js';
 import type { Catalog, CatalogBrand, CatalogInstitution, CatalogOffer } from '../types.js';
 
 const d = (v: string) => new Decimal(v);
@@ -90,6 +90,10 @@ export function buildCatalog(institutionSpecs: InstitutionSpec[], offerSpecs: Of
       payout: spec.payout ?? 'ANNUALLY',
       minAmount: d(spec.minAmount ?? '1.00'),
       maxAmount: spec.maxAmount === undefined || spec.maxAmount === null ? null : d(spec.maxAmount),
+      amountRange: amountRangeOf(
+        d(spec.minAmount ?? '1.00'),
+        spec.maxAmount === undefined || spec.maxAmount === null ? null : d(spec.maxAmount),
+      ),
       planId: 1,
       rateType: 'variable',
       headlineRate: tiers.reduce((m, t) => Decimal.max(m, t.rate), tiers[0]!.rate),
