@@ -4,6 +4,7 @@ import { arbitraryCase, arbitraryTerms } from '../domain/__tests__/arbitraries.j
 import { Decimal } from '../domain/decimal.js';
 import { changeImpact } from '../domain/impact.js';
 import { createCalcService, RecentByAmount } from './calc-service.js';
+import type { Catalog } from './types.js';
 
 describe('RecentByAmount', () => {
   it('keeps at most max results, the least recently asked amount out first', () => {
@@ -91,5 +92,28 @@ describe('impact', () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('kept', () => {
+  it('makes a value once per catalogue version and key, and keeps no more than its bytes', () => {
+    const calc = createCalcService({ maxBytes: 20 * 1024 * 1024 }); // a twentieth for lists: 1 MB
+    const v1 = { version: 1 } as Catalog;
+    const v2 = { version: 2 } as Catalog;
+    let made = 0;
+    const make = () => ({ n: ++made });
+    const first = calc.kept(v1, 'q', () => 1000, make);
+    expect(calc.kept(v1, 'q', () => 1000, make)).toBe(first);
+    expect(calc.kept({ version: 1 } as Catalog, 'q', () => 1000, make)).toBe(first); // the same data
+    expect(calc.kept(v2, 'q', () => 1000, make)).not.toBe(first);
+    expect(calc.kept(v1, 'other', () => 1000, make)).not.toBe(first);
+    expect(made).toBe(3);
+    // one too large to keep is made every time
+    calc.kept(v1, 'big', () => 2 * 1024 * 1024, make);
+    calc.kept(v1, 'big', () => 2 * 1024 * 1024, make);
+    expect(made).toBe(5);
+    for (let i = 0; i < 2000; i++) calc.kept(v1, `k${i}`, () => 4096, make);
+    const { keptLists } = calc.stats();
+    expect(keptLists * 4096).toBeLessThanOrEqual(1024 * 1024);
   });
 });

@@ -36,12 +36,19 @@ export interface CalcService {
    * the client's choice, and each (horizon, promotions, objective) asked makes a model per candidate.
    */
   planModels(catalog: Catalog): LRUCache<string, OfferModel>;
+  /**
+   * What `make` gives for `key` over a catalogue, made once and kept by its `bytes`: a whole list asked
+   * again (GraphQL POSTs, which the body cache does not see, and the REST forms of one query). Only for
+   * what depends on nothing but the catalogue's version and the key.
+   */
+  kept<T extends object>(catalog: Catalog, key: string, bytes: (value: T) => number, make: () => T): T;
   stats(): CalculatorStats & {
     constantYields: number;
     recentRanks: number;
     recentSummaries: number;
     impacts: number;
     planModels: number;
+    keptLists: number;
     entries: number;
     bytes: number;
     maxBytes: number;
@@ -139,11 +146,13 @@ export const ITEM_BYTES = {
 export const MODEL_BYTES = { model: 6_000, segment: 700 } as const;
 
 /**
- * How the calculator's part of the memory budget is shared among what it keeps; the plan's models
- * get what is left (a fifth), enough for every candidate of a few (horizon, promotions) pairs.
+ * How the calculator's part of the memory budget is shared among what it keeps; whole lists get a
+ * twentieth (a few dozen lists of the sample), the plan's models what is left (a fifth), enough for
+ * every candidate of a few (horizon, promotions) pairs.
  */
-const PARTS = { piece: 0.36, exact: 0.08, rank: 0.08, summary: 0.2, constant: 0.04, impact: 0.04 } as const;
-const MODEL_PART = 1 - Object.values(PARTS).reduce((a, b) => a + b, 0);
+const PARTS = { piece: 0.31, exact: 0.08, rank: 0.08, summary: 0.2, constant: 0.04, impact: 0.04 } as const;
+const LIST_PART = 0.05;
+const MODEL_PART = 1 - LIST_PART - Object.values(PARTS).reduce((a, b) => a + b, 0);
 
 export function createCalcService(options: { maxBytes?: number } = {}): CalcService {
   const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
@@ -160,6 +169,10 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
   // A rate event reaches every client that follows it, often with the same few amounts.
   const impacts = new LRUCache<string, ChangeImpact>({ max: count('impact') });
   const modelBytes = Math.max(64 * 1024, Math.floor(maxBytes * MODEL_PART));
+  const lists = new LRUCache<string, { value: object; bytes: number }>({
+    maxSize: Math.max(64 * 1024, Math.floor(maxBytes * LIST_PART)),
+    sizeCalculation: (entry, key) => entry.bytes + 2 * key.length,
+  });
   let models: { catalog: Catalog; kept: LRUCache<string, OfferModel> } | undefined;
   let lastAmount: Decimal | undefined;
   let lastText = '';
@@ -242,6 +255,16 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
       }
       return models.kept;
     },
+    kept<T extends object>(catalog: Catalog, key: string, bytes: (value: T) => number, make: () => T): T {
+      // The version names the data (a past catalogue read back from the ledger is the same data).
+      const full = `${catalog.version}|${key}`;
+      const found = lists.get(full);
+      if (found) return found.value as T;
+      const value = make();
+      const size = bytes(value);
+      if (size + 2 * full.length <= lists.maxSize) lists.set(full, { value, bytes: size });
+      return value;
+    },
     stats: () => {
       const own = calculator.stats();
       const sizes = {
@@ -255,7 +278,8 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
       const entries = Object.values(sizes).reduce((a, b) => a + b, 0);
       const bytes =
         (Object.keys(sizes) as (keyof typeof sizes)[]).reduce((n, item) => n + sizes[item] * ITEM_BYTES[item], 0) +
-        (models?.kept.calculatedSize ?? 0);
+        (models?.kept.calculatedSize ?? 0) +
+        lists.calculatedSize;
       return {
         ...own,
         constantYields: constants.size,
@@ -263,7 +287,8 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
         recentSummaries: recentSummaries.size,
         impacts: impacts.size,
         planModels: models?.kept.size ?? 0,
-        entries: entries + (models?.kept.size ?? 0),
+        keptLists: lists.size,
+        entries: entries + (models?.kept.size ?? 0) + lists.size,
         bytes,
         maxBytes,
       };
@@ -273,6 +298,7 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
       constants.clear();
       impacts.clear();
       models = undefined;
+      lists.clear();
     },
   };
 }

@@ -171,6 +171,9 @@ export const ProductListRef = builder.objectRef<ProductList>('ProductListResult'
 const d = PRODUCT_DEFAULTS;
 const NO_BEST: MarketBest = { flexible: null, notice: null, deposit12: null, deposit60: null };
 
+/** A kept list on the heap: a ranked row per matching offer, the page's whole calculations, the rest. */
+const listBytes = (list: ProductList) => 4_096 + 96 * list.total + 1_500 * list.items.length;
+
 builder.queryField('products', (t) => {
   const {
     terms,
@@ -272,7 +275,12 @@ builder.queryField('products', (t) => {
       const marketBest = await ctx.services.database
         .track(() => ctx.services.market.best(catalog))
         .catch(() => NO_BEST);
-      return listProducts({ catalog, calc: ctx.services.calc, marketBest, now }, query);
+      const make = () => listProducts({ catalog, calc: ctx.services.calc, marketBest, now }, query);
+      // freshness=24h reads the clock: made anew each time. Any other list follows from the catalogue,
+      // the query and the market's best rates (the version's, or none while the database is away).
+      if (query.freshness === '24h') return make();
+      const key = `${marketBest === NO_BEST ? 'no-best|' : ''}${JSON.stringify(query)}`;
+      return ctx.services.calc.kept(catalog, key, listBytes, make);
     },
   });
 });
