@@ -1,4 +1,6 @@
 // The service's entry point. graphql-js checks every type with a slow cross-realm instanceof unless
 // NODE_ENV is production when it is first loaded, so that is settled before anything else is imported.
+// A process that lacks its V8 flags starts again with them before loading the service (cluster/flags.ts).
 process.env.NODE_ENV ??= 'production';
+await import('./cluster/start-flags.js');
 await import('./server.js');

@@ -4,18 +4,16 @@
 // With WORKERS > 1 this process becomes the primary of a cluster (src/cluster/primary.ts) and the same
 // file runs in each worker, which serves HTTP on the shared port and shuts down when the primary says.
 import cluster from 'node:cluster';
-import { existsSync } from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
 import { createApp, type App } from './app.js';
 import { MAX_HEADER_BYTES } from './http/node-writer.js';
 import { CatalogueTooLarge } from './catalog/store.js';
 import { Backoff, serveFallback, type Fallback } from './cluster/fallback.js';
-import { givesWasmTiering, stopOnSignals } from './cluster/lifecycle.js';
-import { heapFlags, runPrimary } from './cluster/primary.js';
+import { stopOnSignals } from './cluster/lifecycle.js';
+import { runPrimary } from './cluster/primary.js';
 import { workerLink, type WorkerLink } from './cluster/worker-link.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { planMemory, type MemoryPlan } from './memory.js';
+import { planMemory } from './memory.js';
 import { hasIngested, openDatabase, type Database } from './db/client.js';
 import { configuredTurn, takeTurn, withTurn } from './db/write-turn.js';
 import { formatSummary } from './ingest/run.js';
@@ -70,33 +68,6 @@ async function openAndPrepare(config: Config, logger: Logger): Promise<Database>
   }
 }
 
-/**
- * The V8 flags a serving process that is not a worker should run with, of those not given by hand:
- * - PGlite (PostgreSQL compiled to WebAssembly) and Prisma's query compiler are machine code in this
- *   process: optimised, they take ≈50 MB more resident memory than compiled once by V8's baseline
- *   compiler. An existing embedded database is read at start and written by a daily ingest, where the
- *   baseline code is fast enough; the first start's 400-day seeding is not, so it keeps the optimising
- *   tier.
- * - A single process (WORKERS=1) is its own worker: its heap is bounded by its share like a worker's.
- */
-function ownFlags(config: Config, memory: MemoryPlan): string[] {
-  const flags: string[] = [];
-  const existing = !config.databaseUrl && existsSync(path.join(config.dataDir, 'pglite', 'PG_VERSION'));
-  if (existing && !givesWasmTiering(process.execArgv)) flags.push('--liftoff-only');
-  if (config.workers === 1) flags.push(...heapFlags(process.execArgv, memory.heapMb));
-  return flags;
-}
-
-/**
- * V8 takes its flags when it starts (Node 24's V8 ignores a later v8.setFlagsFromString), so a process
- * that needs others starts again with them in its place (execve: the same pid, so npm, a supervisor and
- * signals see one process), before it has opened anything.
- */
-function restartWith(flags: string[]): void {
-  if (flags.length === 0 || typeof process.execve !== 'function') return;
-  process.execve(process.execPath, [process.execPath, ...process.execArgv, ...flags, ...process.argv.slice(1)]);
-}
-
 /** A worker that cannot serve exits with this code after telling the primary why (EX_CONFIG). */
 const EXIT_UNFIT = 78;
 
@@ -147,7 +118,6 @@ async function main() {
     workers: config.workers,
     embedded: !config.databaseUrl,
   });
-  if (worker === null) restartWith(ownFlags(config, memory));
   const { logger: processLogger, flush } = serviceLogger(config.logLevel);
   const link = workerLink();
   const logger = worker === null ? processLogger : processLogger.child({ worker });

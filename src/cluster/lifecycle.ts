@@ -52,7 +52,3 @@ export function stopOnSignals(stopping: Stopping): (why: string) => void {
   process.once('SIGINT', () => void stop('SIGINT'));
   return (why) => void stop(why);
 }
-
-/** Node flags that choose how WebAssembly is compiled: one given by hand wins over the service's choice. */
-export const givesWasmTiering = (execArgv: readonly string[]): boolean =>
-  execArgv.some((a) => /^--(no-)?(liftoff|wasm-tier-up|wasm-dynamic-tiering)/.test(a));

@@ -16,9 +16,10 @@ import type { Database } from '../db/client.js';
 import { processRegistry } from '../http/metrics.js';
 import { RateLimiter } from '../http/rate-limit.js';
 import type { Logger } from '../logger.js';
-import { YOUNG_GENERATION_MB, type MemoryPlan } from '../memory.js';
+import type { MemoryPlan } from '../memory.js';
 import { Backoff, serveFallback, type Fallback } from './fallback.js';
-import { givesWasmTiering, stopOnSignals } from './lifecycle.js';
+import { workerFlags } from './flags.js';
+import { stopOnSignals } from './lifecycle.js';
 import { isOurs, type ToPrimary, type ToWorker } from './messages.js';
 import { aggregateMetrics, combineStats, processFigures } from './stats.js';
 
@@ -33,29 +34,6 @@ export interface PrimaryOptions {
 }
 
 const STATS_TIMEOUT_MS = 3_000;
-
-/**
- * Node's flags for a worker: its heap bounded by its share of MEMORY_BUDGET_MB (src/memory.ts), its
- * young generation the two 16 MB semi-spaces that share counts (YOUNG_GENERATION_MB; Node 24's V8 sizes
- * it otherwise, and a worker whose caches had filled its share spent most of its time in full
- * collections: the detail and GraphQL answers at a quarter of their rate), and WebAssembly (Prisma's query compiler: it plans database queries, never on the path of an answer from
- * memory) compiled once by the baseline compiler only, which keeps ≈50 MB of optimised machine code out
- * of every worker. A flag given to node by hand wins.
- */
-export function workerFlags(execArgv: readonly string[], heapMb: number): string[] {
-  const flags = [...execArgv, ...heapFlags(execArgv, heapMb)];
-  if (!givesWasmTiering(flags)) flags.push('--liftoff-only');
-  return flags;
-}
-
-/** The heap's flags a process runs with, of those not given by hand. */
-export function heapFlags(execArgv: readonly string[], heapMb: number): string[] {
-  const flags: string[] = [];
-  if (!execArgv.some((a) => a.startsWith('--max-old-space-size'))) flags.push(`--max-old-space-size=${heapMb}`);
-  if (!execArgv.some((a) => a.startsWith('--max-semi-space-size')))
-    flags.push(`--max-semi-space-size=${YOUNG_GENERATION_MB / 2}`);
-  return flags;
-}
 
 export async function runPrimary({ config, logger, flush, memory, prepare, startedAt }: PrimaryOptions): Promise<void> {
   const db = await prepare();

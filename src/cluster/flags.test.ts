@@ -2,7 +2,7 @@
 // semi-spaces and WebAssembly's tier; a flag given to node by hand wins over each.
 import { describe, expect, it } from 'vitest';
 import { YOUNG_GENERATION_MB } from '../memory.js';
-import { workerFlags } from './primary.js';
+import { workerFlags } from './flags.js';
 
 describe('workerFlags', () => {
   it('bounds the old generation, sizes the young one as the plan counts it, and keeps WebAssembly lean', () => {

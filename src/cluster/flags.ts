@@ -1,0 +1,60 @@
+// The V8 flags each process of the service runs with. V8 takes its flags when it starts (Node 24's V8
+// ignores a later v8.setFlagsFromString), so a process that needs others starts again with them, in
+// place, before it has loaded anything else (src/main.ts); a worker is forked with them. A flag given
+// to node by hand wins over each.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config.js';
+import { YOUNG_GENERATION_MB, type MemoryPlan } from '../memory.js';
+
+/** Node flags that choose how WebAssembly is compiled. */
+export const givesWasmTiering = (execArgv: readonly string[]): boolean =>
+  execArgv.some((a) => /^--(no-)?(liftoff|wasm-tier-up|wasm-dynamic-tiering)/.test(a));
+
+/**
+ * The heap's flags, of those not given: the old generation bounded by the process's share of
+ * MEMORY_BUDGET_MB (src/memory.ts), the young generation the two 16 MB semi-spaces that share counts
+ * (YOUNG_GENERATION_MB; Node 24's V8 sizes it otherwise, and a worker whose caches had filled its share
+ * spent most of its time in full collections: detail and GraphQL answers at a quarter of their rate).
+ */
+export function heapFlags(execArgv: readonly string[], heapMb: number): string[] {
+  const flags: string[] = [];
+  if (!execArgv.some((a) => a.startsWith('--max-old-space-size'))) flags.push(`--max-old-space-size=${heapMb}`);
+  if (!execArgv.some((a) => a.startsWith('--max-semi-space-size')))
+    flags.push(`--max-semi-space-size=${YOUNG_GENERATION_MB / 2}`);
+  return flags;
+}
+
+/**
+ * A worker's: its heap's, and WebAssembly (Prisma's query compiler: it plans database queries, never on
+ * the path of an answer from memory) compiled once by the baseline compiler only, which keeps ≈50 MB of
+ * optimised machine code out of every worker.
+ */
+export function workerFlags(execArgv: readonly string[], heapMb: number): string[] {
+  const flags = [...execArgv, ...heapFlags(execArgv, heapMb)];
+  if (!givesWasmTiering(flags)) flags.push('--liftoff-only');
+  return flags;
+}
+
+/**
+ * The flags the process started by `npm start` lacks (a cluster's primary, or the single process):
+ * - PGlite (PostgreSQL compiled to WebAssembly) and Prisma's query compiler are machine code in this
+ *   process: optimised, they take ≈50 MB more resident memory than compiled once by V8's baseline
+ *   compiler. An existing embedded database is read at start and written by a daily ingest, where the
+ *   baseline code is fast enough; the first start's 400-day seeding is not, so it keeps the optimising
+ *   tier.
+ * - A single process (WORKERS=1) is its own worker: its heap is bounded by its share like a worker's.
+ */
+export function ownFlags(config: Config, memory: MemoryPlan, execArgv: readonly string[]): string[] {
+  const flags: string[] = [];
+  const existing = !config.databaseUrl && existsSync(path.join(config.dataDir, 'pglite', 'PG_VERSION'));
+  if (existing && !givesWasmTiering(execArgv)) flags.push('--liftoff-only');
+  if (config.workers === 1) flags.push(...heapFlags(execArgv, memory.heapMb));
+  return flags;
+}
+
+/** Starts this process again in its place with `flags` added (execve: the same pid for npm, a supervisor, signals). */
+export function restartWith(flags: readonly string[]): void {
+  if (flags.length === 0 || typeof process.execve !== 'function') return;
+  process.execve(process.execPath, [process.execPath, ...process.execArgv, ...flags, ...process.argv.slice(1)]);
+}

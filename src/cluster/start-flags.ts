@@ -1,0 +1,24 @@
+// Run first by src/main.ts: the process started gets its V8 flags (cluster/flags.ts) before the service
+// is loaded, so that starting again in its place costs a Node start, not a second load of everything.
+// A worker is forked with its flags, and a configuration that does not parse is left to server.ts to report.
+import cluster from 'node:cluster';
+import { loadConfig } from '../config.js';
+import { planMemory } from '../memory.js';
+import { ownFlags, restartWith } from './flags.js';
+
+if (cluster.isPrimary) {
+  let config;
+  try {
+    config = loadConfig();
+  } catch {
+    config = null;
+  }
+  if (config) {
+    const memory = planMemory({
+      budgetMb: config.memoryBudgetMb,
+      workers: config.workers,
+      embedded: !config.databaseUrl,
+    });
+    restartWith(ownFlags(config, memory, process.execArgv));
+  }
+}
