@@ -6,7 +6,8 @@
 // same seed) and the same wrk scenarios, alternated base, head, base, head. Per scenario: req/s, p50
 // and p99, and the CPU each answer took (user + system time of every process of the service, from
 // the kernel, divided by the answers wrk counted); after every scenario the resident memory of all
-// processes. A bare node:http server replaying the head's bytes shows where wrk's own limit is.
+// processes. A bare node:http server replaying the head's bytes on two processes shows where wrk's own
+// limit is, and what an answer costs with nothing but Node's HTTP (its CPU per answer: the floor).
 // Writes bench/results/compare-<time>.json.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -186,12 +187,16 @@ async function main() {
         runs.base.push(await measure(wrk, services.base, withEtag(s, 'base')));
         runs.head.push(await measure(wrk, services.head, withEtag(s, 'head')));
       }
-      const bareRun = await runWrk(wrk, `http://127.0.0.1:${barePort}`, withEtag(s, 'head'), duration);
+      const bareRun = await measure(
+        wrk,
+        { base: `http://127.0.0.1:${barePort}`, pid: bare.pid! } as RunningService,
+        withEtag(s, 'head'),
+      );
       const row = {
         scenario: s.name,
         base: summary(runs.base),
         head: summary(runs.head),
-        bare: { requestsPerSecond: bareRun.requestsPerSecond, p50Ms: bareRun.p50Ms, p99Ms: bareRun.p99Ms },
+        bare: summary([bareRun]),
         rssMb: { base: await rssMbOf(services.base.pid), head: await rssMbOf(services.head.pid) },
       };
       const cpuRatio = round(row.head.cpuMsPerAnswer / row.base.cpuMsPerAnswer);
@@ -201,8 +206,7 @@ async function main() {
         `cpu/answer ${x.cpuMsPerAnswer} ms${x.errors ? ` ${x.errors} errors` : ''}`;
       console.error(
         `${s.name}\n  base ${fmt(row.base)} | rss ${row.rssMb.base} MB\n  head ${fmt(row.head)} | rss ` +
-          `${row.rssMb.head} MB\n  bare ${String(row.bare.requestsPerSecond).padStart(6)} req/s | ` +
-          `cpu per answer head ÷ base ${cpuRatio}`,
+          `${row.rssMb.head} MB\n  bare ${fmt(row.bare)} | cpu per answer head ÷ base ${cpuRatio}`,
       );
     }
     bare.kill();

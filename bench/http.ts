@@ -4,12 +4,14 @@
 // server (B, bench/bare.ts) with as many processes as the service has workers answers every request
 // with the very bytes and headers the service gave for that URL. Each scenario runs A B A B (loopback
 // only, bounded in time); per scenario: req/s, p50 and p99 of both, and the ratio. Then the cold list
-// once more against the same build with WORKERS=1, for what the extra cores bring. Writes
-// bench/results/http-<time>.json so runs can be compared.
+// once more against the same build with the other count of processes (one when the service runs more,
+// two when it runs one), for what the extra processes bring; then the past beside the present: the list
+// asOf a past version at new amounts (scenario g, beside c) and the first asOf answer of versions not
+// loaded yet. Writes bench/results/http-<time>.json so runs can be compared.
 import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { availableCores } from '../src/config.js';
+import { availableCores, defaultWorkers } from '../src/config.js';
 import { freePort, root, rssMbOf, startService, type RunningService } from './service.js';
 import { arg } from './support.js';
 import { ensureWrk, NEW_AMOUNT_LUA, runWrk, type Measured, type WrkScenario } from './wrk.js';
@@ -20,7 +22,9 @@ const days = Number(arg('days', scale === 1 ? '400' : '30'));
 const duration = Number(arg('duration', '5'));
 const connections = Number(arg('connections', '32'));
 const latencyConnections = Number(arg('latency-connections', '4'));
-const workers = Number(arg('workers', String(availableCores())));
+/** Serving processes: the service's own default unless given; the cold list is then run with `other` too. */
+const workers = Number(arg('workers', String(defaultWorkers(availableCores(), !arg('database-url', '')))));
+const other = workers > 1 ? 1 : 2;
 /** PostgreSQL instead of the embedded database (the production set-up); seeded once. */
 const databaseUrl = arg('database-url', '');
 
@@ -62,6 +66,18 @@ async function main() {
       varyLua: `"/api/products?type=all&amount=" .. ${NEW_AMOUNT_LUA}`,
     };
     const coldThroughput: Scenario = { ...cold, name: "c' cold list, throughput", connections: 8 };
+    // The past beside the present: the ledger's versions, one of them (a quarter back) for the asOf list.
+    const ledger = (
+      (await (await fetch(`${base}/api/ledger?pageSize=500`)).json()) as { items: { observedAt: string }[] }
+    ).items;
+    const past = encodeURIComponent(ledger[Math.floor((ledger.length * 3) / 4)]!.observedAt);
+    const asOfCold: Scenario = {
+      name: 'g asOf list (a past version, new amount each)',
+      connections: latencyConnections,
+      method: 'GET',
+      path: `/api/products?type=all&asOf=${past}&amount=1000.00`,
+      varyLua: `"/api/products?type=all&asOf=${past}&amount=" .. ${NEW_AMOUNT_LUA}`,
+    };
     const scenarios: Scenario[] = [
       { name: 'a warm list (type=all)', connections, method: 'GET', path: '/api/products?type=all' },
       {
@@ -94,6 +110,7 @@ async function main() {
         method: 'GET',
         path: '/api/products/export?type=all',
       },
+      asOfCold,
     ];
 
     // What the service answers, byte for byte, for each scenario's URL: the bare server replays it.
@@ -161,12 +178,34 @@ async function main() {
       );
     }
     bare.kill();
+
+    // The first asOf answer of versions not loaded yet (their catalogues read back from the ledger), one
+    // at a time, from the oldest third of the history: none of them was asked before.
+    const firstAsOf: number[] = [];
+    for (let i = 0; i < 20 && i < ledger.length / 3; i++) {
+      const at = encodeURIComponent(ledger[i * Math.max(1, Math.floor(ledger.length / 60))]!.observedAt);
+      const started = performance.now();
+      const res = await fetch(`${base}/api/products?type=all&asOf=${at}&amount=25000`);
+      await res.arrayBuffer();
+      if (res.ok) firstAsOf.push(performance.now() - started);
+    }
+    firstAsOf.sort((a, b) => a - b);
+    const firstAsOfMs = {
+      versions: firstAsOf.length,
+      p50: Math.round(firstAsOf[Math.floor(firstAsOf.length / 2)] ?? NaN),
+      max: Math.round(firstAsOf.at(-1) ?? NaN),
+    };
+    console.error(
+      `${'h first asOf answer of a version not loaded'.padEnd(40)} ${firstAsOfMs.versions} versions: p50 ` +
+        `${firstAsOfMs.p50} ms, max ${firstAsOfMs.max} ms | g ÷ c (p50): ` +
+        `${Math.round((results.at(-1)!.service.p50Ms / results[2]!.service.p50Ms) * 100) / 100}`,
+    );
     const rssEnd = await rssMbOf(running.pid);
     const metrics = (await (await fetch(`${base}/api/metrics`)).json()) as { caches: unknown };
     await running.stop();
 
-    // The same build on one core's worth of processes, for the cold list's throughput.
-    running = await startService({ scale, days, ...database, env: { WORKERS: '1' } });
+    // The same build with the other count of processes (one, or two), for the cold list's throughput.
+    running = await startService({ scale, days, ...database, env: { WORKERS: String(other) } });
     const single = summarise([
       await runWrk(wrk, running.base, coldThroughput, duration),
       await runWrk(wrk, running.base, coldThroughput, duration),
@@ -176,12 +215,13 @@ async function main() {
     const scaling = {
       workers,
       withWorkers: many,
-      withOne: single,
+      other,
+      withOther: single,
       ratio: Math.round((many.requestsPerSecond / single.requestsPerSecond) * 100) / 100,
     };
     console.error(
-      `${"c' cold list, WORKERS=1".padEnd(40)} c=8   service ${String(single.requestsPerSecond).padStart(6)} ` +
-        `req/s p50 ${single.p50Ms} p99 ${single.p99Ms} ms | WORKERS=${workers} ÷ WORKERS=1: ${scaling.ratio}`,
+      `${`c' cold list, WORKERS=${other}`.padEnd(40)} c=8   service ${String(single.requestsPerSecond).padStart(6)} ` +
+        `req/s p50 ${single.p50Ms} p99 ${single.p99Ms} ms | WORKERS=${workers} ÷ WORKERS=${other}: ${scaling.ratio}`,
     );
 
     const summary = {
@@ -197,6 +237,7 @@ async function main() {
       rssMb: { start: rssStart, end: rssEnd },
       caches: metrics.caches,
       results,
+      firstAsOfMs,
       scaling,
     };
     await mkdir(path.join(root, 'bench', 'results'), { recursive: true });

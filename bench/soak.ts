@@ -1,10 +1,12 @@
-// npm run soak [-- --duration 60 --max-warm-up 300 --connections 64 --scale 1 --database-url URL --seed 1 --log FILE]
+// npm run soak [-- --duration 60 --max-warm-up 300 --connections 64 --scale 1 --database-url URL --seed 1 --log FILE
+//   --workers N]
 // Mixed traffic against the compiled service on loopback for a fixed time, then it stops by itself:
 // lists with random filters and amounts, details, exports, GraphQL, conditional requests and the
 // database-backed endpoints, all valid, so every answer must be 200 or 304. Reports requests, errors,
 // latency percentiles and the service's resident memory (from /proc). The same traffic first runs as a
 // warm-up, in 15 s rounds, until the service's bounded caches are full (the calculator and the body
-// cache have both started evicting, per /api/metrics): before that, memory grows by design. Then the
+// cache have both started evicting and the database reads' cache is 90 % full, per /api/metrics) and
+// resident memory grew less than 3 % over the last round: before that, memory grows by design. Then the
 // measured phase, whose memory at start and end is compared. Then SIGTERM, which must
 // exit 0. Exits 1 when any check fails (an error in either phase, memory growth > 10 %).
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -23,6 +25,10 @@ const databaseUrl = arg('database-url', '');
 const seed = Number(arg('seed', '1'));
 const logFile = arg('log', '');
 const maxWarmUpSeconds = Number(arg('max-warm-up', '300'));
+/** Serving processes (default: the service's own default). */
+const workers = arg('workers', '');
+/** Growth of resident memory over a warm-up round below which it counts as settled. */
+const SETTLED_GROWTH = 0.03;
 const WARM_UP_ROUND_SECONDS = 15;
 
 interface Market {
@@ -324,7 +330,7 @@ async function main() {
     scale,
     days,
     ...(databaseUrl ? { databaseUrl } : {}),
-    env: { MAX_DATA_AGE_HOURS: '87600' },
+    env: { MAX_DATA_AGE_HOURS: '87600', ...(workers ? { WORKERS: workers } : {}) },
     ...(logFile ? { logFile } : {}),
   });
   const { base, pid } = service;
@@ -363,17 +369,27 @@ async function main() {
 
     const rng = new Rng(seed);
     const cachesFull = async () => {
-      const m = await json<{ caches: { calculator: { evictions: number }; bodies: { evictions: number } } }>(
-        `${base}/api/metrics`,
-      );
-      return m.caches.calculator.evictions > 0 && m.caches.bodies.evictions > 0;
+      const m = await json<{
+        caches: {
+          calculator: { evictions: number };
+          bodies: { evictions: number };
+          history: { bytes: number; maxBytes: number };
+        };
+      }>(`${base}/api/metrics`);
+      const { calculator, bodies, history } = m.caches;
+      return calculator.evictions > 0 && bodies.evictions > 0 && history.bytes >= 0.9 * history.maxBytes;
     };
+    // Warm until the caches are full and resident memory has settled: a heap grows toward the limit its
+    // share sets (garbage included) for a while after the caches are full.
     const rounds: Phase[] = [];
-    while (rounds.length * WARM_UP_ROUND_SECONDS < maxWarmUpSeconds && !(await cachesFull())) {
+    let settled = false;
+    while (rounds.length * WARM_UP_ROUND_SECONDS < maxWarmUpSeconds && !(settled && (await cachesFull()))) {
+      const before = await rssMbOf(pid);
       rounds.push(await traffic(base, market, rng, WARM_UP_ROUND_SECONDS));
+      settled = (await rssMbOf(pid)) <= before * (1 + SETTLED_GROWTH);
     }
     const warmUp = rounds.length > 0 ? combine(rounds) : null;
-    const warmedUp = await cachesFull();
+    const warmedUp = settled && (await cachesFull());
     const rssAtStart = await rssMbOf(pid);
     const measured = await traffic(base, market, rng, duration);
     const rssAtEnd = await rssMbOf(pid);
@@ -427,8 +443,8 @@ async function main() {
         ...(warmUp
           ? [
               describe(
-                `warm-up (until the caches were ${warmedUp ? 'full' : 'NOT full, max-warm-up reached'}; worst ` +
-                  `round's percentiles)`,
+                `warm-up (until the caches were full and memory settled` +
+                  `${warmedUp ? '' : ': NOT reached by max-warm-up'}; worst round's percentiles)`,
                 warmUp,
               ),
             ]
