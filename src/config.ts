@@ -20,8 +20,8 @@ export const DEFAULT_SHARE_MB = 384;
 /**
  * Serving processes when WORKERS is not given. The embedded database's executor runs on a thread of
  * its own and keeps a core busy while it works, so it is given one: on two cores one process serves.
- * Measured on two cores (`npm run bench:compare`, cold lists): a second worker adds 15–25 % throughput
- * for 65 % more resident memory, and the CPU per answer is the same or worse.
+ * Measured on two cores (`npm run soak`): a second worker answered 25 % more of the mixed traffic for
+ * twice the resident memory.
  */
 export function defaultWorkers(cores: number, embedded: boolean): number {
   return embedded ? Math.max(1, cores - 1) : cores;
