@@ -9,14 +9,14 @@
 // processes. A bare node:http server replaying the head's bytes on two processes shows where wrk's own
 // limit is, and what an answer costs with nothing but Node's HTTP (its CPU per answer: the floor).
 // Writes bench/results/compare-<time>.json.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { descendantsOf, freePort, root, rssMbOf, startService, type RunningService } from './service.js';
+import { descendantsOf, root, rssMbOf, startService, type RunningService } from './service.js';
+import { startBare } from './bare-server.js';
 import { arg } from './support.js';
 import { ensureWrk, NEW_AMOUNT_LUA, runWrk, type Measured, type WrkScenario } from './wrk.js';
-import type { Recorded } from './bare.js';
 
 const base = arg('base', '1ea7a2d');
 const duration = Number(arg('duration', '5'));
@@ -145,40 +145,13 @@ async function main() {
     const withEtag = (s: Scenario, which: 'base' | 'head'): Scenario =>
       s.name.startsWith('304') ? { ...s, headers: { 'if-none-match': etags[which] } } : s;
 
-    // The bare server: the head's bytes for each scenario's first URL, replayed on as many processes.
-    const recorded: Recorded[] = [];
-    for (const s of scenarios) {
-      const sc = withEtag(s, 'head');
-      const res = await fetch(`${services.head.base}${sc.path}`, {
-        method: sc.method,
-        headers: {
-          'accept-encoding': 'identity',
-          ...sc.headers,
-          ...(sc.body ? { 'content-type': 'application/json' } : {}),
-        },
-        ...(sc.body ? { body: sc.body } : {}),
-      });
-      recorded.push({
-        status: res.status,
-        headers: [...res.headers].filter(
-          ([name]) => !['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name),
-        ) as [string, string][],
-        body: Buffer.from(await res.arrayBuffer()).toString('base64'),
-        method: sc.method,
-        match: sc.path.split('?')[0]!,
-        notModified: Boolean(sc.headers?.['if-none-match']),
-      });
-    }
-    const recordingFile = path.join(root, 'bench', '.recorded-compare.json');
-    await writeFile(recordingFile, JSON.stringify(recorded));
-    const barePort = await freePort();
-    const bare = spawn(
-      'node',
-      ['--import', 'tsx', path.join(root, 'bench', 'bare.ts'), recordingFile, String(barePort), '2'],
-      { cwd: root, stdio: 'inherit' },
+    // The bare server: the head's bytes for each scenario's first URL, replayed on two processes.
+    const bare = await startBare(
+      services.head.base,
+      scenarios.map((s) => withEtag(s, 'head')),
+      2,
+      path.join(root, 'bench', '.recorded-compare.json'),
     );
-    process.on('exit', () => bare.kill());
-    await new Promise((r) => setTimeout(r, 800));
 
     const results = [];
     for (const s of scenarios) {
@@ -187,11 +160,7 @@ async function main() {
         runs.base.push(await measure(wrk, services.base, withEtag(s, 'base')));
         runs.head.push(await measure(wrk, services.head, withEtag(s, 'head')));
       }
-      const bareRun = await measure(
-        wrk,
-        { base: `http://127.0.0.1:${barePort}`, pid: bare.pid! } as RunningService,
-        withEtag(s, 'head'),
-      );
+      const bareRun = await measure(wrk, { base: bare.base, pid: bare.pid } as RunningService, withEtag(s, 'head'));
       const row = {
         scenario: s.name,
         base: summary(runs.base),
@@ -209,7 +178,7 @@ async function main() {
           `${row.rssMb.head} MB\n  bare ${fmt(row.bare)} | cpu per answer head ÷ base ${cpuRatio}`,
       );
     }
-    bare.kill();
+    bare.stop();
     const out = {
       at: new Date().toISOString(),
       base: { commit: base, node: execFileSync(baseNode, ['--version'], { encoding: 'utf8' }).trim() },

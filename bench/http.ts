@@ -8,14 +8,13 @@
 // two when it runs one), for what the extra processes bring; then the past beside the present: the list
 // asOf a past version at new amounts (scenario g, beside c) and the first asOf answer of versions not
 // loaded yet. Writes bench/results/http-<time>.json so runs can be compared.
-import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { availableCores, defaultWorkers } from '../src/config.js';
-import { freePort, root, rssMbOf, startService, type RunningService } from './service.js';
+import { root, rssMbOf, startService, type RunningService } from './service.js';
+import { startBare } from './bare-server.js';
 import { arg } from './support.js';
 import { ensureWrk, NEW_AMOUNT_LUA, runWrk, type Measured, type WrkScenario } from './wrk.js';
-import type { Recorded } from './bare.js';
 
 const scale = Number(arg('scale', '1'));
 const days = Number(arg('days', scale === 1 ? '400' : '30'));
@@ -114,42 +113,8 @@ async function main() {
     ];
 
     // What the service answers, byte for byte, for each scenario's URL: the bare server replays it.
-    const recorded: Recorded[] = [];
-    for (const s of scenarios) {
-      // identity: wrk asks for no compression, and fetch would quietly undo it
-      const res = await fetch(`${base}${s.path}`, {
-        method: s.method,
-        headers: {
-          'accept-encoding': 'identity',
-          ...s.headers,
-          ...(s.body ? { 'content-type': 'application/json' } : {}),
-        },
-        ...(s.body ? { body: s.body } : {}),
-      });
-      const headers = [...res.headers].filter(
-        ([name]) => !['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name),
-      ) as [string, string][];
-      recorded.push({
-        status: res.status,
-        headers,
-        body: Buffer.from(await res.arrayBuffer()).toString('base64'),
-        method: s.method,
-        match: s.path.split('?')[0]!,
-        notModified: Boolean(s.headers?.['if-none-match']),
-      });
-    }
-    const barePort = await freePort();
-    const recordingFile = path.join(root, 'bench', '.recorded.json');
-    await mkdir(path.dirname(recordingFile), { recursive: true });
-    await writeFile(recordingFile, JSON.stringify(recorded));
-    const bare = spawn(
-      'node',
-      ['--import', 'tsx', path.join(root, 'bench', 'bare.ts'), recordingFile, String(barePort), String(workers)],
-      { cwd: root, stdio: 'inherit' },
-    );
-    process.on('exit', () => bare.kill());
-    await new Promise((r) => setTimeout(r, 500));
-    const bareBase = `http://127.0.0.1:${barePort}`;
+    const bare = await startBare(base, scenarios, workers, path.join(root, 'bench', '.recorded.json'));
+    const bareBase = bare.base;
 
     const results = [];
     for (const s of scenarios) {
@@ -177,7 +142,7 @@ async function main() {
           `| ratio ${row.ratio}${service.errors ? ` | ${service.errors} errors` : ''}`,
       );
     }
-    bare.kill();
+    bare.stop();
 
     // The first asOf answer of versions not loaded yet (their catalogues read back from the ledger), one
     // at a time, from the oldest third of the history: none of them was asked before.
