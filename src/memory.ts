@@ -94,6 +94,17 @@ export function planMemory({
   return { shareMb, heapMb, caches, maxOffers: catalogueCapacity(heapMb, cachesMb) };
 }
 
+/** The settings that size the service (the Config's fields of the same names). */
+export interface ServiceShape {
+  memoryBudgetMb: number;
+  workers: number;
+  databaseUrl: string | undefined;
+}
+
+/** The plan of a configuration: its budget, its processes, the embedded database unless a URL is given. */
+export const memoryPlanOf = (config: ServiceShape): MemoryPlan =>
+  planMemory({ budgetMb: config.memoryBudgetMb, workers: config.workers, embedded: !config.databaseUrl });
+
 /**
  * The catalogue lives in the heap's room above what the process and its full caches keep: the room that
  * garbage collection works in. A larger catalogue than that room holds does not slow the service down, it

@@ -13,7 +13,7 @@ import { stopOnSignals } from './cluster/lifecycle.js';
 import { runPrimary } from './cluster/primary.js';
 import { workerLink, type WorkerLink } from './cluster/worker-link.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { planMemory } from './memory.js';
+import { memoryPlanOf } from './memory.js';
 import { hasIngested, openDatabase, type Database } from './db/client.js';
 import { configuredTurn, takeTurn, withTurn } from './db/write-turn.js';
 import { formatSummary } from './ingest/run.js';
@@ -113,11 +113,7 @@ async function main() {
   const started = Date.now();
   const config = configOrExit();
   const worker = cluster.isWorker ? cluster.worker!.id : null;
-  const memory = planMemory({
-    budgetMb: config.memoryBudgetMb,
-    workers: config.workers,
-    embedded: !config.databaseUrl,
-  });
+  const memory = memoryPlanOf(config);
   const { logger: processLogger, flush } = serviceLogger(config.logLevel);
   const link = workerLink();
   const logger = worker === null ? processLogger : processLogger.child({ worker });

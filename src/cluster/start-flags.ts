@@ -3,7 +3,7 @@
 // A worker is forked with its flags, and a configuration that does not parse is left to server.ts to report.
 import cluster from 'node:cluster';
 import { loadConfig } from '../config.js';
-import { planMemory } from '../memory.js';
+import { memoryPlanOf } from '../memory.js';
 import { ownFlags, restartWith } from './flags.js';
 
 if (cluster.isPrimary) {
@@ -13,12 +13,5 @@ if (cluster.isPrimary) {
   } catch {
     config = null;
   }
-  if (config) {
-    const memory = planMemory({
-      budgetMb: config.memoryBudgetMb,
-      workers: config.workers,
-      embedded: !config.databaseUrl,
-    });
-    restartWith(ownFlags(config, memory, process.execArgv));
-  }
+  if (config) restartWith(ownFlags(config, memoryPlanOf(config), process.execArgv));
 }

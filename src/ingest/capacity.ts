@@ -2,7 +2,7 @@
 // serving process's heap; one too large for the memory budget (src/memory.ts) does not make the service
 // slow, it stops it: every worker runs out of heap loading it, and again after every restart. So the
 // ingest compares what the snapshot would leave active with what the configuration holds, before writing.
-import { budgetFor, planMemory } from '../memory.js';
+import { budgetFor, memoryPlanOf, type ServiceShape } from '../memory.js';
 import type { ChangeSet, CurrentState } from './diff.js';
 
 /** What the ingest is told of the service it feeds: the settings that size a serving process. */
@@ -12,16 +12,9 @@ export interface Capacity {
   describe(offers: number): string;
 }
 
-/** The settings that size a serving process (the Config's fields of the same names). */
-export interface ServiceShape {
-  memoryBudgetMb: number;
-  workers: number;
-  databaseUrl: string | undefined;
-}
-
 export function capacityOf(config: ServiceShape): Capacity {
   const shape = { workers: config.workers, embedded: !config.databaseUrl };
-  const { maxOffers } = planMemory({ budgetMb: config.memoryBudgetMb, ...shape });
+  const { maxOffers } = memoryPlanOf(config);
   return {
     maxOffers,
     describe(offers) {

@@ -77,6 +77,8 @@ export function buildCatalog(institutionSpecs: InstitutionSpec[], offerSpecs: Of
     }));
     const withholding = spec.withholding ?? { kind: 'none', rate: null, reducedRate: null };
     const type = spec.type ?? 'flexible';
+    const minAmount = d(spec.minAmount ?? '1.00');
+    const maxAmount = spec.maxAmount === undefined || spec.maxAmount === null ? null : d(spec.maxAmount);
     const offer: CatalogOffer = {
       id: spec.id,
       name: spec.id,
@@ -88,12 +90,9 @@ export function buildCatalog(institutionSpecs: InstitutionSpec[], offerSpecs: Of
       termMonths: type === 'deposit' ? (spec.termMonths ?? 12) : null,
       noticeDays: type === 'notice' ? 30 : null,
       payout: spec.payout ?? 'ANNUALLY',
-      minAmount: d(spec.minAmount ?? '1.00'),
-      maxAmount: spec.maxAmount === undefined || spec.maxAmount === null ? null : d(spec.maxAmount),
-      amountRange: amountRangeOf(
-        d(spec.minAmount ?? '1.00'),
-        spec.maxAmount === undefined || spec.maxAmount === null ? null : d(spec.maxAmount),
-      ),
+      minAmount,
+      maxAmount,
+      amountRange: amountRangeOf(minAmount, maxAmount),
       planId: 1,
       rateType: 'variable',
       headlineRate: tiers.reduce((m, t) => Decimal.max(m, t.rate), tiers[0]!.rate),
