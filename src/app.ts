@@ -35,6 +35,10 @@ import { createMetrics } from './http/metrics.js';
 import { graphqlVariesByAccept, notFound, prometheus } from './http/plugins.js';
 import { allOf } from './http/static.js';
 import { registerStreamMetrics } from './http/stream-metrics.js';
+import { registerOverloadMetrics } from './http/overload-metrics.js';
+import { InFlight } from './http/overload.js';
+import { EVENT_STREAM } from './http/layer.js';
+import { cpuLane } from './catalog/lane.js';
 import { loadWebPage } from './http/web.js';
 import type { Logger } from './logger.js';
 import { planMemory, requestCaches, type MemoryPlan } from './memory.js';
@@ -149,6 +153,7 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
       data: { version: catalog.version, offers: catalog.offers.length },
       caches: caches(),
       streams: changes.stats(),
+      load: load(),
     };
   };
   const metrics = createMetrics(
@@ -160,6 +165,10 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
     cluster ? { worker: String(cluster.worker) } : {},
   );
   registerStreamMetrics(metrics.registry, TRANSPORTS, () => changes.stats());
+  const inFlight =
+    config.maxInFlight > 0 ? new InFlight({ limit: config.maxInFlight, queueWaitMs: config.queueWaitMs }) : undefined;
+  const load = () => ({ inFlight: inFlight?.figures() ?? null, lane: cpuLane.figures() });
+  registerOverloadMetrics(metrics.registry, load);
   cluster?.useRegistry(metrics.registry);
   cluster?.onStats(ownFigures);
 
@@ -219,6 +228,12 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
     counted: (path) => path !== PATHS.metrics && matchRoute(rest.routes, path)?.route.exemptFromRateLimit !== true,
     trustedProxies: config.trustedProxies,
     requestTimeoutMs: config.requestTimeoutMs,
+    inFlight,
+    // Health, the metrics and open streams are never refused for load: the operator needs them most then.
+    shed: (path, accept) =>
+      !(accept && EVENT_STREAM.test(accept)) &&
+      path !== PATHS.metrics &&
+      matchRoute(rest.routes, path)?.route.exemptFromRateLimit !== true,
     observe: (method, path, status, seconds) => metrics.observeRequest(method, routeLabels.of(path), status, seconds),
   });
 

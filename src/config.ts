@@ -18,6 +18,15 @@ export const MIN_BUDGET_MB = 128;
 export const DEFAULT_SHARE_MB = 384;
 
 /**
+ * Computed answers a process works on at once (MAX_IN_FLIGHT), and how long one beyond them may wait
+ * (QUEUE_WAIT_MS). The cold answers are CPU work on one event loop: a few in progress keep it busy while
+ * others wait for the database, more only lengthen every answer. Measured with `npm run bench:overload`
+ * (README, "Overload").
+ */
+export const DEFAULT_MAX_IN_FLIGHT = 16;
+export const DEFAULT_QUEUE_WAIT_MS = 50;
+
+/**
  * Serving processes when WORKERS is not given. The embedded database's executor runs on a thread of
  * its own and keeps a core busy while it works, so it is given one: on two cores one process serves.
  * Measured on two cores (`npm run soak`): a second worker answered 25 % more of the mixed traffic for
@@ -104,6 +113,13 @@ const envSchema = z.object({
     .optional(),
   /** An answer not started within this many milliseconds is a 503. */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /**
+   * Computed answers one process works on at once (cached answers, health, metrics and streams are not
+   * counted); more wait up to QUEUE_WAIT_MS for a slot, then are refused with 503. 0: no limit.
+   */
+  MAX_IN_FLIGHT: z.coerce.number().int().min(0).max(100_000).default(DEFAULT_MAX_IN_FLIGHT),
+  /** How long a request beyond MAX_IN_FLIGHT may wait for a slot before it is refused; 0: refused at once. */
+  QUEUE_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(DEFAULT_QUEUE_WAIT_MS),
   /** On SIGTERM, how long requests in flight may take to finish before their connections are closed. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   /** How far a snapshot's observedAt may be ahead of the clock (clocks drift a little; time zones slip by hours). */
@@ -141,6 +157,8 @@ export type Config = Readonly<{
   trustedProxies: readonly string[];
   publicUrl: string | undefined;
   requestTimeoutMs: number;
+  maxInFlight: number;
+  queueWaitMs: number;
   shutdownGraceMs: number;
   ingestMaxFutureSkewMs: number;
   ingestWaitMs: number;
@@ -188,6 +206,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustedProxies: Object.freeze(e.TRUSTED_PROXIES ?? (e.TRUST_PROXY ? [...TRUST_PROXY_ALIAS] : [])),
     publicUrl: e.PUBLIC_URL,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    maxInFlight: e.MAX_IN_FLIGHT,
+    queueWaitMs: e.QUEUE_WAIT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     ingestMaxFutureSkewMs: e.INGEST_MAX_FUTURE_SKEW_MINUTES * 60_000,
     ingestWaitMs: e.INGEST_WAIT_SECONDS * 1000,

@@ -6,7 +6,8 @@ import { Decimal } from '../domain/decimal.js';
 import { presentCalc } from '../domain/present.js';
 import { presentPlanTotals } from '../domain/plan-totals.js';
 import { createCalcService } from './calc-service.js';
-import { MAX_OFFERS_LIMIT, planAllocation, planQuery, type PlanQuery, type SavingsPlan } from './plan.js';
+import { CpuLane } from './lane.js';
+import { MAX_OFFERS_LIMIT, planAllocation, planQuery, planSteps, type PlanQuery, type SavingsPlan } from './plan.js';
 import { buildCatalog, type InstitutionSpec, type OfferSpec } from './__tests__/catalog-fixture.js';
 
 const now = new Date('2026-11-20T12:00:00.000Z');
@@ -305,5 +306,55 @@ describe('planAllocation: the offer models it keeps', () => {
     // 24 offers × 48 horizons asked; only the most recent fit
     expect(models.size).toBeLessThan(24 * 48);
     expect(calc.stats().bytes).toBeLessThanOrEqual(calc.stats().maxBytes);
+  });
+});
+
+describe('planSteps: a plan computed in slices', () => {
+  const institutions = Array.from({ length: 10 }, (_, i) => bank(`b${i}`, { limit: `${50_000 + i * 10_000}` }));
+  const offers = institutions.flatMap((b, i) => [
+    flex(`${b.id}-flex`, b.id, `${1.5 + i / 7}`.slice(0, 4)),
+    deposit(`${b.id}-dep`, b.id, `${2.1 + i / 9}`.slice(0, 4), 12),
+    flex(`${b.id}-tier`, b.id, '1.00', {
+      tiers: [
+        ['0', '1.00'],
+        ['20000', `${2.4 + i / 11}`.slice(0, 4)],
+      ],
+    }),
+  ]);
+
+  it.each([
+    ['480000', 6, '0'],
+    ['733000.55', 9, '33'],
+    ['95000', 2, '50'],
+  ])(
+    'is the plan computed at once, whatever the lane pauses (%s, maxOffers %i, flexible %s %%)',
+    async (a, maxOffers, share) => {
+      const catalog = buildCatalog(institutions, offers);
+      const q = planQuery({ amount: amount(a), maxOffers, flexibleShare: amount(share) });
+      const atOnce = planAllocation({ catalog, calc: createCalcService(), now }, q);
+      // a slice of no time: the lane pauses the search at every step it yields
+      const sliced = await new CpuLane(0, 1).run(planSteps({ catalog, calc: createCalcService(), now }, q));
+      expect(shown(sliced)).toEqual(shown(atOnce));
+      expect([sliced.optimal, sliced.optimalityGap?.toString()]).toEqual([
+        atOnce.optimal,
+        atOnce.optimalityGap?.toString(),
+      ]);
+    },
+  );
+
+  it('stops when told, with the best plan found and the gap its bounds leave, as its work budget does', () => {
+    const catalog = buildCatalog(institutions, offers);
+    const q = planQuery({ amount: amount('733000'), maxOffers: 5, flexibleShare: amount('33') });
+    const full = planAllocation({ catalog, calc: createCalcService(), now }, q);
+    const stopped = planAllocation({ catalog, calc: createCalcService(), now, stop: () => true }, q);
+    expect(full.optimal).toBe(true);
+    // told at the first choice: only the first plans (the seeds) were tried, and they are not the best here
+    expect(stopped.optimal).toBe(false);
+    // the seeds' plan is a plan that keeps every rule; what it leaves is at most the gap
+    expect(stopped.allocations.length).toBeGreaterThan(0);
+    expect(stopped.optimalityGap === null || stopped.optimalityGap.gt(0)).toBe(true);
+    const earned = (p: SavingsPlan) => p.totals.returnPerYear;
+    expect(earned(stopped).lte(earned(full))).toBe(true);
+    if (stopped.optimalityGap) expect(earned(stopped).plus(stopped.optimalityGap).gte(earned(full))).toBe(true);
   });
 });

@@ -12,7 +12,15 @@ import {
   type OfferModel,
   type PlanObjective,
 } from '../domain/plan-model.js';
-import { optimizePlan, type PlanCandidate, type PlanProblem, type PlanStats } from '../domain/plan.js';
+import {
+  drain,
+  planSearch,
+  WORK_BUDGET,
+  type PlanCandidate,
+  type PlanProblem,
+  type PlanStats,
+  type SearchBudget,
+} from '../domain/plan.js';
 import { planTotals, type PlanTotals } from '../domain/plan-totals.js';
 import type { PlanSort, UnplacedCode } from '../domain/vocabulary.js';
 import { calcMode, periodOf, type CalcService } from './calc-service.js';
@@ -96,6 +104,12 @@ export interface PlanContext {
   calc: CalcService;
   /** For freshness=24h. */
   now: Date;
+  /**
+   * Asked while the search runs: true once its answer is no longer worth waiting for (the request's
+   * deadline). The search then answers its best plan and the gap its bounds leave, as when its work
+   * budget is spent.
+   */
+  stop?: () => boolean;
 }
 
 /** Parts are whole euros; a cent rest of the amount is added to one part afterwards. */
@@ -168,8 +182,20 @@ function validate(q: PlanQuery): void {
 
 const euros = (v: Decimal) => `${toFixed2(v)} €`;
 
-export function planAllocation(ctx: PlanContext, q: PlanQuery): SavingsPlan {
+/** The plan, computed at once on the caller's stack. */
+export const planAllocation = (ctx: PlanContext, q: PlanQuery): SavingsPlan => drain(planSteps(ctx, q));
+
+/**
+ * The plan in steps: it yields between offers as it builds the candidates and between the choices its
+ * searches explore, so that a caller may run it in slices (src/catalog/lane.ts) without its answer
+ * depending on them.
+ */
+export function* planSteps(ctx: PlanContext, q: PlanQuery): Generator<void, SavingsPlan, void> {
   validate(q);
+  const { stop } = ctx;
+  const budget: SearchBudget | undefined = stop && {
+    spent: (stats) => stats.work >= WORK_BUDGET || stop(),
+  };
   const { catalog, calc } = ctx;
   const objective: PlanObjective = q.sort === 'effective' ? 'effective' : 'return';
   const fails = compileFilters(listQueryOf(q), ctx.now);
@@ -186,7 +212,9 @@ export function planAllocation(ctx: PlanContext, q: PlanQuery): SavingsPlan {
   const candidates: PlanCandidate[] = [];
   // Those whose minimum is above the whole amount too: they count as room when explaining a rest.
   const eligible: CatalogOffer[] = [];
+  let scanned = 0;
   for (const offer of catalog.offers) {
+    if (++scanned % 16 === 0) yield;
     if (fails(offer) !== 0 || !offer.institution.dgs.verified) continue;
     const [lo, hi] = domainOf(offer);
     if (lo > hi) continue;
@@ -221,7 +249,7 @@ export function planAllocation(ctx: PlanContext, q: PlanQuery): SavingsPlan {
     maxParts: q.maxOffers,
     maxNonFlexible: nonFlexibleCap.floor().toNumber(),
   };
-  const solution = optimizePlan(problem);
+  const solution = yield* planSearch(problem, budget);
 
   // The parts in euros, then the amount's cents added to the part where they earn most and fit.
   const parts = solution.parts.map((p) => ({ offer: offers[p.candidate]!, amount: new Decimal(p.units) }));
@@ -238,7 +266,9 @@ export function planAllocation(ctx: PlanContext, q: PlanQuery): SavingsPlan {
     q.amount,
     allocations.map((a) => a.offer.calc),
   );
-  const unplacedReason = totals.unplaced.isZero() ? null : diagnose(problem, solution.placed, totals, q, eligible);
+  const unplacedReason = totals.unplaced.isZero()
+    ? null
+    : yield* diagnose(problem, solution.placed, totals, q, eligible, budget);
   const optimalityGap = solution.proven
     ? ZERO
     : Number.isFinite(solution.gap)
@@ -296,14 +326,18 @@ function addCents(
  * offers under full cover, or else the minimum amounts (there is room, but the rest is below every
  * minimum that could take it).
  */
-function diagnose(
+function* diagnose(
   problem: PlanProblem,
   placed: number,
   totals: PlanTotals,
   q: PlanQuery,
   eligible: readonly CatalogOffer[],
-): UnplacedReason {
-  const unlimited = optimizePlan({ ...problem, maxParts: Math.max(1, problem.candidates.length), placementOnly: true });
+  budget: SearchBudget | undefined,
+): Generator<void, UnplacedReason, void> {
+  const unlimited = yield* planSearch(
+    { ...problem, maxParts: Math.max(1, problem.candidates.length), placementOnly: true },
+    budget,
+  );
   if (unlimited.placed > placed) {
     return {
       code: 'max_offers',
@@ -313,7 +347,7 @@ function diagnose(
     };
   }
   if (q.flexibleShare.isPositive()) {
-    const free = optimizePlan({ ...problem, maxNonFlexible: problem.total, placementOnly: true });
+    const free = yield* planSearch({ ...problem, maxNonFlexible: problem.total, placementOnly: true }, budget);
     if (free.placed > placed) {
       const reserve = q.amount.times(q.flexibleShare).div(HUNDRED);
       return {

@@ -4,4 +4,4 @@
 export { EPSILON } from './plan/types.js';
 export type { PlanCandidate, PlanPart, PlanProblem, PlanSegment, PlanSolution, PlanStats } from './plan/types.js';
 export { WORK_BUDGET, workBudget, type SearchBudget } from './plan/budget.js';
-export { optimizePlan } from './plan/search.js';
+export { drain, optimizePlan, planSearch } from './plan/search.js';

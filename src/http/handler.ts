@@ -17,6 +17,7 @@ import { CORS_HEADERS } from './cors.js';
 import { answer, answerEventStream, answerStream, finish, isEventStream, STREAM_ETAG } from './layer.js';
 import { logged, type RequestObserver } from './logging.js';
 import { nodeWriter, toOriginForm } from './node-writer.js';
+import type { InFlight } from './overload.js';
 import { problemResponse } from './problem.js';
 import { SECURITY_HEADERS } from './security.js';
 
@@ -35,10 +36,17 @@ export interface HttpDeps extends AdmissionDeps {
   requestTimeoutMs: number;
   /** Told of every answer (the request metrics). */
   observe?: RequestObserver;
+  /** The bound of computed answers in progress (overload.ts); none: no bound. */
+  inFlight?: InFlight;
+  /** Whether a request the application answers counts toward it (not health, metrics or streams). */
+  shed?(path: string, accept: string | null): boolean;
 }
 
 /** What every answer carries, whichever path gives it. */
 const EVERY_ANSWER: Readonly<Record<string, string>> = { ...CORS_HEADERS, ...SECURITY_HEADERS };
+
+/** The share of REQUEST_TIMEOUT_MS after which long calculations give up with what they have. */
+const DEADLINE_SHARE = 0.8;
 
 /** Who asks through app.fetch, with no socket to tell (the tests, an embedding process). */
 const NO_SOCKET = 'local';
@@ -72,7 +80,8 @@ export interface HttpHandler {
 }
 
 export function createHttpHandler(deps: HttpDeps): HttpHandler {
-  const { upstream, cache, cacheable, logger, trustedProxies = [], requestTimeoutMs, observe } = deps;
+  const { upstream, cache, cacheable, logger, trustedProxies = [], requestTimeoutMs, observe, inFlight } = deps;
+  const { shed = () => true } = deps;
   const admit = createAdmission(deps);
 
   const proxies = trustedProxies.length > 0 ? trustedMatcher(trustedProxies) : null;
@@ -88,11 +97,17 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
   };
   const write = nodeWriter({ logger, observe, everyAnswer: EVERY_ANSWER, clientOf });
 
-  /** The upstream's answer, or a 503 when it does not start in time (the work goes on; the client is told). */
+  /**
+   * The upstream's answer, or a 503 when it does not start in time. Long calculations stop then (their
+   * lane task is aborted); short work already under way finishes and is dropped.
+   */
   function withTimeout(request: Request): Promise<Response> {
     let timer: NodeJS.Timeout | undefined;
+    const scope = requestScope.getStore();
     const late = new Promise<Response>((resolve) => {
       timer = setTimeout(() => {
+        // What still computes for this request stops: its answer is the 503 below.
+        scope?.expiry?.abort(new Error('the request timed out'));
         logger.warn(
           { requestId: currentRequestId(), path: new URL(request.url).pathname, timeoutMs: requestTimeoutMs },
           'answer took too long',
@@ -156,6 +171,22 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
     return application(request, admitted.key);
   }
 
+  /**
+   * What the gate passed to the application, within the bound of work in progress: a slot now, after a
+   * short wait, or a 503 at once. Given back when the answer is made (a long body streams after it).
+   */
+  async function bounded(request: Request, admission: Admission, path: string): Promise<Response> {
+    if (admission.admitted.kind !== 'pass' || !inFlight || !shed(path, request.headers.get('accept')))
+      return settle(request, admission);
+    const entered = inFlight.enter();
+    if (entered === false || (entered !== true && !(await entered))) return inFlight.refusal();
+    try {
+      return await settle(request, admission);
+    } finally {
+      inFlight.leave();
+    }
+  }
+
   /** Requests the node listener admitted already, handed to yoga's adapter: their admission, not asked again. */
   const admittedOnNode = new WeakMap<IncomingMessage, Admission>();
 
@@ -163,6 +194,9 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
     const scope: RequestScope = {
       id: requestIdFrom(request.headers.get('x-request-id')),
       startedAt: process.hrtime.bigint(),
+      signal: request.signal,
+      // A little before the timeout answers 503, so that a long search can still answer its best plan.
+      deadline: performance.now() + requestTimeoutMs * DEADLINE_SHARE,
     };
     const req = server?.req;
     if (req) {
@@ -181,7 +215,15 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
       }));
     const headers = { 'x-request-id': scope.id, ...EVERY_ANSWER, ...admission.rate };
     return requestScope.run(scope, async () =>
-      logged(logger, scope, request.method, request.url, await settle(request, admission), headers, observe),
+      logged(
+        logger,
+        scope,
+        request.method,
+        request.url,
+        await bounded(request, admission, url.pathname),
+        headers,
+        observe,
+      ),
     );
   };
 

@@ -12,6 +12,12 @@ export interface RequestScope {
   abort?: () => void;
   /** The request's connection, for what a stream leaves unread in it; absent without a socket. */
   socket?: Socket;
+  /** Aborts when the client goes. */
+  signal?: AbortSignal;
+  /** performance.now() past which the answer is no longer worth computing (REQUEST_TIMEOUT_MS). */
+  deadline?: number;
+  /** Aborted when the request has been answered 503 for its time (made when a long calculation asks). */
+  expiry?: AbortController;
 }
 
 export const requestScope = new AsyncLocalStorage<RequestScope>();
@@ -29,3 +35,15 @@ export const currentClient = (): string => requestScope.getStore()?.client ?? 'l
 export const currentAbort = (): (() => void) | undefined => requestScope.getStore()?.abort;
 
 export const currentSocket = (): Socket | undefined => requestScope.getStore()?.socket;
+
+/**
+ * What a long calculation (src/catalog/lane.ts) asks of its request: a signal that aborts when its client
+ * goes or its time is up (nobody is left to answer), and the instant it should give up with what it has.
+ */
+export function currentLimits(): { signal?: AbortSignal; deadline?: number } {
+  const scope = requestScope.getStore();
+  if (!scope) return {};
+  scope.expiry ??= new AbortController();
+  const expired = scope.expiry.signal;
+  return { signal: scope.signal ? AbortSignal.any([scope.signal, expired]) : expired, deadline: scope.deadline };
+}

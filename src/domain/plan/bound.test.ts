@@ -6,6 +6,7 @@ import { Incumbent } from './incumbent.js';
 import { LeafSolver } from './leaf.js';
 import { PartialPlan } from './partial.js';
 import { seedPlans } from './seed.js';
+import { drain } from './search.js';
 import { completions, pickPartial, problemArb, spaceFor } from './__tests__/problems.js';
 import { EPSILON_FLOAT, type PlanStats } from './types.js';
 
@@ -27,7 +28,7 @@ describe('BoundEngine.evaluate', () => {
           const plan = new PartialPlan(problem.groupLimits.length);
           const best = new Incumbent(space.limits.placementOnly);
           // Seeding solves a few plans: segments get split (refined) and the best plan is no longer empty.
-          if (seeded) seedPlans(space.cands, space.limits, new LeafSolver(space.limits, best, stats));
+          if (seeded) drain(seedPlans(space.cands, space.limits, new LeafSolver(space.limits, best, stats)));
           const engine = new BoundEngine(space, plan, best, stats);
           const i = at % (space.cands.length + 1);
           pickPartial(space, plan, i, picks);

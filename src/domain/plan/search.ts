@@ -38,6 +38,13 @@ interface Node {
   seq: number;
 }
 
+/**
+ * Steps of the bounds between two yields within a node's expansion (which may evaluate thousands of
+ * bounds): about a millisecond. Counted, like the budget, so where the search pauses is the same
+ * everywhere.
+ */
+const YIELD_WORK = 20_000;
+
 /** Best bound first: more placed, then more earned. */
 const before = (x: Node, y: Node) =>
   x.bound.placed !== y.bound.placed
@@ -46,10 +53,15 @@ const before = (x: Node, y: Node) =>
       ? x.bound.value > y.bound.value
       : x.seq > y.seq;
 
-export function optimizePlan(
+/**
+ * The search in steps: it yields between the choices it explores, so that whoever drives it may pause it
+ * there (the service's CPU lane, src/catalog/lane.ts, lets other requests in between) and its answer does
+ * not depend on where it was paused. `optimizePlan` runs it through.
+ */
+export function* planSearch(
   problem: PlanProblem,
   budget: SearchBudget = workBudget(problem.maxWork ?? WORK_BUDGET),
-): PlanSolution {
+): Generator<void, PlanSolution, void> {
   const stats: PlanStats = { candidates: 0, kept: 0, nodes: 0, leaves: 0, refinements: 0, work: 0 };
   const space = searchSpace(problem, stats);
   if (space === null) return { parts: [], placed: 0, value: ZERO, proven: true, gap: 0, stats };
@@ -62,6 +74,7 @@ export function optimizePlan(
   const leaf = new LeafSolver(limits, best, stats);
   const queue = new PriorityQueue<Node>(before);
   let seq = 0;
+  let yieldAt = YIELD_WORK;
 
   /** Makes the partial plan that of a node. */
   const enter = (node: Node) => {
@@ -75,7 +88,7 @@ export function optimizePlan(
    * its segments), and the choice as it is, each kept while its bound can beat the best plan. The most
    * promising is returned, to be explored next; the others wait in the queue.
    */
-  function expand(node: Node): Node | undefined {
+  function* expand(node: Node): Generator<void, Node | undefined, void> {
     enter(node);
     let dive: Node | undefined;
     const offer = (child: Omit<Node, 'seq'>) => {
@@ -96,6 +109,10 @@ export function optimizePlan(
         for (const seg of cand.segs) {
           if (plan.groupLo[g]! + seg.lo > groupLimits[g]! || plan.sumLo + seg.lo > total) continue;
           if (!cand.flexible && plan.sumLoFixed + seg.lo > maxNonFlexible) continue;
+          if (stats.work >= yieldAt) {
+            yieldAt = stats.work + YIELD_WORK;
+            yield;
+          }
           const part = { cand, seg };
           plan.push(part);
           const bound = engine.evaluate(j + 1);
@@ -114,7 +131,8 @@ export function optimizePlan(
   // Best bound first, each explored choice followed at once down its most promising child ("plunging"):
   // complete plans, which prune the rest, come early, and no choice is explored whose bound is below the
   // best plan found by then.
-  seedPlans(cands, limits, leaf);
+  yield;
+  yield* seedPlans(cands, limits, leaf);
   const root = engine.evaluate(0);
   if (!best.prunes(root)) queue.push({ parent: null, part: null, i: 0, bound: root, done: false, seq: seq++ });
   let left: Node | undefined;
@@ -127,11 +145,12 @@ export function optimizePlan(
       left = node;
       break;
     }
+    yield;
     if (node.done) {
       enter(node);
       leaf.solve(plan.parts.map((c) => ({ cand: c.cand, seg: c.seg.src })));
       node = queue.pop();
-    } else node = expand(node) ?? queue.pop();
+    } else node = (yield* expand(node)) ?? queue.pop();
   }
   // Out of budget: what the choices left could still earn above the best plan.
   let gap = 0;
@@ -157,4 +176,17 @@ export function optimizePlan(
     gap,
     stats,
   };
+}
+
+/** The search run through at once, on the caller's stack. */
+export function optimizePlan(problem: PlanProblem, budget?: SearchBudget): PlanSolution {
+  return drain(planSearch(problem, budget));
+}
+
+/** A generator's return value, every step taken now. */
+export function drain<T>(steps: Generator<unknown, T, void>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
 }

@@ -5,6 +5,7 @@ import { ZERO } from '../decimal.js';
 import { Incumbent } from './incumbent.js';
 import { LeafSolver } from './leaf.js';
 import { seedPlans } from './seed.js';
+import { drain } from './search.js';
 import { problemArb, spaceFor } from './__tests__/problems.js';
 import type { PlanProblem, PlanStats } from './types.js';
 
@@ -12,7 +13,7 @@ function seeded(p: PlanProblem) {
   const space = spaceFor(p)!;
   const stats: PlanStats = { candidates: 0, kept: 0, nodes: 0, leaves: 0, refinements: 0, work: 0 };
   const best = new Incumbent(space.limits.placementOnly);
-  seedPlans(space.cands, space.limits, new LeafSolver(space.limits, best, stats));
+  drain(seedPlans(space.cands, space.limits, new LeafSolver(space.limits, best, stats)));
   return { best, stats };
 }
 

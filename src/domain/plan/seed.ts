@@ -53,17 +53,19 @@ const valueAt = (c: Cand, k: number): number => {
  * also, for each number of flexible parts, that many of the best flexible offers and then the best
  * others (the best offers are often deposits, and deposits alone leave the reserve unplaced).
  */
-export function seedPlans(cands: readonly Cand[], limits: PlanLimits, leaf: LeafSolver): void {
+export function* seedPlans(cands: readonly Cand[], limits: PlanLimits, leaf: LeafSolver): Generator<void, void, void> {
   const { maxParts } = limits;
   seed([[cands, maxParts]], limits, leaf);
+  yield;
   // by what they earn per euro when full (a yield bound can be high for a small amount only)
   const full = new Map(cands.map((c) => [c, valueAt(c, c.hi) / c.hi]));
   const byYield = [...cands].sort((a, b) => full.get(b)! - full.get(a)! || a.index - b.index);
   seed([[byYield, maxParts]], limits, leaf);
+  yield;
   if (!(limits.maxNonFlexible < limits.total)) return;
   const flexible = byYield.filter((c) => c.flexible);
   const fixed = byYield.filter((c) => !c.flexible);
-  for (let mx = 1; mx <= Math.min(maxParts, flexible.length); mx++)
+  for (let mx = 1; mx <= Math.min(maxParts, flexible.length); mx++) {
     seed(
       [
         [flexible, mx],
@@ -73,4 +75,6 @@ export function seedPlans(cands: readonly Cand[], limits: PlanLimits, leaf: Leaf
       limits,
       leaf,
     );
+    yield;
+  }
 }

@@ -2,7 +2,15 @@
 // by a verified deposit guarantee. The candidates are what the list shows for the same filters; each
 // part is an Offer calculated for its own amount, as the list calculates it. The method and why its
 // plan is the best one: docs/calculation.md, "The savings plan".
-import { PLAN_DEFAULTS, planAllocation, type SavingsPlan, type UnplacedReason } from '../../catalog/plan.js';
+import { cpuLane, LaneFull } from '../../catalog/lane.js';
+import {
+  PLAN_DEFAULTS,
+  planSteps,
+  type PlanContext,
+  type PlanQuery,
+  type SavingsPlan,
+  type UnplacedReason,
+} from '../../catalog/plan.js';
 import { Decimal } from '../../domain/decimal.js';
 import { presentPlanTotals, type PresentedPlanTotals } from '../../domain/plan-totals.js';
 import { presentCalc } from '../../domain/present.js';
@@ -11,10 +19,32 @@ import { AS_OF_DESCRIPTION, methodField, viewAt } from '../as-of.js';
 import { builder } from '../builder.js';
 import { PlanSortEnum, TypeFilterEnum, UnplacedCodeEnum } from '../enums.js';
 import { crossRules, filterArgs, filtersOf } from '../filter-args.js';
+import { clientError } from '../../request/errors.js';
+import { currentLimits } from '../../request/context.js';
 import { euros, perYear } from '../scalars.js';
 import { CALCULATION_PATH, OfferRef } from './offer.js';
 
 type Allocation = SavingsPlan['allocations'][number];
+
+/** Seconds a client refused by a full lane should wait: about what the plans it waits for take. */
+const LANE_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * A plan is searched in the process's CPU lane: in slices between other requests, stopped when its
+ * client goes, refused at once (503, Retry-After) when the lane already runs as many as it may.
+ */
+async function runPlan(ctx: PlanContext, q: PlanQuery, signal?: AbortSignal): Promise<SavingsPlan> {
+  try {
+    return await cpuLane.run(planSteps(ctx, q), signal);
+  } catch (err) {
+    if (!(err instanceof LaneFull)) throw err;
+    throw clientError(
+      'SERVICE_UNAVAILABLE',
+      `This process is already searching ${err.capacity} savings plans; please retry shortly.`,
+      { retryAfter: LANE_RETRY_AFTER_SECONDS },
+    );
+  }
+}
 
 const PlanAllocationRef = builder.objectRef<Allocation>('PlanAllocation').implement({
   description:
@@ -188,8 +218,10 @@ builder.queryField('plan', (t) =>
     validate: crossRules(),
     resolve: async (_root, args, ctx, info) => {
       const { catalog, now } = await viewAt(ctx, args.asOf, info);
-      return planAllocation(
-        { catalog, calc: ctx.services.calc, now },
+      const { signal, deadline } = currentLimits();
+      const stop = deadline === undefined ? undefined : () => performance.now() >= deadline;
+      return runPlan(
+        { catalog, calc: ctx.services.calc, now, stop },
         {
           ...filtersOf(args),
           amount: new Decimal(args.amount),
@@ -199,6 +231,7 @@ builder.queryField('plan', (t) =>
           maxOffers: args.maxOffers,
           flexibleShare: new Decimal(args.flexibleShare),
         },
+        signal,
       );
     },
   }),

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { InFlight } from './overload.js';
+
+const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('InFlight', () => {
+  it('admits up to its limit at once, then refuses at once when there is no queue', () => {
+    const bound = new InFlight({ limit: 2, queueWaitMs: 0 });
+    expect([bound.enter(), bound.enter(), bound.enter()]).toEqual([true, true, false]);
+    bound.leave();
+    expect(bound.enter()).toBe(true);
+    expect(bound.figures()).toMatchObject({ inFlight: 2, admitted: 3, refused: { full: 1, waited: 0 } });
+  });
+
+  it('gives a freed slot to the longest waiting, in order, without going over the limit', async () => {
+    const bound = new InFlight({ limit: 1, queueWaitMs: 1_000, queueMax: 2 });
+    expect(bound.enter()).toBe(true);
+    const order: string[] = [];
+    const a = (bound.enter() as Promise<boolean>).then((ok) => order.push(`a:${ok}`));
+    const b = (bound.enter() as Promise<boolean>).then((ok) => order.push(`b:${ok}`));
+    expect(bound.figures()).toMatchObject({ inFlight: 1, waiting: 2 });
+    bound.leave();
+    await a;
+    expect(bound.figures()).toMatchObject({ inFlight: 1, waiting: 1 });
+    bound.leave();
+    await b;
+    bound.leave();
+    expect(order).toEqual(['a:true', 'b:true']);
+    expect(bound.figures()).toMatchObject({ inFlight: 0, waiting: 0, admitted: 3, queued: 2 });
+  });
+
+  it('refuses a waiting request once its wait is over, and one beyond the queue at once', async () => {
+    const bound = new InFlight({ limit: 1, queueWaitMs: 30, queueMax: 1 });
+    expect(bound.enter()).toBe(true);
+    const waiting = bound.enter();
+    expect(bound.enter()).toBe(false);
+    const asked = performance.now();
+    await expect(waiting).resolves.toBe(false);
+    expect(performance.now() - asked).toBeGreaterThanOrEqual(25);
+    expect(bound.figures()).toMatchObject({ inFlight: 1, waiting: 0, refused: { full: 1, waited: 1 }, queued: 1 });
+    // the slot taken before is still given back as it should be
+    bound.leave();
+    await later(1);
+    expect(bound.figures().inFlight).toBe(0);
+  });
+
+  it('answers a refusal as problem+json with Retry-After', async () => {
+    const response = new InFlight({ limit: 3, queueWaitMs: 0 }).refusal();
+    expect(response.status).toBe(503);
+    expect(response.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await response.json()).detail).toMatch(/3 at once/);
+  });
+});

@@ -1,0 +1,137 @@
+// Savings plans as an attacker sends them (issue: a few hard plans held the event loop for seconds): the
+// search runs in the CPU lane (src/catalog/lane.ts), so cached answers go out while it runs, it stops when
+// its client goes, it gives up at its deadline with its best plan, and a full lane refuses at once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cpuLane } from '../src/catalog/lane.js';
+import { planAllocation, planQuery } from '../src/catalog/plan.js';
+import { Decimal } from '../src/domain/decimal.js';
+import { createTestApp, serve, type TestApp } from './support/app.js';
+
+/** Four plans for amounts near 1.1 M over up to 20 offers with a third kept flexible: seconds of search. */
+const HARD = (seed: number) =>
+  `{ ${[0, 1, 2, 3]
+    .map(
+      (k) =>
+        `p${k}: plan(amount: "${1_100_000 + seed * 37 + k * 13}", maxOffers: 20, flexibleShare: "33") ` +
+        '{ optimal optimalityGap totals { placed returnPerYear } }',
+    )
+    .join(' ')} }`;
+
+const post = (base: string, query: string, signal?: AbortSignal) =>
+  fetch(`${base}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+    signal,
+  });
+
+const until = async (done: () => boolean, ms: number): Promise<number> => {
+  const start = performance.now();
+  while (!done()) {
+    if (performance.now() - start > ms) throw new Error(`not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  return performance.now() - start;
+};
+
+describe('plans in the CPU lane', () => {
+  let t: TestApp;
+  let server: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    t = await createTestApp();
+    server = await serve(t.app);
+    // the offer models are built once per data version: not part of what is measured below
+    await (await post(server.base, HARD(99))).json();
+  });
+  afterAll(async () => {
+    await server?.close();
+    await t?.close();
+  });
+
+  it('lets cached answers and health through while hard plans run', async () => {
+    const list = `${server.base}/api/products?amount=25000`;
+    await (await fetch(list)).arrayBuffer();
+    const started = performance.now();
+    let planDone = 0;
+    const plans = post(server.base, HARD(1)).then(async (r) => {
+      planDone = performance.now();
+      return { status: r.status, body: await r.json() };
+    });
+    await until(() => cpuLane.figures().running > 0, 5_000);
+    const waits: number[] = [];
+    while (planDone === 0 && waits.length < 200) {
+      for (const url of [list, `${server.base}/api/health`]) {
+        const asked = performance.now();
+        expect((await fetch(url)).status).toBe(200);
+        waits.push(performance.now() - asked);
+      }
+    }
+    const { status, body } = await plans;
+    expect(status).toBe(200);
+    expect(Object.keys(body.data)).toEqual(['p0', 'p1', 'p2', 'p3']);
+    // Answers went out all along, each in a small part of the time the plans took.
+    expect(waits.length).toBeGreaterThan(4);
+    expect(Math.max(...waits)).toBeLessThan((planDone - started) / 3);
+  });
+
+  it('stops a plan whose client goes, within a slice or two', async () => {
+    const { abandoned, busyMs } = cpuLane.figures();
+    const controller = new AbortController();
+    const request = post(server.base, HARD(2), controller.signal).catch((err: Error) => err);
+    await until(() => cpuLane.figures().running === 4, 5_000);
+    controller.abort();
+    expect(await request).toBeInstanceOf(Error);
+    const stoppedIn = await until(() => cpuLane.figures().running === 0, 2_000);
+    expect(cpuLane.figures().abandoned).toBe(abandoned + 4);
+    // stopped at once, not after the seconds the four searches take
+    expect(stoppedIn).toBeLessThan(500);
+    expect(cpuLane.figures().busyMs - busyMs).toBeLessThan(1_000);
+  });
+
+  it('refuses plans at once while the lane is full: 503 with Retry-After on REST, an error per plan in GraphQL', async () => {
+    const running = post(server.base, HARD(3));
+    await until(() => cpuLane.figures().running === cpuLane.capacity, 5_000);
+    const asked = performance.now();
+    const rest = await fetch(`${server.base}/api/plan?amount=1100123&maxOffers=20&flexibleShare=33`);
+    const restMs = performance.now() - asked;
+    const graphql = await (await post(server.base, HARD(4))).json();
+    expect(rest.status).toBe(503);
+    expect(rest.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    expect(Number(rest.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await rest.json()).detail).toMatch(/savings plans/);
+    expect(restMs).toBeLessThan(1_000);
+    // a plan is not nullable: the first refusal empties the answer
+    expect(graphql.data).toBeNull();
+    expect(graphql.errors.length).toBeGreaterThan(0);
+    for (const e of graphql.errors) expect(e.extensions.code).toBe('SERVICE_UNAVAILABLE');
+    expect((await running).status).toBe(200);
+  });
+});
+
+describe('a plan past its deadline', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    // the deadline is 80 % of the timeout: 160 ms, far less than these four searches take together
+    t = await createTestApp({ env: { REQUEST_TIMEOUT_MS: '200' } });
+    // the offer models, built once per data version, are not bounded by the deadline: built here
+    const services = t.app.services;
+    planAllocation(
+      { catalog: services.store.current(), calc: services.calc, now: services.clock() },
+      planQuery({ amount: new Decimal('1100000'), maxOffers: 20, flexibleShare: new Decimal('33') }),
+    );
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('answers its best plan and gap rather than a timeout', async () => {
+    const { status, body } = await t.graphql<Record<string, { optimal: boolean; optimalityGap: string | null }>>(
+      HARD(5),
+    );
+    expect(status).toBe(200);
+    expect(body.errors).toBeUndefined();
+    const plans = Object.values(body.data!);
+    expect(plans.some((p) => !p.optimal)).toBe(true);
+    for (const p of plans) if (!p.optimal) expect(p.optimalityGap === null || Number(p.optimalityGap) > 0).toBe(true);
+  });
+});
