@@ -273,6 +273,18 @@ describe('REST fuzzing', () => {
     }
   });
 
+  it.each([
+    '/api/changes/feed?offerId=%00',
+    '/api/changes?offerId=a%00b',
+    '/api/rates/history?offerId=%1F',
+    '/api/products/x%00y?amount=100',
+  ])('refuses an offer id with a control character (%s) as a 400 naming it, not a database failure', async (path) => {
+    const res = await t.get(path);
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { errors: { parameter: string; message: string }[] };
+    expect(body.errors[0]!.message).toMatch(/control characters/);
+  });
+
   it('rejects a very long zoek without scanning for it', async () => {
     const res = await t.get(`/api/products?type=all&zoek=${'ab'.repeat(2_000)}`);
     expect(res.status).toBe(400);

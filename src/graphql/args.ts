@@ -56,6 +56,16 @@ const range = (min: number, max: number) =>
   z.int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);
 const months = range(PARAM_LIMITS.months.min, PARAM_LIMITS.months.max);
 const text = z.string().max(PARAM_LIMITS.textMax, `must be at most ${PARAM_LIMITS.textMax} characters`);
+/**
+ * An offer's id as a client may send it: ids never hold control characters (the ingest refuses them), and
+ * PostgreSQL refuses a NUL in a query's text, which must not reach it as a database failure.
+ */
+const offerIdText = z
+  .string()
+  .min(1)
+  .max(200, 'must be at most 200 characters')
+  // eslint-disable-next-line no-control-regex -- control characters are what it refuses
+  .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
 const country = z.string().regex(/^[A-Za-z]{2}$/, 'must be a two-letter ISO 3166 country code');
 const list = <T extends z.ZodType>(item: T) =>
   z.array(item).max(PARAM_LIMITS.listMax, `must list at most ${PARAM_LIMITS.listMax} values`);
@@ -77,12 +87,12 @@ export const PARAMS = {
   pageSize: range(1, PARAM_LIMITS.pageSizeMax),
   limit: range(1, PARAM_LIMITS.limitMax),
   days: range(PARAM_LIMITS.days.min, PARAM_LIMITS.days.max),
-  id: z.string().min(1).max(200, 'must be at most 200 characters'),
+  id: offerIdText,
   ids: z
-    .array(z.string().min(1).max(200))
+    .array(offerIdText)
     .min(1, 'must list at least one id')
     .max(PARAM_LIMITS.idsMax, `must list at most ${PARAM_LIMITS.idsMax} ids`),
-  offerId: z.string().min(1).max(200, 'must be at most 200 characters'),
+  offerId: offerIdText,
   kind: list(z.enum(EVENT_KINDS)),
   maxOffers: range(1, PARAM_LIMITS.maxOffers),
   flexibleShare: percent,

@@ -1,0 +1,366 @@
+// npm run bench:overload [-- --seconds 20 --levels 0.5,1,2,4 --scale 1 --workers N --seed 1]
+// The service under open-loop load: clients arrive at a fixed rate whatever its latency, as real traffic
+// does (a closed-loop benchmark waits for each answer before the next request and so never overloads).
+//  1. Capacity: the soak's mix, closed loop at 16 connections after a warm-up: answers per second.
+//  2. For each level (× capacity): the same mix sent at that fixed rate for `seconds`, with probes beside
+//     it: /api/health and /metrics every 100 ms, and a cached list asked in a closed loop (its throughput
+//     against the same probe on the idle service). Reported: admitted answers' latency (from the instant
+//     each request was due, so a late generator shows up as latency, not as a lower rate), the refused
+//     share and how fast refusals came, errors (anything but 200, 304 and 503, socket errors, 10 s
+//     timeouts), resident memory, the worker processes (a restart changes them).
+//  3. Eight clients each sending four hard savings plans at once, the probes beside them; then one client
+//     that disconnects after 200 ms, and how long its searches took to stop (the lane's figure).
+//  4. The generator itself: the highest level's rate against the bare server (bench/bare.ts), which does
+//     no work: the rate it kept and its lateness, so the figures above are the service's, not the generator's.
+// Writes bench/results/overload-<date>.json; prints a table.
+import http from 'node:http';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { Rng } from '../src/sample/random.js';
+import { startBare } from './bare-server.js';
+import { nextRequest, survey, type Market } from './mix.js';
+import { descendantsOf, root, rssMbOf, startService } from './service.js';
+import { arg, percentile } from './support.js';
+
+const seconds = Number(arg('seconds', '20'));
+const levels = arg('levels', '0.5,1,2,4').split(',').map(Number);
+const scale = Number(arg('scale', '1'));
+const days = Number(arg('days', scale === 1 ? '400' : '30'));
+const workers = arg('workers', '');
+const seed = Number(arg('seed', '1'));
+const CLIENT_TIMEOUT_MS = 10_000;
+const CACHED = '/api/products?amount=25000';
+
+interface Request {
+  method: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+interface Outcome {
+  status: number; // 0: a socket error or a timeout
+  /** From the instant the request was due to the end of its answer. */
+  ms: number;
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 4096 });
+
+function send(base: URL, r: Request, due: number): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const req = http.request(
+      {
+        host: base.hostname,
+        port: base.port,
+        method: r.method,
+        path: r.path,
+        agent,
+        headers: { ...r.headers, ...(r.body ? { 'content-length': Buffer.byteLength(r.body) } : {}) },
+        timeout: CLIENT_TIMEOUT_MS,
+      },
+      (res) => {
+        res.on('data', () => {});
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - due }));
+        res.on('error', () => resolve({ status: 0, ms: performance.now() - due }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', () => resolve({ status: 0, ms: performance.now() - due }));
+    req.end(r.body);
+  });
+}
+
+interface OpenLoop {
+  outcomes: Outcome[];
+  /** How late the generator sent requests after they were due (ms). */
+  lateness: number[];
+  /** Requests sent per second over the run, as the generator kept it. */
+  sentPerSecond: number;
+  generatorCpuMs: number;
+}
+
+/** `rate` requests per second for `secs`, each sent when due whether or not earlier ones were answered. */
+async function openLoop(base: string, rate: number, secs: number, next: () => Request): Promise<OpenLoop> {
+  const url = new URL(base);
+  const total = Math.round(rate * secs);
+  const pending: Promise<Outcome>[] = [];
+  const lateness: number[] = [];
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const now = performance.now();
+      const due = Math.min(total, Math.floor(((now - start) / 1000) * rate) + 1);
+      while (pending.length < due) {
+        const at = start + (pending.length * 1000) / rate;
+        lateness.push(now - at);
+        pending.push(send(url, next(), at));
+      }
+      if (pending.length < total) setTimeout(tick, 1);
+      else resolve();
+    };
+    tick();
+  });
+  const sentIn = (performance.now() - start) / 1000;
+  const outcomes = await Promise.all(pending);
+  const used = process.cpuUsage(cpu);
+  return {
+    outcomes,
+    lateness,
+    sentPerSecond: Math.round(total / sentIn),
+    generatorCpuMs: Math.round((used.user + used.system) / 1000),
+  };
+}
+
+/** A URL asked every `everyMs` until stopped: its latencies. */
+function probe(base: string, target: string, everyMs: number) {
+  const times: number[] = [];
+  let failures = 0;
+  let running = true;
+  const done = (async () => {
+    while (running) {
+      const asked = performance.now();
+      const ok = await fetch(`${base}${target}`)
+        .then(async (r) => (await r.arrayBuffer(), r.ok))
+        .catch(() => false);
+      if (!ok) failures++;
+      times.push(performance.now() - asked);
+      await new Promise((resolve) => setTimeout(resolve, everyMs));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await done;
+      return { ...summary(times), failures };
+    },
+  };
+}
+
+/** The cached list in a closed loop (2 connections): answers per second while it runs. */
+function cachedThroughput(base: string, secs: number): Promise<number> {
+  return new Promise((resolve, reject) =>
+    autocannon({ url: `${base}${CACHED}`, connections: 2, duration: secs }, (err, res) =>
+      err ? reject(err) : resolve(Math.round(res.requests.average)),
+    ),
+  );
+}
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+function summary(values: number[]) {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return { n: 0, p50: 0, p99: 0, max: 0 };
+  return {
+    n: sorted.length,
+    p50: round1(percentile(sorted, 50)),
+    p99: round1(percentile(sorted, 99)),
+    max: round1(sorted.at(-1)!),
+  };
+}
+
+/** The soak's mix, closed loop at 16 connections: answers (200, 304) per second. */
+function closedLoop(base: string, market: Market, rng: Rng, secs: number): Promise<number> {
+  let answered = 0;
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: base,
+        connections: 16,
+        duration: secs,
+        timeout: 30,
+        requests: [
+          {
+            setupRequest: (req: autocannon.Request) => {
+              const r = nextRequest(rng, market);
+              return { ...req, method: r.method, path: r.path, headers: r.headers ?? {}, body: r.body ?? '' };
+            },
+          },
+        ],
+      },
+      (err) => (err ? reject(err) : resolve(Math.round(answered / secs))),
+    );
+    instance.on('response', (_c: unknown, status: number) => {
+      if (status === 200 || status === 304) answered++;
+    });
+  });
+}
+
+async function main() {
+  const service = await startService({
+    scale,
+    days,
+    env: { MAX_DATA_AGE_HOURS: '87600', ...(workers ? { WORKERS: workers } : {}) },
+  });
+  const { base, pid } = service;
+  const processes = async () => (await descendantsOf(pid)).sort((a, b) => a - b).join(',');
+  try {
+    const market = await survey(base);
+    const rng = new Rng(seed);
+    console.error('warm-up: the soak mix, closed loop, 30 s');
+    await closedLoop(base, market, rng, 30);
+    const capacity = await closedLoop(base, market, rng, 20);
+    const cachedIdle = await cachedThroughput(base, 5);
+    console.error(`capacity ${capacity} answers/s; the cached list alone ${cachedIdle}/s`);
+    const workersAtStart = await processes();
+
+    const rows = [];
+    for (const level of levels) {
+      const rate = Math.round(level * capacity);
+      const health = probe(base, '/api/health', 100);
+      const metrics = probe(base, '/metrics', 100);
+      const rssBefore = await rssMbOf(pid);
+      const rss: number[] = [];
+      const sampler = setInterval(() => void rssMbOf(pid).then((mb) => rss.push(mb)), 1000);
+      const cached = cachedThroughput(base, Math.max(1, seconds - 2));
+      const run = await openLoop(base, rate, seconds, () => nextRequest(rng, market));
+      clearInterval(sampler);
+      const statuses: Record<string, number> = {};
+      for (const o of run.outcomes) statuses[o.status] = (statuses[o.status] ?? 0) + 1;
+      const admitted = run.outcomes.filter((o) => o.status === 200 || o.status === 304).map((o) => o.ms);
+      const refused = run.outcomes.filter((o) => o.status === 503).map((o) => o.ms);
+      const row = {
+        level,
+        rate,
+        sentPerSecond: run.sentPerSecond,
+        generatorLatenessMs: summary(run.lateness),
+        generatorCpuMs: run.generatorCpuMs,
+        statuses,
+        admittedMs: summary(admitted),
+        admittedPerSecond: Math.round(admitted.length / seconds),
+        refusedShare: round1((100 * refused.length) / run.outcomes.length),
+        refusalMs: summary(refused),
+        errors: run.outcomes.length - admitted.length - refused.length,
+        healthMs: await health.stop(),
+        metricsMs: await metrics.stop(),
+        cachedPerSecond: await cached,
+        rssMb: { before: rssBefore, max: Math.max(rssBefore, ...rss), after: await rssMbOf(pid) },
+      };
+      rows.push(row);
+      console.error(JSON.stringify(row));
+      // the line clears before the next level
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+    }
+    const workersAfterLevels = await processes();
+
+    // Eight clients, each four hard plans at once, with the probes beside them.
+    const hardPlans = (client: number) =>
+      `{ ${[0, 1, 2, 3]
+        .map(
+          (k) =>
+            `p${k}: plan(amount: "${1_100_000 + client * 37 + k * 13}", maxOffers: 20, flexibleShare: "33") ` +
+            '{ optimal optimalityGap }',
+        )
+        .join(' ')} }`;
+    const post = (query: string, signal?: AbortSignal) =>
+      fetch(`${base}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+        signal,
+      });
+    const cachedProbe = probe(base, CACHED, 20);
+    const healthProbe = probe(base, '/api/health', 20);
+    const planAnswers = await Promise.all(
+      Array.from({ length: 8 }, async (_, client) => {
+        const asked = performance.now();
+        const body = (await (await post(hardPlans(client))).json()) as {
+          errors?: { extensions?: { code?: string } }[];
+        };
+        return { ms: Math.round(performance.now() - asked), refused: body.errors?.[0]?.extensions?.code ?? null };
+      }),
+    );
+    const plans = {
+      answers: planAnswers,
+      cachedListMs: await cachedProbe.stop(),
+      healthMs: await healthProbe.stop(),
+    };
+    // One client that goes after 200 ms: how long until the lane has nothing running.
+    const lane = async () =>
+      ((await (await fetch(`${base}/api/metrics`)).json()) as { load?: { lane: { running: number } } }).load?.lane
+        .running ?? 0;
+    const controller = new AbortController();
+    const abandoned = post(hardPlans(99), controller.signal).catch(() => null);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const runningAtAbort = await lane();
+    controller.abort();
+    const abortedAt = performance.now();
+    await abandoned;
+    while ((await lane()) > 0 && performance.now() - abortedAt < 10_000);
+    const stoppedMs = Math.round(performance.now() - abortedAt);
+    const workersAtEnd = await processes();
+
+    // The generator against the bare server at the highest rate: what it keeps when the server does no work.
+    const topRate = Math.round(Math.max(...levels) * capacity);
+    const bare = await startBare(
+      base,
+      [{ connections: 1, method: 'GET', path: '/api/health' }],
+      1,
+      path.join(root, 'bench', 'results', 'overload-bare.json'),
+    );
+    const bareRun = await openLoop(bare.base, topRate, 5, () => ({ method: 'GET', path: '/api/health' }));
+    bare.stop();
+    const generator = {
+      rate: topRate,
+      sentPerSecond: bareRun.sentPerSecond,
+      latenessMs: summary(bareRun.lateness),
+      answerMs: summary(bareRun.outcomes.map((o) => o.ms)),
+      errors: bareRun.outcomes.filter((o) => o.status !== 200).length,
+      generatorCpuMs: bareRun.generatorCpuMs,
+    };
+
+    const exitCode = await service.stop();
+    const result = {
+      at: new Date().toISOString(),
+      database: service.database,
+      workers: workers || 'default',
+      scale,
+      days,
+      seconds,
+      capacity,
+      cachedIdlePerSecond: cachedIdle,
+      levels: rows,
+      processes: { atStart: workersAtStart, afterLevels: workersAfterLevels, atEnd: workersAtEnd },
+      hardPlans: { ...plans, disconnect: { runningAtAbort, stoppedMs } },
+      generator,
+      exitCode,
+    };
+    await mkdir(path.join(root, 'bench', 'results'), { recursive: true });
+    const file = path.join(root, 'bench', 'results', `overload-${result.at.slice(0, 19).replace(/:/g, '')}.json`);
+    await writeFile(file, JSON.stringify(result, null, 2));
+
+    const table = rows.map((r) => ({
+      '× capacity': r.level,
+      'rate/s': `${r.rate} (sent ${r.sentPerSecond})`,
+      'admitted/s': r.admittedPerSecond,
+      'admitted p50/p99 ms': `${r.admittedMs.p50} / ${r.admittedMs.p99}`,
+      'refused %': r.refusedShare,
+      'refusal p50/p99 ms': `${r.refusalMs.p50} / ${r.refusalMs.p99}`,
+      errors: r.errors,
+      'health p99 ms': r.healthMs.p99,
+      'metrics p99 ms': r.metricsMs.p99,
+      'cached/s (idle)': `${r.cachedPerSecond} (${cachedIdle})`,
+      'RSS MB before/max/after': `${r.rssMb.before} / ${r.rssMb.max} / ${r.rssMb.after}`,
+    }));
+    console.log(`capacity (soak mix, closed loop, 16 connections): ${capacity} answers/s`);
+    console.table(table);
+    console.log(
+      `hard plans (8 × 4): answers ${JSON.stringify(planAnswers)}; cached list ${JSON.stringify(plans.cachedListMs)}; ` +
+        `health ${JSON.stringify(plans.healthMs)}`,
+    );
+    console.log(`a client gone after 200 ms: ${runningAtAbort} searches running, stopped ${stoppedMs} ms after`);
+    console.log(
+      `processes: ${workersAtStart} → ${workersAfterLevels} → ${workersAtEnd}; SIGTERM exit ${exitCode}; ` +
+        `generator vs the bare server at ${generator.rate}/s: sent ${generator.sentPerSecond}/s, lateness ` +
+        `p99 ${generator.latenessMs.p99} ms, answers p99 ${generator.answerMs.p99} ms, errors ${generator.errors}`,
+    );
+    console.log(`written to ${path.relative(root, file)}`);
+  } finally {
+    await service.stop();
+  }
+}
+
+main().catch((err: Error) => {
+  console.error(err);
+  process.exit(1);
+});
