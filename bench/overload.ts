@@ -1,4 +1,4 @@
-// npm run bench:overload [-- --seconds 20 --levels 0.5,1,2,4 --scale 1 --workers N --seed 1]
+// npm run bench:overload [-- --seconds 20 --levels 0.5,1,2,4 --scale 1 --workers N --seed 1 --log FILE]
 // The service under open-loop load: clients arrive at a fixed rate whatever its latency, as real traffic
 // does (a closed-loop benchmark waits for each answer before the next request and so never overloads).
 //  1. Capacity: the soak's mix, closed loop at 16 connections after a warm-up: answers per second.
@@ -29,6 +29,7 @@ const scale = Number(arg('scale', '1'));
 const days = Number(arg('days', scale === 1 ? '400' : '30'));
 const workers = arg('workers', '');
 const seed = Number(arg('seed', '1'));
+const logFile = arg('log', '');
 const CLIENT_TIMEOUT_MS = 10_000;
 const CACHED = '/api/products?amount=25000';
 
@@ -40,7 +41,8 @@ interface Request {
 }
 
 interface Outcome {
-  status: number; // 0: a socket error or a timeout
+  status: number; // 0: a socket error or a timeout (`error` says which)
+  error?: string;
   /** From the instant the request was due to the end of its answer. */
   ms: number;
 }
@@ -65,8 +67,10 @@ function send(base: URL, r: Request, due: number): Promise<Outcome> {
         res.on('error', () => resolve({ status: 0, ms: performance.now() - due }));
       },
     );
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', () => resolve({ status: 0, ms: performance.now() - due }));
+    req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
+    req.on('error', (err: Error & { code?: string }) =>
+      resolve({ status: 0, error: err.code ?? err.message, ms: performance.now() - due }),
+    );
     req.end(r.body);
   });
 }
@@ -191,9 +195,10 @@ async function main() {
     scale,
     days,
     env: { MAX_DATA_AGE_HOURS: '87600', ...(workers ? { WORKERS: workers } : {}) },
+    ...(logFile ? { logFile } : {}),
   });
   const { base, pid } = service;
-  const processes = async () => (await descendantsOf(pid)).sort((a, b) => a - b).join(',');
+  const processes = async () => [pid, ...(await descendantsOf(pid)).sort((a, b) => a - b)].join(',');
   try {
     const market = await survey(base);
     const rng = new Rng(seed);
@@ -216,7 +221,10 @@ async function main() {
       const run = await openLoop(base, rate, seconds, () => nextRequest(rng, market));
       clearInterval(sampler);
       const statuses: Record<string, number> = {};
-      for (const o of run.outcomes) statuses[o.status] = (statuses[o.status] ?? 0) + 1;
+      for (const o of run.outcomes) {
+        const key = o.status === 0 ? `error ${o.error}` : String(o.status);
+        statuses[key] = (statuses[key] ?? 0) + 1;
+      }
       const admitted = run.outcomes.filter((o) => o.status === 200 || o.status === 304).map((o) => o.ms);
       const refused = run.outcomes.filter((o) => o.status === 503).map((o) => o.ms);
       const row = {

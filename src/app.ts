@@ -36,7 +36,7 @@ import { graphqlVariesByAccept, notFound, prometheus } from './http/plugins.js';
 import { allOf } from './http/static.js';
 import { registerStreamMetrics } from './http/stream-metrics.js';
 import { registerOverloadMetrics } from './http/overload-metrics.js';
-import { InFlight } from './http/overload.js';
+import { InFlight, watchLag } from './http/overload.js';
 import { EVENT_STREAM } from './http/layer.js';
 import { cpuLane } from './catalog/lane.js';
 import { loadWebPage } from './http/web.js';
@@ -167,6 +167,11 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
   registerStreamMetrics(metrics.registry, TRANSPORTS, () => changes.stats());
   const inFlight =
     config.maxInFlight > 0 ? new InFlight({ limit: config.maxInFlight, queueWaitMs: config.queueWaitMs }) : undefined;
+  // The limit follows the loop's lag: the latency every request here shares.
+  const stopWatchingLag =
+    inFlight && config.loopLagTargetMs > 0
+      ? watchLag((lag) => inFlight.adjust(lag > config.loopLagTargetMs))
+      : () => {};
   const load = () => ({ inFlight: inFlight?.figures() ?? null, lane: cpuLane.figures() });
   registerOverloadMetrics(metrics.registry, load);
   cluster?.useRegistry(metrics.registry);
@@ -260,6 +265,7 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
     closeStreams: () => changes.close(),
     refresh: () => watcher.refresh('asked'),
     async close() {
+      stopWatchingLag();
       changes.close();
       await watcher.stop();
     },

@@ -25,6 +25,7 @@ export const DEFAULT_SHARE_MB = 384;
  */
 export const DEFAULT_MAX_IN_FLIGHT = 16;
 export const DEFAULT_QUEUE_WAIT_MS = 50;
+export const DEFAULT_LOOP_LAG_TARGET_MS = 50;
 
 /**
  * Serving processes when WORKERS is not given. The embedded database's executor runs on a thread of
@@ -118,6 +119,11 @@ const envSchema = z.object({
    * counted); more wait up to QUEUE_WAIT_MS for a slot, then are refused with 503. 0: no limit.
    */
   MAX_IN_FLIGHT: z.coerce.number().int().min(0).max(100_000).default(DEFAULT_MAX_IN_FLIGHT),
+  /**
+   * The event loop's lag (ms, the most in a tenth of a second) beyond which the limit of computed answers
+   * in progress shrinks; below it the limit grows back toward MAX_IN_FLIGHT. 0: the limit stays fixed.
+   */
+  LOOP_LAG_TARGET_MS: z.coerce.number().int().min(0).max(60_000).default(DEFAULT_LOOP_LAG_TARGET_MS),
   /** How long a request beyond MAX_IN_FLIGHT may wait for a slot before it is refused; 0: refused at once. */
   QUEUE_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(DEFAULT_QUEUE_WAIT_MS),
   /** On SIGTERM, how long requests in flight may take to finish before their connections are closed. */
@@ -159,6 +165,7 @@ export type Config = Readonly<{
   requestTimeoutMs: number;
   maxInFlight: number;
   queueWaitMs: number;
+  loopLagTargetMs: number;
   shutdownGraceMs: number;
   ingestMaxFutureSkewMs: number;
   ingestWaitMs: number;
@@ -208,6 +215,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     maxInFlight: e.MAX_IN_FLIGHT,
     queueWaitMs: e.QUEUE_WAIT_MS,
+    loopLagTargetMs: e.LOOP_LAG_TARGET_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     ingestMaxFutureSkewMs: e.INGEST_MAX_FUTURE_SKEW_MINUTES * 60_000,
     ingestWaitMs: e.INGEST_WAIT_SECONDS * 1000,

@@ -157,7 +157,11 @@ export function createGraphqlServer({
       maskError(error, message, isDev) {
         if (isOriginalGraphQLError(error)) return clipped(error as GraphQLError);
         const original = (error as { originalError?: unknown }).originalError ?? error;
-        logger.error({ requestId: currentRequestId(), err: original }, 'unexpected error');
+        // A calculation stopped because its client went or its time was up: nobody reads this answer.
+        const name = (original as { name?: unknown } | null)?.name;
+        if (name === 'AbortError' || name === 'TimeoutError')
+          logger.info({ requestId: currentRequestId(), reason: name }, 'calculation stopped: its request ended');
+        else logger.error({ requestId: currentRequestId(), err: original }, 'unexpected error');
         return maskError(error, message, isDev);
       },
     },

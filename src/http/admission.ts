@@ -40,6 +40,8 @@ export type Admitted =
 
 export interface Admission {
   admitted: Admitted;
+  /** Set once the request holds a slot of the bound of work in progress (overload.ts). */
+  slotTaken?: boolean;
   /** The rate limit's headers, for whatever answers the request (a 429 included); absent when not counted. */
   rate?: Record<string, string>;
 }

@@ -48,6 +48,16 @@ const EVERY_ANSWER: Readonly<Record<string, string>> = { ...CORS_HEADERS, ...SEC
 /** The share of REQUEST_TIMEOUT_MS after which long calculations give up with what they have. */
 const DEADLINE_SHARE = 0.8;
 
+const pathOf = (target: string) => {
+  const q = target.indexOf('?');
+  return q < 0 ? target : target.slice(0, q);
+};
+
+const headerOf = (req: IncomingMessage, name: string): string | null => {
+  const value = req.headers[name];
+  return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+};
+
 /** Who asks through app.fetch, with no socket to tell (the tests, an embedding process). */
 const NO_SOCKET = 'local';
 
@@ -64,8 +74,7 @@ class NodeArrival implements Arrival {
     return this.req.url ?? '/';
   }
   header(name: string): string | null {
-    const value = this.req.headers[name];
-    return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    return headerOf(this.req, name);
   }
   get client(): string {
     return this.clientOf(this.req);
@@ -107,7 +116,7 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
     const late = new Promise<Response>((resolve) => {
       timer = setTimeout(() => {
         // What still computes for this request stops: its answer is the 503 below.
-        scope?.expiry?.abort(new Error('the request timed out'));
+        scope?.expiry?.abort(new DOMException('the request timed out', 'TimeoutError'));
         logger.warn(
           { requestId: currentRequestId(), path: new URL(request.url).pathname, timeoutMs: requestTimeoutMs },
           'answer took too long',
@@ -178,6 +187,8 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
   async function bounded(request: Request, admission: Admission, path: string): Promise<Response> {
     if (admission.admitted.kind !== 'pass' || !inFlight || !shed(path, request.headers.get('accept')))
       return settle(request, admission);
+    // A request from the node listener took its slot there (onNode), before yoga's adapter.
+    if (admission.slotTaken) return settle(request, admission);
     const entered = inFlight.enter();
     if (entered === false || (entered !== true && !(await entered))) return inFlight.refusal();
     try {
@@ -236,8 +247,22 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
     const { admitted } = admission;
     if (admitted.kind === 'answer') return write.small(req, res, startedAt, admitted.response);
     if (admitted.kind === 'pass') {
-      admittedOnNode.set(req, admission);
-      void adapter.requestListener(req, res);
+      const pass = () => {
+        admittedOnNode.set(req, admission);
+        void adapter.requestListener(req, res);
+      };
+      // The bound of work in progress, decided here: a refusal costs the loop no more than a cached answer.
+      if (!inFlight || !shed(pathOf(req.url ?? '/'), headerOf(req, 'accept'))) return pass();
+      const entered = inFlight.enter();
+      const refuse = () => write.small(req, res, startedAt, inFlight.refusal());
+      const enter = () => {
+        admission.slotTaken = true;
+        res.once('close', () => inFlight.leave());
+        pass();
+      };
+      if (entered === true) return enter();
+      if (entered === false) return refuse();
+      void entered.then((ok) => (ok ? enter() : refuse()));
       return;
     }
     const fail = (err: Error) => {

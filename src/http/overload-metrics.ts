@@ -15,8 +15,9 @@ export function registerOverloadMetrics(registry: Registry, figures: () => LoadF
   new Gauge({
     name: 'savings_in_flight',
     help:
-      'Computed answers now (what=in_flight|limit|waiting): in progress, the most at once (MAX_IN_FLIGHT) and ' +
-      'waiting for a slot. Cached answers, health, metrics and streams are not counted.',
+      'Computed answers now (what=in_flight|limit|max|waiting): in progress, the most at once as the limit ' +
+      'has adapted to the loop lag, the most it may be (MAX_IN_FLIGHT), and waiting for a slot. Cached answers, ' +
+      'health, metrics and streams are not counted.',
     labelNames: ['what'],
     registers: [registry],
     collect() {
@@ -24,6 +25,7 @@ export function registerOverloadMetrics(registry: Registry, figures: () => LoadF
       if (!f) return;
       this.set({ what: 'in_flight' }, f.inFlight);
       this.set({ what: 'limit' }, f.limit);
+      this.set({ what: 'max' }, f.maxLimit);
       this.set({ what: 'waiting' }, f.waiting);
     },
   });

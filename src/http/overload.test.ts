@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InFlight } from './overload.js';
+import { InFlight, watchLag } from './overload.js';
 
 const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -50,5 +50,59 @@ describe('InFlight', () => {
     expect(response.headers.get('content-type')).toMatch(/application\/problem\+json/);
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await response.json()).detail).toMatch(/3 at once/);
+  });
+});
+
+describe('InFlight: the adaptive limit', () => {
+  it('shrinks by a quarter while the loop lags, down to its floor, and grows by one while it does not and was reached', () => {
+    const bound = new InFlight({ limit: 16, minLimit: 2, queueWaitMs: 0 });
+    const limits: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      bound.adjust(true);
+      limits.push(bound.limit);
+    }
+    expect(limits).toEqual([12, 9, 6, 4, 3, 2, 2, 2]);
+    // not reached: no reason to grow
+    bound.adjust(false);
+    expect(bound.limit).toBe(2);
+    for (let i = 0; i < 20; i++) {
+      while (bound.enter() === true); // every slot taken, and one more refused: the limit was reached
+      bound.adjust(false);
+    }
+    expect(bound.limit).toBe(16);
+    expect(bound.figures()).toMatchObject({ limit: 16, maxLimit: 16 });
+  });
+
+  it('admits those waiting when it grows, and holds new ones back while above it after shrinking', async () => {
+    const bound = new InFlight({ limit: 4, minLimit: 1, queueWaitMs: 1_000, queueMax: 8 });
+    bound.adjust(true); // 3
+    bound.adjust(true); // 2
+    expect([bound.enter(), bound.enter()]).toEqual([true, true]);
+    const waiting = bound.enter();
+    expect(waiting).toBeInstanceOf(Promise);
+    bound.adjust(false); // reached: 3, and the one waiting gets its slot
+    await expect(waiting).resolves.toBe(true);
+    expect(bound.figures()).toMatchObject({ inFlight: 3, limit: 3, waiting: 0 });
+    bound.adjust(true); // 2, with 3 in progress
+    const next = bound.enter();
+    bound.leave(); // 2 in progress: still no room under 2
+    expect(bound.figures()).toMatchObject({ inFlight: 2, waiting: 1 });
+    bound.leave();
+    await expect(next).resolves.toBe(true);
+  });
+});
+
+describe('watchLag', () => {
+  it('reports the most the loop lagged in each window', async () => {
+    const windows: number[] = [];
+    const stop = watchLag((lag) => windows.push(lag), 5, 50);
+    await later(120);
+    const blockedUntil = performance.now() + 80;
+    while (performance.now() < blockedUntil);
+    await later(120);
+    stop();
+    expect(windows.length).toBeGreaterThanOrEqual(3);
+    expect(Math.max(...windows)).toBeGreaterThanOrEqual(70);
+    expect(Math.min(...windows)).toBeLessThan(40);
   });
 });

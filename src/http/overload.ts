@@ -2,14 +2,18 @@
 // every other one wait longer, and clients that time out come back as more requests: so at most `limit`
 // computed answers are in progress; a request beyond them waits a short, bounded time for one to finish
 // and is otherwise refused at once (503 with Retry-After) — "serve some users well rather than all users
-// badly". What never waits here: finished answers from the cache and 304s (the gate answers them before),
+// badly". The limit adapts to the latency the process gives (`adjust`, from the event loop's lag, as
+// the gradient and Vegas algorithms do from round trips): it shrinks by a quarter while the loop lags
+// beyond its target, and grows by one while it does not and the limit was reached, up to MAX_IN_FLIGHT. What never waits here: finished answers from the cache and 304s (the gate answers them before),
 // health, the metrics and event streams (the application says which, `shed`), and the plans' own lane
 // (src/catalog/lane.ts) bounds the long searches apart from this.
 import { problemResponse } from './problem.js';
 
 export interface InFlightOptions {
-  /** Computed answers in progress at once (MAX_IN_FLIGHT). */
+  /** Computed answers in progress at once, at most (MAX_IN_FLIGHT); the limit starts there. */
   limit: number;
+  /** The limit never adapts below this. */
+  minLimit?: number;
   /** How long a request beyond the limit may wait for a slot, in ms (QUEUE_WAIT_MS); 0: refused at once. */
   queueWaitMs: number;
   /** How many may wait at once; more are refused at once. Default: the limit. */
@@ -20,7 +24,9 @@ export type Refusal = 'full' | 'waited';
 
 export interface InFlightFigures {
   inFlight: number;
+  /** The limit now, as adapted, and the most it may be. */
   limit: number;
+  maxLimit: number;
   waiting: number;
   admitted: number;
   refused: Record<Refusal, number>;
@@ -36,9 +42,13 @@ interface Waiter {
 }
 
 export class InFlight {
-  readonly limit: number;
+  readonly maxLimit: number;
+  readonly minLimit: number;
   readonly queueWaitMs: number;
   readonly queueMax: number;
+  private current: number;
+  /** Whether a request found every slot taken since the last adjustment. */
+  private reached = false;
   private inFlight = 0;
   private readonly waiters: Waiter[] = [];
   private admitted = 0;
@@ -46,8 +56,10 @@ export class InFlight {
   private queued = 0;
   private queuedSeconds = 0;
 
-  constructor({ limit, queueWaitMs, queueMax = limit }: InFlightOptions) {
-    this.limit = limit;
+  constructor({ limit, minLimit = Math.min(limit, 2), queueWaitMs, queueMax = limit }: InFlightOptions) {
+    this.maxLimit = limit;
+    this.minLimit = minLimit;
+    this.current = limit;
     this.queueWaitMs = queueWaitMs;
     this.queueMax = queueMax;
   }
@@ -56,12 +68,28 @@ export class InFlight {
    * A slot, taken now (true), after a wait (a promise of true), or refused (false, or a promise of false
    * once the wait is over). Every slot taken is given back with `leave`.
    */
+  get limit(): number {
+    return this.current;
+  }
+
+  /**
+   * One window of the latency signal: the loop lagged beyond its target (the limit shrinks by a quarter)
+   * or did not (it grows by one if it was reached, so that it finds the most the loop keeps up with).
+   */
+  adjust(lagging: boolean): void {
+    if (lagging) this.current = Math.max(this.minLimit, Math.floor(this.current * 0.75));
+    else if (this.reached) this.current = Math.min(this.maxLimit, this.current + 1);
+    this.reached = false;
+    this.admitWaiting();
+  }
+
   enter(): boolean | Promise<boolean> {
-    if (this.inFlight < this.limit && this.waiters.length === 0) {
+    if (this.inFlight < this.current && this.waiters.length === 0) {
       this.inFlight++;
       this.admitted++;
       return true;
     }
+    this.reached = true;
     if (this.queueWaitMs <= 0 || this.waiters.length >= this.queueMax) {
       this.refused.full++;
       return false;
@@ -82,21 +110,16 @@ export class InFlight {
   }
 
   leave(): void {
-    const next = this.waiters.shift();
-    if (next) {
-      // the slot passes to the longest waiting: inFlight stays
-      clearTimeout(next.timer);
-      this.admitted++;
-      this.wasQueued(next);
-      next.admit();
-    } else this.inFlight--;
+    this.inFlight--;
+    this.admitWaiting();
   }
 
   figures(): InFlightFigures {
-    const { inFlight, limit, admitted, queued } = this;
+    const { inFlight, limit, maxLimit, admitted, queued } = this;
     return {
       inFlight,
       limit,
+      maxLimit,
       waiting: this.waiters.length,
       admitted,
       refused: { ...this.refused },
@@ -109,11 +132,23 @@ export class InFlight {
   refusal(): Response {
     return problemResponse(
       'SERVICE_UNAVAILABLE',
-      `The service is answering as many requests as it can (${this.limit} at once in this process); ` +
+      `The service is answering as many requests as it can (${this.current} at once in this process); ` +
         `please retry in ${RETRY_AFTER_SECONDS} s, or through another instance.`,
       undefined,
       { 'retry-after': String(RETRY_AFTER_SECONDS) },
     );
+  }
+
+  /** Free slots go to the longest waiting. */
+  private admitWaiting(): void {
+    while (this.waiters.length > 0 && this.inFlight < this.current) {
+      const next = this.waiters.shift()!;
+      clearTimeout(next.timer);
+      this.inFlight++;
+      this.admitted++;
+      this.wasQueued(next);
+      next.admit();
+    }
   }
 
   private wasQueued(waiter: Waiter): void {
@@ -124,3 +159,25 @@ export class InFlight {
 
 /** Seconds a refused client should wait: overload passes in seconds, and an immediate retry adds to it. */
 export const RETRY_AFTER_SECONDS = 1;
+
+/**
+ * The event loop's lag, watched: a timer due every `everyMs` measures how late it runs, and each window of
+ * `windowMs` reports the most it lagged. Stopped with the function returned; it keeps no process alive.
+ */
+export function watchLag(report: (maxLagMs: number) => void, everyMs = 10, windowMs = 100): () => void {
+  let expected = performance.now() + everyMs;
+  let windowEnds = expected - everyMs + windowMs;
+  let worst = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    worst = Math.max(worst, now - expected);
+    expected = now + everyMs;
+    if (now >= windowEnds) {
+      report(worst);
+      worst = 0;
+      windowEnds = now + windowMs;
+    }
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
