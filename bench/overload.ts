@@ -272,10 +272,10 @@ async function main() {
     const planAnswers = await Promise.all(
       Array.from({ length: 8 }, async (_, client) => {
         const asked = performance.now();
-        const body = (await (await post(hardPlans(client))).json()) as {
-          errors?: { extensions?: { code?: string } }[];
-        };
-        return { ms: Math.round(performance.now() - asked), refused: body.errors?.[0]?.extensions?.code ?? null };
+        const res = await post(hardPlans(client));
+        const body = (await res.json()) as { errors?: { extensions?: { code?: string } }[] };
+        const ms = Math.round(performance.now() - asked);
+        return { status: res.status, ms, error: body.errors?.[0]?.extensions?.code ?? null };
       }),
     );
     const plans = {
@@ -353,7 +353,8 @@ async function main() {
     console.log(`capacity (soak mix, closed loop, 16 connections): ${capacity} answers/s`);
     console.table(table);
     console.log(
-      `hard plans (8 × 4): answers ${JSON.stringify(planAnswers)}; cached list ${JSON.stringify(plans.cachedListMs)}; ` +
+      `hard plans (8 × 4): answers ${JSON.stringify(planAnswers)}; ` +
+        `cached list ${JSON.stringify(plans.cachedListMs)}; ` +
         `health ${JSON.stringify(plans.healthMs)}`,
     );
     console.log(`a client gone after 200 ms: ${runningAtAbort} searches running, stopped ${stoppedMs} ms after`);

@@ -2,7 +2,8 @@
 //   --workers N]
 // Mixed traffic against the compiled service on loopback for a fixed time, then it stops by itself:
 // lists with random filters and amounts, details, exports, GraphQL, conditional requests and the
-// database-backed endpoints, all valid, so every answer must be 200 or 304. Reports requests, errors,
+// database-backed endpoints, all valid, so every answer must be 200 or 304, or 503 when the service refuses
+// for load (README, "Overload": counted apart, as refused). Reports requests, errors, refusals,
 // latency percentiles and the service's resident memory (from /proc). The same traffic first runs as a
 // warm-up, in 15 s rounds, until the service's bounded caches are full (the calculator and the body
 // cache have both started evicting and the database reads' cache is 90 % full, per /api/metrics) and
@@ -42,7 +43,10 @@ interface Phase {
   latencyMs: { p50: number; p90: number; p99: number; max: number };
 }
 
-/** One stretch of the mixed traffic; every answer but 200/304, every socket error or timeout is an error. */
+/**
+ * One stretch of the mixed traffic; every answer but 200/304 (and 503, a refusal for load), every socket
+ * error or timeout is an error.
+ */
 async function traffic(base: string, market: Market, rng: Rng, seconds: number): Promise<Phase> {
   const statuses = new Map<number, number>();
   const kinds = new Map<Kind, number>();
@@ -76,7 +80,7 @@ async function traffic(base: string, market: Market, rng: Rng, seconds: number):
     );
   });
   const unexpected = [...statuses]
-    .filter(([status]) => status !== 200 && status !== 304)
+    .filter(([status]) => status !== 200 && status !== 304 && status !== 503)
     .reduce((n, [, count]) => n + count, 0);
   return {
     seconds,

@@ -23,8 +23,8 @@ export const DEFAULT_SHARE_MB = 384;
  * others wait for the database, more only lengthen every answer. Measured with `npm run bench:overload`
  * (README, "Overload").
  */
-export const DEFAULT_MAX_IN_FLIGHT = 16;
-export const DEFAULT_QUEUE_WAIT_MS = 50;
+export const DEFAULT_MAX_IN_FLIGHT = 8;
+export const DEFAULT_QUEUE_WAIT_MS = 100;
 export const DEFAULT_LOOP_LAG_TARGET_MS = 50;
 
 /**

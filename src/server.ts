@@ -148,6 +148,10 @@ async function main() {
       requestTimeout: 60_000, // to receive a whole request
       headersTimeout: 15_000,
       keepAliveTimeout: 5_000,
+      // Clients are told 5 s and let an idle connection go a second before; the server closes it later,
+      // so that a busy moment (the loop late by a few seconds under overload) does not close a connection
+      // a client has just sent a request on (it would see ECONNRESET).
+      keepAliveTimeoutBuffer: 5_000,
     },
     app.listener,
   );

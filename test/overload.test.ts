@@ -20,7 +20,7 @@ describe('a process at its bound of work in progress', () => {
     await t?.close();
   });
 
-  it('refuses computed answers with 503 and Retry-After, and answers cached ones, health, metrics and streams', async () => {
+  it('refuses computed answers with 503 and Retry-After; never cached ones, health, metrics, streams', async () => {
     const cached = `${server.base}/api/products?amount=25000`;
     expect((await fetch(cached)).status).toBe(200);
     // one request in progress fills the bound: two hard plans, searched in the lane

@@ -88,7 +88,7 @@ describe('plans in the CPU lane', () => {
     expect(cpuLane.figures().busyMs - busyMs).toBeLessThan(1_000);
   });
 
-  it('refuses plans at once while the lane is full: 503 with Retry-After on REST, an error per plan in GraphQL', async () => {
+  it('refuses plans at once while the lane is full: 503 and Retry-After on REST, an error in GraphQL', async () => {
     const running = post(server.base, HARD(3));
     await until(() => cpuLane.figures().running === cpuLane.capacity, 5_000);
     const asked = performance.now();

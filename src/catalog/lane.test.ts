@@ -22,7 +22,7 @@ describe('CpuLane', () => {
     expect(lane.figures()).toMatchObject({ running: 0, refused: 0, abandoned: 0 });
   });
 
-  it('lets the event loop answer between slices: a timer set while 200 ms of work runs fires within a few ms', async () => {
+  it('lets the event loop answer between slices: a timer set during 200 ms of work fires within a few ms', async () => {
     const lane = new CpuLane(4, 4);
     const work = lane.run(spinning('long', 100, 2));
     const lags: number[] = [];

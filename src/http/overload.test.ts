@@ -54,41 +54,50 @@ describe('InFlight', () => {
 });
 
 describe('InFlight: the adaptive limit', () => {
-  it('shrinks by a quarter while the loop lags, down to its floor, and grows by one while it does not and was reached', () => {
+  it('shrinks by a quarter while the loop lags and it is reached, down to its floor; grows by one without lag', () => {
     const bound = new InFlight({ limit: 16, minLimit: 2, queueWaitMs: 0 });
     const limits: number[] = [];
+    // a window in which the limit was not reached: the lag is one long answer, no reason to shrink
+    bound.adjust(true);
+    expect(bound.limit).toBe(16);
+    const fill = () => {
+      while (bound.enter() === true); // every slot taken, and one more refused: the limit was reached
+    };
     for (let i = 0; i < 8; i++) {
+      fill();
       bound.adjust(true);
       limits.push(bound.limit);
     }
     expect(limits).toEqual([12, 9, 6, 4, 3, 2, 2, 2]);
-    // not reached: no reason to grow
+    // no lag: one more each window, whether reached or not (the load may have gone), up to the most
     bound.adjust(false);
-    expect(bound.limit).toBe(2);
-    for (let i = 0; i < 20; i++) {
-      while (bound.enter() === true); // every slot taken, and one more refused: the limit was reached
+    expect(bound.limit).toBe(3);
+    for (let i = 0; i < 10; i++) {
+      fill();
       bound.adjust(false);
     }
+    expect(bound.limit).toBe(13);
+    for (let i = 0; i < 16; i++) bound.leave();
+    for (let i = 0; i < 10; i++) bound.adjust(false);
     expect(bound.limit).toBe(16);
     expect(bound.figures()).toMatchObject({ limit: 16, maxLimit: 16 });
   });
 
   it('admits those waiting when it grows, and holds new ones back while above it after shrinking', async () => {
     const bound = new InFlight({ limit: 4, minLimit: 1, queueWaitMs: 1_000, queueMax: 8 });
-    bound.adjust(true); // 3
-    bound.adjust(true); // 2
-    expect([bound.enter(), bound.enter()]).toEqual([true, true]);
-    const waiting = bound.enter();
-    expect(waiting).toBeInstanceOf(Promise);
-    bound.adjust(false); // reached: 3, and the one waiting gets its slot
-    await expect(waiting).resolves.toBe(true);
-    expect(bound.figures()).toMatchObject({ inFlight: 3, limit: 3, waiting: 0 });
-    bound.adjust(true); // 2, with 3 in progress
-    const next = bound.enter();
-    bound.leave(); // 2 in progress: still no room under 2
-    expect(bound.figures()).toMatchObject({ inFlight: 2, waiting: 1 });
-    bound.leave();
-    await expect(next).resolves.toBe(true);
+    expect([bound.enter(), bound.enter(), bound.enter(), bound.enter()]).toEqual([true, true, true, true]);
+    const first = bound.enter(); // the limit is reached: it waits
+    bound.adjust(true); // lagging while reached: 3, with 4 in progress
+    expect(bound.limit).toBe(3);
+    bound.leave(); // 3 in progress: still no room under 3
+    expect(bound.figures()).toMatchObject({ inFlight: 3, waiting: 1 });
+    bound.leave(); // 2: the one waiting gets its slot
+    await expect(first).resolves.toBe(true);
+    const second = bound.enter(); // 3 in progress: it waits, and the limit was reached
+    expect(second).toBeInstanceOf(Promise);
+    bound.adjust(false); // no lag while reached: 4, and the one waiting gets its slot at once
+    await expect(second).resolves.toBe(true);
+    expect(bound.figures()).toMatchObject({ inFlight: 4, limit: 4, waiting: 0 });
   });
 });
 

@@ -3,8 +3,9 @@
 // computed answers are in progress; a request beyond them waits a short, bounded time for one to finish
 // and is otherwise refused at once (503 with Retry-After) — "serve some users well rather than all users
 // badly". The limit adapts to the latency the process gives (`adjust`, from the event loop's lag, as
-// the gradient and Vegas algorithms do from round trips): it shrinks by a quarter while the loop lags
-// beyond its target, and grows by one while it does not and the limit was reached, up to MAX_IN_FLIGHT. What never waits here: finished answers from the cache and 304s (the gate answers them before),
+// the gradient and Vegas algorithms do from round trips): it shrinks by a quarter when the loop lags
+// beyond its target while the limit is reached, and grows by one when it does not lag, up to MAX_IN_FLIGHT.
+// What never waits here: finished answers from the cache and 304s (the gate answers them before),
 // health, the metrics and event streams (the application says which, `shed`), and the plans' own lane
 // (src/catalog/lane.ts) bounds the long searches apart from this.
 import { problemResponse } from './problem.js';
@@ -16,7 +17,7 @@ export interface InFlightOptions {
   minLimit?: number;
   /** How long a request beyond the limit may wait for a slot, in ms (QUEUE_WAIT_MS); 0: refused at once. */
   queueWaitMs: number;
-  /** How many may wait at once; more are refused at once. Default: the limit. */
+  /** How many may wait at once; more are refused at once. Default: twice the limit. */
   queueMax?: number;
 }
 
@@ -56,7 +57,7 @@ export class InFlight {
   private queued = 0;
   private queuedSeconds = 0;
 
-  constructor({ limit, minLimit = Math.min(limit, 2), queueWaitMs, queueMax = limit }: InFlightOptions) {
+  constructor({ limit, minLimit = Math.min(limit, 2), queueWaitMs, queueMax = 2 * limit }: InFlightOptions) {
     this.maxLimit = limit;
     this.minLimit = minLimit;
     this.current = limit;
@@ -73,12 +74,14 @@ export class InFlight {
   }
 
   /**
-   * One window of the latency signal: the loop lagged beyond its target (the limit shrinks by a quarter)
-   * or did not (it grows by one if it was reached, so that it finds the most the loop keeps up with).
+   * One window of the latency signal: the loop lagged beyond its target while the limit was reached (it
+   * shrinks by a quarter), or did not lag (it grows by one, back toward the most once the load has gone).
+   * Lag while the limit was not reached changes nothing: that is one long answer, not too many at once.
    */
   adjust(lagging: boolean): void {
-    if (lagging) this.current = Math.max(this.minLimit, Math.floor(this.current * 0.75));
-    else if (this.reached) this.current = Math.min(this.maxLimit, this.current + 1);
+    // Lag while the limit was not reached is one long answer, not too many at once: no reason to shrink.
+    if (lagging && this.reached) this.current = Math.max(this.minLimit, Math.floor(this.current * 0.75));
+    else if (!lagging) this.current = Math.min(this.maxLimit, this.current + 1);
     this.reached = false;
     this.admitWaiting();
   }
