@@ -46,7 +46,7 @@ export interface HttpDeps extends AdmissionDeps {
 const EVERY_ANSWER: Readonly<Record<string, string>> = { ...CORS_HEADERS, ...SECURITY_HEADERS };
 
 /** The share of REQUEST_TIMEOUT_MS after which long calculations give up with what they have. */
-const DEADLINE_SHARE = 0.8;
+const DEADLINE_SHARE = 0.5;
 
 const pathOf = (target: string) => {
   const q = target.indexOf('?');
@@ -206,7 +206,7 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
       id: requestIdFrom(request.headers.get('x-request-id')),
       startedAt: process.hrtime.bigint(),
       signal: request.signal,
-      // A little before the timeout answers 503, so that a long search can still answer its best plan.
+      // Well before the timeout answers 503, so that a long search can still answer its best plan in time.
       deadline: performance.now() + requestTimeoutMs * DEADLINE_SHARE,
     };
     const req = server?.req;
