@@ -9,6 +9,7 @@ import { createApp, type App } from './app.js';
 import { MAX_HEADER_BYTES } from './http/node-writer.js';
 import { CatalogueTooLarge } from './catalog/store.js';
 import { Backoff, serveFallback, type Fallback } from './cluster/fallback.js';
+import { ownFlags, restartWith } from './cluster/flags.js';
 import { stopOnSignals } from './cluster/lifecycle.js';
 import { runPrimary } from './cluster/primary.js';
 import { workerLink, type WorkerLink } from './cluster/worker-link.js';
@@ -38,7 +39,28 @@ function configOrExit(): Config {
  * service does has the data folder open and closes it when done, so the service waits for it and then
  * opens the folder itself.
  */
-async function openAndPrepare(config: Config, logger: Logger): Promise<Database> {
+async function openAndPrepare(config: Config, logger: Logger, flush: () => void): Promise<Database> {
+  const { db, seeded } = await openAndSeed(config, logger);
+  if (seeded) await startAgainAfterSeeding(config, db, logger, flush);
+  return db;
+}
+
+/**
+ * The first start's seeding runs with WebAssembly's optimising tier (cluster/flags.ts), whose code the
+ * process would otherwise keep for its life: ≈600 MB resident in a cluster's primary before any request,
+ * where a later start holds less than half. So once the sample is in, the process starts again in its
+ * place with the flags of a later start (the same pid for npm, a supervisor and signals).
+ */
+async function startAgainAfterSeeding(config: Config, db: Database, logger: Logger, flush: () => void) {
+  const flags = config.databaseUrl ? [] : ownFlags(config, memoryPlanOf(config), process.execArgv);
+  if (flags.length === 0 || typeof process.execve !== 'function') return;
+  logger.info({ flags }, 'the sample market is in: starting again in place with the flags of a later start');
+  await db.close();
+  flush();
+  restartWith(flags);
+}
+
+async function openAndSeed(config: Config, logger: Logger): Promise<{ db: Database; seeded: boolean }> {
   const turn = (activity: string) => configuredTurn(config, activity, (line) => logger.warn(line));
   const held = config.databaseUrl ? null : await takeTurn(config, turn('service start-up'));
   try {
@@ -61,8 +83,9 @@ async function openAndPrepare(config: Config, logger: Logger): Promise<Database>
         );
       const seeded = held ? await seed() : await withTurn(config, turn('first-start sample seeding'), seed);
       if (seeded) logger.info({ summary: seeded }, `loaded the sample market:\n${formatSummary(seeded)}`);
+      return { db, seeded: Boolean(seeded) };
     }
-    return db;
+    return { db, seeded: false };
   } finally {
     await held?.release();
   }
@@ -131,14 +154,14 @@ async function main() {
       logger,
       flush,
       memory,
-      prepare: () => openAndPrepare(config, logger),
+      prepare: () => openAndPrepare(config, logger, flush),
       startedAt: started,
     });
   }
   // A worker finds the database ready: the primary migrated and seeded it, and serves the embedded one.
   const db =
     worker === null
-      ? await openAndPrepare(config, logger)
+      ? await openAndPrepare(config, logger, flush)
       : await openDatabase({ ...config, migrate: false, writeTurn: 'held' });
 
   const app = await appOrFallback(() => createApp({ config, db, logger, memory, link }), config, logger, link, flush);

@@ -3,7 +3,7 @@
 // workers, where the request in flight is in some worker and the primary waits for all of them.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -85,6 +85,13 @@ describe.each([
       while (!output.includes('"msg":"listening on http://127.0.0.1:') && Date.now() < deadline)
         await new Promise((r) => setTimeout(r, 100));
       expect(output).toContain(`"msg":"listening on http://127.0.0.1:${port}"`);
+    });
+
+    it('after seeding its fresh folder, starts again in place with the flags of a later start', async () => {
+      // the same pid (npm, a supervisor and signals keep it), now without the seeding's optimised WebAssembly
+      expect(output).toContain('starting again in place with the flags of a later start');
+      const cmdline = (await readFile(`/proc/${child.pid}/cmdline`, 'utf8')).split('\0');
+      expect(cmdline).toContain('--liftoff-only');
     });
 
     it('answers 431 to headers beyond 16 KB and stays up', async () => {
