@@ -215,6 +215,9 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
   });
   // The comparison page (dist/web) and GraphiQL's bundle: files served as they are, through the same front.
   const web = await loadWebPage({ logger });
+  // Health and metrics are never limited nor refused for load: the routes that say so, and the scrape.
+  const operational = (path: string) =>
+    path === PATHS.metrics || matchRoute(rest.routes, path)?.route.exemptFromRateLimit === true;
   const http = createHttpHandler({
     upstream: async (request) => yoga.fetch(request),
     cache: bodies,
@@ -229,16 +232,12 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
     logger,
     rateLimitPerMinute: config.rateLimitPerMinute,
     ...(cluster ? { takeToken: (client: string) => cluster.take(client) } : {}),
-    // Health and metrics are never limited: the routes that say so, and the Prometheus scrape.
-    counted: (path) => path !== PATHS.metrics && matchRoute(rest.routes, path)?.route.exemptFromRateLimit !== true,
+    counted: (path) => !operational(path),
     trustedProxies: config.trustedProxies,
     requestTimeoutMs: config.requestTimeoutMs,
     inFlight,
     // Health, the metrics and open streams are never refused for load: the operator needs them most then.
-    shed: (path, accept) =>
-      !(accept && EVENT_STREAM.test(accept)) &&
-      path !== PATHS.metrics &&
-      matchRoute(rest.routes, path)?.route.exemptFromRateLimit !== true,
+    shed: (path, accept) => !(accept && EVENT_STREAM.test(accept)) && !operational(path),
     observe: (method, path, status, seconds) => metrics.observeRequest(method, routeLabels.of(path), status, seconds),
   });
 

@@ -40,8 +40,11 @@ export type Admitted =
 
 export interface Admission {
   admitted: Admitted;
-  /** Set once the request holds a slot of the bound of work in progress (overload.ts). */
-  slotTaken?: boolean;
+  /**
+   * Set once the bound of work in progress (overload.ts) has been asked for this request, on the node
+   * listener: it holds a slot (`held`) or is not counted (`exempt`), and is not asked again.
+   */
+  bound?: 'held' | 'exempt';
   /** The rate limit's headers, for whatever answers the request (a 429 included); absent when not counted. */
   rate?: Record<string, string>;
 }
@@ -75,7 +78,8 @@ export const bodyTooLarge = () =>
     connection: 'close',
   });
 
-const pathOf = (target: string) => {
+/** The path of a request target (origin form), its query left out. */
+export const pathOf = (target: string) => {
   const q = target.indexOf('?');
   return q < 0 ? target : target.slice(0, q);
 };

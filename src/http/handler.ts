@@ -11,7 +11,14 @@ import { createServerAdapter } from '@whatwg-node/server';
 import type { Logger } from '../logger.js';
 import { currentRequestId, requestIdFrom, requestScope, type RequestScope } from '../request/context.js';
 import { NO_REUSE } from '../request/reuse.js';
-import { createAdmission, bodyTooLarge, type Admission, type AdmissionDeps, type Arrival } from './admission.js';
+import {
+  createAdmission,
+  bodyTooLarge,
+  pathOf,
+  type Admission,
+  type AdmissionDeps,
+  type Arrival,
+} from './admission.js';
 import { clientAddress, trustedProxies as trustedMatcher } from '../request/client-address.js';
 import { CORS_HEADERS } from './cors.js';
 import { answer, answerEventStream, answerStream, finish, isEventStream, STREAM_ETAG } from './layer.js';
@@ -47,11 +54,6 @@ const EVERY_ANSWER: Readonly<Record<string, string>> = { ...CORS_HEADERS, ...SEC
 
 /** The share of REQUEST_TIMEOUT_MS after which long calculations give up with what they have. */
 const DEADLINE_SHARE = 0.5;
-
-const pathOf = (target: string) => {
-  const q = target.indexOf('?');
-  return q < 0 ? target : target.slice(0, q);
-};
 
 const headerOf = (req: IncomingMessage, name: string): string | null => {
   const value = req.headers[name];
@@ -185,10 +187,9 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
    * short wait, or a 503 at once. Given back when the answer is made (a long body streams after it).
    */
   async function bounded(request: Request, admission: Admission, path: string): Promise<Response> {
-    if (admission.admitted.kind !== 'pass' || !inFlight || !shed(path, request.headers.get('accept')))
-      return settle(request, admission);
-    // A request from the node listener took its slot there (onNode), before yoga's adapter.
-    if (admission.slotTaken) return settle(request, admission);
+    // A request from the node listener was bounded there (onNode), before yoga's adapter.
+    if (admission.admitted.kind !== 'pass' || !inFlight || admission.bound) return settle(request, admission);
+    if (!shed(path, request.headers.get('accept'))) return settle(request, admission);
     const entered = inFlight.enter();
     if (entered === false || (entered !== true && !(await entered))) return inFlight.refusal();
     try {
@@ -252,11 +253,14 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
         void adapter.requestListener(req, res);
       };
       // The bound of work in progress, decided here: a refusal costs the loop no more than a cached answer.
-      if (!inFlight || !shed(pathOf(req.url ?? '/'), headerOf(req, 'accept'))) return pass();
+      if (!inFlight || !shed(pathOf(req.url ?? '/'), headerOf(req, 'accept'))) {
+        admission.bound = 'exempt';
+        return pass();
+      }
       const entered = inFlight.enter();
       const refuse = () => write.small(req, res, startedAt, inFlight.refusal());
       const enter = () => {
-        admission.slotTaken = true;
+        admission.bound = 'held';
         res.once('close', () => inFlight.leave());
         pass();
       };
