@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSnapshots } from '../src/sample/generate.js';
+import { upToNow } from './support/snapshots.js';
 import { runCli } from './support/cli-process.js';
 import { freePort } from './support/port.js';
 
@@ -81,7 +82,7 @@ async function stop() {
 
 /** One complete snapshot of the sample market at `scale`, dated now (each later than the one before). */
 async function snapshot(name: string, scale: number): Promise<string> {
-  const [one] = [...generateSnapshots({ seed: 7, days: 1, end: new Date().toISOString().slice(0, 10), scale })];
+  const [one] = [...generateSnapshots({ seed: 7, days: 1, ...upToNow(), scale })];
   const file = path.join(files, `${name}.json`);
   await writeFile(file, JSON.stringify({ ...one!, observedAt: new Date().toISOString() }));
   return file;

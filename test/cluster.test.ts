@@ -16,6 +16,7 @@ import parsePrometheusTextFormat, { type MetricFamily } from 'parse-prometheus-t
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Snapshot } from '../src/ingest/snapshot.js';
 import { generateSnapshots } from '../src/sample/generate.js';
+import { upToNow } from './support/snapshots.js';
 import { freePort } from './support/port.js';
 
 const DAYS = 3;
@@ -249,10 +250,9 @@ describe('the service with two workers', () => {
     const old = await etags();
     expect(old.size).toBe(1); // the same answer from both workers, the same ETag
     let last: Snapshot | undefined;
-    for (const s of generateSnapshots({ seed: 42, days: DAYS, end: new Date().toISOString().slice(0, 10), scale: 1 }))
-      last = s;
+    for (const s of generateSnapshots({ seed: 42, days: DAYS, ...upToNow(), scale: 1 })) last = s;
     const snapshot = structuredClone(last!);
-    snapshot.observedAt = new Date(Date.parse(snapshot.observedAt) + 60_000).toISOString();
+    snapshot.observedAt = new Date().toISOString(); // later than the seeded last day, never ahead of the clock
     const offer = snapshot.offers.find((o) => o.type === 'flexible')!;
     const rate = (Number(offer.plan.headlineRate) + 0.37).toFixed(2);
     offer.plan = {

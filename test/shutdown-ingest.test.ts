@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateSnapshots } from '../src/sample/generate.js';
+import { upToNow } from './support/snapshots.js';
 import { runCli } from './support/cli-process.js';
 import { freePort } from './support/port.js';
 
@@ -38,9 +39,7 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))(
           await new Promise((r) => setTimeout(r, 200));
         }
         // A snapshot large enough to take a few seconds to write: 5 times the sample market.
-        const [one] = [
-          ...generateSnapshots({ seed: 3, days: 1, end: new Date().toISOString().slice(0, 10), scale: 5 }),
-        ];
+        const [one] = [...generateSnapshots({ seed: 3, days: 1, ...upToNow(), scale: 5 })];
         const file = path.join(dataDir, 'large.json');
         await writeFile(file, JSON.stringify({ ...one!, observedAt: new Date().toISOString() }));
 

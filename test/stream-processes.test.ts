@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Snapshot } from '../src/ingest/snapshot.js';
 import { generateSnapshots } from '../src/sample/generate.js';
+import { upToNow } from './support/snapshots.js';
 import { seedSample } from '../src/sample/seed.js';
 import { createTestDatabase, usingPostgres, type TestDatabase } from './support/database.js';
 import { readSse, type SseReader } from './support/sse.js';
@@ -73,9 +74,9 @@ async function ingestWithCli(snapshot: Snapshot, env: NodeJS.ProcessEnv): Promis
 /** The sample's last day an hour later, with the first flexible offer's rate changed. */
 function rateChange(days: number): { snapshot: Snapshot; offerId: string } {
   let last: Snapshot | undefined;
-  for (const s of generateSnapshots({ seed: 42, days, end: new Date().toISOString().slice(0, 10), scale: 1 })) last = s;
+  for (const s of generateSnapshots({ seed: 42, days, ...upToNow(), scale: 1 })) last = s;
   const snapshot = structuredClone(last!);
-  snapshot.observedAt = new Date(Date.parse(snapshot.observedAt) + 3_600_000).toISOString();
+  snapshot.observedAt = new Date().toISOString(); // later than the seeded last day, never ahead of the clock
   const offer = snapshot.offers.find((o) => o.type === 'flexible')!;
   const rate = (Number(offer.plan.headlineRate) + 0.41).toFixed(2);
   offer.plan = {
@@ -174,7 +175,7 @@ describe.runIf(usingPostgres)('two services on one PostgreSQL', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    await seedSample(db.prisma, { seed: 42, days: DAYS, end: new Date().toISOString().slice(0, 10), scale: 1 });
+    await seedSample(db.prisma, { seed: 42, days: DAYS, ...upToNow(), scale: 1 });
     // A poll of a minute: within this test only NOTIFY can bring the ingest to them.
     const env = { DATABASE_URL: db.url, SEED_SAMPLE: 'false', RELOAD_POLL_MS: '60000' };
     // One a cluster of two workers, one a single process: every worker LISTENs for itself.

@@ -111,3 +111,12 @@ export function depositOffer(checkedAt: string): SnapshotOffer {
 
 /** A deep copy to mutate: tests change the next day's snapshot without touching the first. */
 export const clone = <T>(value: T): T => structuredClone(value);
+
+/**
+ * Sample options that end today with no snapshot from the future: before 06:00 UTC the generated last
+ * day would otherwise be observed later than the clock, which the ingest refuses.
+ */
+export function upToNow(): { end: string; notAfter: string } {
+  const now = new Date().toISOString();
+  return { end: now.slice(0, 10), notAfter: now };
+}
