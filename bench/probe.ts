@@ -48,7 +48,10 @@ export function probeInThread(port: number, target: string, everyMs: number, tim
     worker.once('message', resolve);
     worker.once('error', reject);
   });
+  const online = new Promise<void>((resolve) => worker.once('online', () => resolve()));
   return {
+    /** Resolves once the thread runs (a thread takes the CPU priority of the one that started it). */
+    online,
     async stop(): Promise<ProbeAnswer[]> {
       worker.postMessage('stop');
       const all = await answers;
