@@ -20,6 +20,7 @@ import autocannon from 'autocannon';
 import { Rng } from '../src/sample/random.js';
 import { startBare } from './bare-server.js';
 import { nextRequest, survey, type Market } from './mix.js';
+import { probeInThread } from './probe.js';
 import { descendantsOf, root, rssMbOf, startService } from './service.js';
 import { arg, percentile } from './support.js';
 
@@ -117,32 +118,23 @@ async function openLoop(base: string, rate: number, secs: number, next: () => Re
   };
 }
 
-/** A URL asked every `everyMs` until stopped: its latencies. */
+/** A URL asked every `everyMs` until stopped, from a thread of its own (probe.ts): its latencies. */
 function probe(base: string, target: string, everyMs: number) {
-  const times: number[] = [];
-  let failures = 0;
-  let running = true;
-  const done = (async () => {
-    while (running) {
-      const asked = performance.now();
-      const ok = await fetch(`${base}${target}`)
-        .then(async (r) => (await r.arrayBuffer(), r.ok))
-        .catch(() => false);
-      if (!ok) failures++;
-      times.push(performance.now() - asked);
-      await new Promise((resolve) => setTimeout(resolve, everyMs));
-    }
-  })();
+  const asking = probeInThread(Number(new URL(base).port), target, everyMs, 30_000);
   return {
     async stop() {
-      running = false;
-      await done;
-      return { ...summary(times), failures };
+      const answers = await asking.stop();
+      const failures = answers.filter((a) => a.error !== undefined || a.status !== 200).length;
+      return { ...summary(answers.map((a) => a.ms)), failures };
     },
   };
 }
 
-/** The cached list in a closed loop (2 connections): answers per second while it runs. */
+/**
+ * The cached list in a closed loop (2 connections): answers per second while it runs. It shares the
+ * generator's thread on purpose: in a thread of its own it sends thousands a second, a load of its own
+ * that takes the CPU the levels are measured on.
+ */
 function cachedThroughput(base: string, secs: number): Promise<number> {
   return new Promise((resolve, reject) =>
     autocannon({ url: `${base}${CACHED}`, connections: 2, duration: secs }, (err, res) =>
