@@ -96,24 +96,48 @@ describe('impact', () => {
 });
 
 describe('kept', () => {
-  it('makes a value once per catalogue version and key, and keeps no more than its bytes', () => {
+  it('makes a value once per catalogue version and key, and keeps no more than its bytes', async () => {
     const calc = createCalcService({ maxBytes: 20 * 1024 * 1024 }); // a twentieth for lists: 1 MB
     const v1 = { version: 1 } as Catalog;
     const v2 = { version: 2 } as Catalog;
     let made = 0;
-    const make = () => ({ n: ++made });
-    const first = calc.kept(v1, 'q', () => 1000, make);
-    expect(calc.kept(v1, 'q', () => 1000, make)).toBe(first);
-    expect(calc.kept({ version: 1 } as Catalog, 'q', () => 1000, make)).toBe(first); // the same data
-    expect(calc.kept(v2, 'q', () => 1000, make)).not.toBe(first);
-    expect(calc.kept(v1, 'other', () => 1000, make)).not.toBe(first);
+    const make = async () => ({ n: ++made });
+    const first = await calc.kept(v1, 'q', () => 1000, make);
+    expect(await calc.kept(v1, 'q', () => 1000, make)).toBe(first);
+    expect(await calc.kept({ version: 1 } as Catalog, 'q', () => 1000, make)).toBe(first); // the same data
+    expect(await calc.kept(v2, 'q', () => 1000, make)).not.toBe(first);
+    expect(await calc.kept(v1, 'other', () => 1000, make)).not.toBe(first);
     expect(made).toBe(3);
     // one too large to keep is made every time
-    calc.kept(v1, 'big', () => 2 * 1024 * 1024, make);
-    calc.kept(v1, 'big', () => 2 * 1024 * 1024, make);
+    await calc.kept(v1, 'big', () => 2 * 1024 * 1024, make);
+    await calc.kept(v1, 'big', () => 2 * 1024 * 1024, make);
     expect(made).toBe(5);
-    for (let i = 0; i < 2000; i++) calc.kept(v1, `k${i}`, () => 4096, make);
+    for (let i = 0; i < 2000; i++) await calc.kept(v1, `k${i}`, () => 4096, make);
     const { keptLists } = calc.stats();
     expect(keptLists * 4096).toBeLessThanOrEqual(1024 * 1024);
+  });
+
+  it('makes a value asked for again while it is being made once, and a failure is not kept', async () => {
+    const calc = createCalcService({ maxBytes: 20 * 1024 * 1024 });
+    const v1 = { version: 1 } as Catalog;
+    let made = 0;
+    let finish!: () => void;
+    const slow = () => new Promise<{ n: number }>((resolve) => (finish = () => resolve({ n: ++made })));
+    const a = calc.kept(v1, 'q', () => 1000, slow);
+    const b = calc.kept(v1, 'q', () => 1000, slow);
+    finish();
+    expect(await a).toBe(await b);
+    expect(made).toBe(1);
+
+    const failing = () => Promise.reject(new Error('stopped'));
+    await expect(calc.kept(v1, 'f', () => 1000, failing)).rejects.toThrow('stopped');
+    expect(
+      await calc.kept(
+        v1,
+        'f',
+        () => 1000,
+        async () => ({ n: 42 }),
+      ),
+    ).toEqual({ n: 42 });
   });
 });

@@ -41,7 +41,12 @@ export interface CalcService {
    * again (GraphQL POSTs, which the body cache does not see, and the REST forms of one query). Only for
    * what depends on nothing but the catalogue's version and the key.
    */
-  kept<T extends object>(catalog: Catalog, key: string, bytes: (value: T) => number, make: () => T): T;
+  kept<T extends object>(
+    catalog: Catalog,
+    key: string,
+    bytes: (value: T) => number,
+    make: () => Promise<T>,
+  ): Promise<T>;
   stats(): CalculatorStats & {
     constantYields: number;
     recentRanks: number;
@@ -169,6 +174,7 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
   // A rate event reaches every client that follows it, often with the same few amounts.
   const impacts = new LRUCache<string, ChangeImpact>({ max: count('impact') });
   const modelBytes = Math.max(64 * 1024, Math.floor(maxBytes * MODEL_PART));
+  const making = new Map<string, Promise<object>>();
   const lists = new LRUCache<string, { value: object; bytes: number }>({
     maxSize: Math.max(64 * 1024, Math.floor(maxBytes * LIST_PART)),
     sizeCalculation: (entry, key) => entry.bytes + 2 * key.length,
@@ -255,15 +261,29 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
       }
       return models.kept;
     },
-    kept<T extends object>(catalog: Catalog, key: string, bytes: (value: T) => number, make: () => T): T {
+    kept<T extends object>(
+      catalog: Catalog,
+      key: string,
+      bytes: (value: T) => number,
+      make: () => Promise<T>,
+    ): Promise<T> {
       // The version names the data (a past catalogue read back from the ledger is the same data).
       const full = `${catalog.version}|${key}`;
       const found = lists.get(full);
-      if (found) return found.value as T;
-      const value = make();
-      const size = bytes(value);
-      if (size + 2 * full.length <= lists.maxSize) lists.set(full, { value, bytes: size });
-      return value;
+      if (found) return Promise.resolve(found.value as T);
+      // Made in slices (lane.ts): the same list asked again meanwhile waits for the one being made.
+      let pending = making.get(full) as Promise<T> | undefined;
+      if (!pending) {
+        pending = make()
+          .then((value) => {
+            const size = bytes(value);
+            if (size + 2 * full.length <= lists.maxSize) lists.set(full, { value, bytes: size });
+            return value;
+          })
+          .finally(() => making.delete(full));
+        making.set(full, pending);
+      }
+      return pending;
     },
     stats: () => {
       const own = calculator.stats();

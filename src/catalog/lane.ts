@@ -102,5 +102,11 @@ export class CpuLane {
   };
 }
 
-/** The process's lane: one event loop, one lane. */
+/** The process's lane for plans: one event loop, one lane. */
 export const cpuLane = new CpuLane();
+
+/**
+ * Lists in slices beside the plans' lane. Never refused here: a list is at most a fraction of a second
+ * of work, and how many run at once is the bound of work in progress's to decide (src/http/overload.ts).
+ */
+export const listLane = new CpuLane(4, Number.POSITIVE_INFINITY);

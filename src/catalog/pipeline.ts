@@ -5,6 +5,7 @@ import { coveredAmount, dgsSplit } from '../domain/dgs.js';
 import { compareDecimals, type Decimal } from '../domain/decimal.js';
 import type { DgsSplit, OfferType } from '../domain/types.js';
 import type { CalcSummary } from '../domain/types.js';
+import { drain } from '../domain/plan/search.js';
 import type { CalcService } from './calc-service.js';
 import { compileFilters, F } from './filters.js';
 import { answerInstant } from './freshness.js';
@@ -180,7 +181,21 @@ export interface PipelineContext {
 /** Pages of `pageSize` that hold `total` items: at least one (an empty list has an empty first page). */
 export const pageCount = (total: number, pageSize: number): number => Math.max(1, Math.ceil(total / pageSize));
 
+/** How many offers (or shown rows) a list works through between the points where it may be paused. */
+const LIST_STEP = 16;
+
+/** The list computed at once, on the caller's stack. */
 export function listProducts(ctx: PipelineContext, q: ProductQuery): ProductList {
+  return drain(listSteps(ctx, q));
+}
+
+/**
+ * The list as steps: it yields every LIST_STEP offers and shown rows, so that a lane (lane.ts) can run a
+ * list of hundreds of rows, or a first list that builds the calculation's pieces, without holding the
+ * event loop for its whole time. Where it yields is counted, not timed: the list is the same however
+ * it is paused.
+ */
+export function* listSteps(ctx: PipelineContext, q: ProductQuery): Generator<void, ProductList, void> {
   const { catalog, calc } = ctx;
   const failures = compileFilters(q, ctx.now);
   const offers = catalog.offers;
@@ -193,6 +208,7 @@ export function listProducts(ctx: PipelineContext, q: ProductQuery): ProductList
   const covered: (Decimal | undefined)[] = new Array(n);
   const amountValue = q.amount.toNumber();
   for (let i = 0; i < n; i++) {
+    if (i % LIST_STEP === LIST_STEP - 1) yield;
     const offer = offers[i]!;
     masks[i] = failures(offer);
     const reason = ineligibility(offer, q.amount, amountValue);
@@ -228,6 +244,7 @@ export function listProducts(ctx: PipelineContext, q: ProductQuery): ProductList
   const termBest = new Map<number, RankedOffer>();
 
   for (let i = 0; i < n; i++) {
+    if (i % LIST_STEP === LIST_STEP - 1) yield;
     const mask = masks[i]!;
     const stage = stages[i]!;
     if (mask === 0) {
@@ -274,12 +291,17 @@ export function listProducts(ctx: PipelineContext, q: ProductQuery): ProductList
     }),
   ) as unknown as Facets;
   const best = (r: RankedOffer | null): BestRate | null => r && { rate: r.yields.comparableYield, offerId: r.offer.id };
+  const items: OfferResult[] = [];
+  for (const r of page) {
+    if (items.length % LIST_STEP === LIST_STEP - 1) yield;
+    items.push(withCalc(calc, q, r));
+  }
 
   return {
     get rows() {
       return (sorted ??= rows.sort(cmp));
     },
-    items: page.map((r) => withCalc(calc, q, r)),
+    items,
     total: rows.length,
     hiddenByDgs,
     hiddenIneligible,

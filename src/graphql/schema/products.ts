@@ -1,13 +1,14 @@
 // Query.products: the filtered, calculated, sorted and paged list (GET /api/products), with facets,
 // term curve, per-type maxima and the market summary.
 import {
-  listProducts,
+  listSteps,
   type BestRate,
   type FacetValue,
   type MarketSummary,
   type ProductList,
   type TermPoint,
 } from '../../catalog/pipeline.js';
+import { listLane } from '../../catalog/lane.js';
 import type { MarketBest } from '../../catalog/market.js';
 import { PRODUCT_DEFAULTS, type ProductQuery } from '../../catalog/query.js';
 import { Decimal } from '../../domain/decimal.js';
@@ -275,7 +276,9 @@ builder.queryField('products', (t) => {
       const marketBest = await ctx.services.database
         .track(() => ctx.services.market.best(catalog))
         .catch(() => NO_BEST);
-      const make = () => listProducts({ catalog, calc: ctx.services.calc, marketBest, now }, query);
+      // In slices, between which the loop answers what else arrived (health, cached answers): a page of
+      // 500 rows or a first list for a new horizon is a tenth of a second or more of calculation.
+      const make = () => listLane.run(listSteps({ catalog, calc: ctx.services.calc, marketBest, now }, query));
       // freshness=24h reads the clock: made anew each time. Any other list follows from the catalogue,
       // the query and the market's best rates (the version's, or none while the database is away).
       if (query.freshness === '24h') return make();
