@@ -43,6 +43,17 @@ describe('CpuLane', () => {
     expect(log.indexOf('b')).toBeLessThan(log.lastIndexOf('a'));
   });
 
+  it('oldest first: finishes tasks in the order they came, and still lets a timer through between slices', async () => {
+    const lane = new CpuLane(1, 4, 'oldest-first');
+    const log: string[] = [];
+    let firedAfter = -1;
+    setTimeout(() => (firedAfter = log.length), 0);
+    await Promise.all([lane.run(spinning('a', 20, 1, log)), lane.run(spinning('b', 6, 1, log))]);
+    expect(log.lastIndexOf('a')).toBeLessThan(log.indexOf('b'));
+    expect(firedAfter).toBeGreaterThanOrEqual(0);
+    expect(firedAfter).toBeLessThan(log.length); // while the tasks ran, not after them
+  });
+
   it('stops a task whose signal aborts within one slice, and rejects with its reason', async () => {
     const lane = new CpuLane(4, 4);
     const controller = new AbortController();

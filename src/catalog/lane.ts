@@ -44,6 +44,12 @@ export class CpuLane {
     readonly sliceMs = 4,
     /** Tasks at once; more are refused. */
     readonly capacity = 4,
+    /**
+     * Which task the next slice goes to: round robin shares the CPU (a short plan is not kept waiting
+     * behind a long one); oldest first finishes tasks in the order they came, the loop still let go
+     * between slices, so that tasks of similar size are not all slowed down to the last one's end.
+     */
+    readonly order: 'round-robin' | 'oldest-first' = 'round-robin',
   ) {}
 
   /** The generator's value, computed in slices; rejects with the signal's reason if it aborts first. */
@@ -89,7 +95,8 @@ export class CpuLane {
             break;
           }
           if (performance.now() >= end) {
-            this.tasks.push(task);
+            if (this.order === 'oldest-first') this.tasks.unshift(task);
+            else this.tasks.push(task);
             break;
           }
         }
@@ -109,4 +116,4 @@ export const cpuLane = new CpuLane();
  * Lists in slices beside the plans' lane. Never refused here: a list is at most a fraction of a second
  * of work, and how many run at once is the bound of work in progress's to decide (src/http/overload.ts).
  */
-export const listLane = new CpuLane(4, Number.POSITIVE_INFINITY);
+export const listLane = new CpuLane(4, Number.POSITIVE_INFINITY, 'oldest-first');
