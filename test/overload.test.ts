@@ -64,3 +64,41 @@ describe('a process at its bound of work in progress', () => {
     expect((await fetch(`${server.base}/api/products?amount=31337`)).status).toBe(200);
   });
 });
+
+describe('a client that goes while its request waits for a slot', () => {
+  let t: TestApp;
+  let server: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { MAX_IN_FLIGHT: '1', QUEUE_WAIT_MS: '5000', LOOP_LAG_TARGET_MS: '0' } });
+    server = await serve(t.app);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await t?.close();
+  });
+
+  it('does not keep the slot it is given after it went', async () => {
+    const holding = fetch(`${server.base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: HARD_PLAN }),
+    });
+    const start = performance.now();
+    while (cpuLane.figures().running === 0) {
+      if (performance.now() - start > 10_000) throw new Error('the plans never started');
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    // queued behind the plans, then gone
+    const gone = fetch(`${server.base}/api/products?amount=27182`, { signal: AbortSignal.timeout(100) });
+    await expect(gone).rejects.toThrow();
+    expect((await holding).status).toBe(200);
+
+    // The slot went to the request that left and came back: the next ones are answered, not queued.
+    for (const amount of ['16180', '14142']) {
+      const res = await fetch(`${server.base}/api/products?amount=${amount}`, { signal: AbortSignal.timeout(4000) });
+      expect(res.status).toBe(200);
+    }
+    const text = await (await fetch(`${server.base}/metrics`)).text();
+    expect(text).toMatch(/savings_in_flight\{what="in_flight"\} 0/);
+  });
+});

@@ -260,6 +260,9 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
       const entered = inFlight.enter();
       const refuse = () => write.small(req, res, startedAt, inFlight.refusal());
       const enter = () => {
+        // A client that went while its request waited for the slot: its 'close' has been and gone, so
+        // the slot would never be given back. Given back now, and nothing is computed for nobody.
+        if (res.closed || req.socket.destroyed) return inFlight.leave();
         admission.bound = 'held';
         res.once('close', () => inFlight.leave());
         pass();
