@@ -2,8 +2,9 @@
 // slot; requests refused by reason; the time waited for a slot; and the plans' CPU lane (searches running,
 // its capacity, the CPU it spent, searches stopped because their client went). With several workers each
 // figure is the sum of theirs (each process has its own bound and lane).
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
 import type { LaneFigures } from '../catalog/lane.js';
+import { followCounts } from './follow-counts.js';
 import type { InFlightFigures } from './overload.js';
 
 export interface LoadFigures {
@@ -30,23 +31,8 @@ export function registerOverloadMetrics(registry: Registry, figures: () => LoadF
     },
   });
   // Counts since start, kept by the bound and the lane: each counter follows its count by difference.
-  const following = (name: string, help: string, labelNames: string[], counts: () => Record<string, number>) => {
-    const seen = new Map<string, number>();
-    new Counter({
-      name,
-      help,
-      labelNames,
-      registers: [registry],
-      collect() {
-        for (const [key, value] of Object.entries(counts())) {
-          const labels = labelNames.length > 0 ? { [labelNames[0]!]: key } : {};
-          // inc(0) makes the series exist before the first event.
-          this.inc(labels, Math.max(0, value - (seen.get(key) ?? 0)));
-          seen.set(key, value);
-        }
-      },
-    });
-  };
+  const following = (name: string, help: string, labelNames: string[], counts: () => Record<string, number>) =>
+    followCounts(registry, name, help, labelNames[0] ?? null, counts);
   following(
     'savings_requests_refused_total',
     'Requests refused with 503 for load since start (reason=full: the bound and its queue were full; waited: no ' +

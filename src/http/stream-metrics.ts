@@ -2,7 +2,8 @@
 // reading too slowly and resumes answered with a reset since start, each by transport (sse: GET
 // /api/changes/stream; graphql: the subscription), and the replay window. The feed keeps the counts;
 // the counters follow them by difference.
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
+import { followCounts } from './follow-counts.js';
 
 /** What the change feed counts for its streams (src/catalog/change-feed.ts), each by transport. */
 export interface StreamCounts {
@@ -28,24 +29,8 @@ export function registerStreamMetrics(
       for (const transport of transports) this.set({ transport }, open[transport] ?? 0);
     },
   });
-  const following = (name: string, help: string, pick: (s: StreamCounts) => Readonly<Record<string, number>>) => {
-    const seen = new Map<string, number>();
-    new Counter({
-      name,
-      help,
-      labelNames: ['transport'],
-      registers: [registry],
-      collect() {
-        const counts = pick(stats());
-        for (const transport of transports) {
-          const delta = (counts[transport] ?? 0) - (seen.get(transport) ?? 0);
-          // inc(0) makes the series exist before the first event.
-          this.inc({ transport }, Math.max(0, delta));
-          seen.set(transport, counts[transport] ?? 0);
-        }
-      },
-    });
-  };
+  const following = (name: string, help: string, pick: (s: StreamCounts) => Readonly<Record<string, number>>) =>
+    followCounts(registry, name, help, 'transport', () => pick(stats()), transports);
   following(
     'savings_stream_events_sent_total',
     'Change events sent to streams since start (transport=sse|graphql).',
