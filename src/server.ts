@@ -9,7 +9,7 @@ import { createApp, type App } from './app.js';
 import { MAX_HEADER_BYTES } from './http/node-writer.js';
 import { CatalogueTooLarge } from './catalog/store.js';
 import { Backoff, serveFallback, type Fallback } from './cluster/fallback.js';
-import { ownFlags, restartWith } from './cluster/flags.js';
+import { ownFlags, restartsWith, restartWith } from './cluster/flags.js';
 import { stopOnSignals } from './cluster/lifecycle.js';
 import { runPrimary } from './cluster/primary.js';
 import { workerLink, type WorkerLink } from './cluster/worker-link.js';
@@ -53,7 +53,7 @@ async function openAndPrepare(config: Config, logger: Logger, flush: () => void)
  */
 async function startAgainAfterSeeding(config: Config, db: Database, logger: Logger, flush: () => void) {
   const flags = config.databaseUrl ? [] : ownFlags(config, memoryPlanOf(config), process.execArgv);
-  if (flags.length === 0 || typeof process.execve !== 'function') return;
+  if (!restartsWith(flags)) return;
   logger.info({ flags }, 'the sample market is in: starting again in place with the flags of a later start');
   await db.close();
   flush();

@@ -8,6 +8,21 @@ const HARD_PLAN =
   '{ plan(amount: "1100321", maxOffers: 20, flexibleShare: "33") { optimal } ' +
   'p2: plan(amount: "1100654", maxOffers: 20, flexibleShare: "33") { optimal } }';
 
+/** Two hard plans in one request, once they run in the lane: the answer, still to come. */
+async function holdTheBound(base: string): Promise<{ answer: Promise<Response> }> {
+  const holding = fetch(`${base}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: HARD_PLAN }),
+  });
+  const start = performance.now();
+  while (cpuLane.figures().running === 0) {
+    if (performance.now() - start > 10_000) throw new Error('the plans never started');
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  return { answer: holding };
+}
+
 describe('a process at its bound of work in progress', () => {
   let t: TestApp;
   let server: Awaited<ReturnType<typeof serve>>;
@@ -24,16 +39,7 @@ describe('a process at its bound of work in progress', () => {
     const cached = `${server.base}/api/products?amount=25000`;
     expect((await fetch(cached)).status).toBe(200);
     // one request in progress fills the bound: two hard plans, searched in the lane
-    const holding = fetch(`${server.base}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: HARD_PLAN }),
-    });
-    const start = performance.now();
-    while (cpuLane.figures().running === 0) {
-      if (performance.now() - start > 10_000) throw new Error('the plans never started');
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
+    const holding = (await holdTheBound(server.base)).answer;
 
     const cold = await fetch(`${server.base}/api/products?amount=31337`);
     expect(cold.status).toBe(503);
@@ -78,16 +84,7 @@ describe('a client that goes while its request waits for a slot', () => {
   });
 
   it('does not keep the slot it is given after it went', async () => {
-    const holding = fetch(`${server.base}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: HARD_PLAN }),
-    });
-    const start = performance.now();
-    while (cpuLane.figures().running === 0) {
-      if (performance.now() - start > 10_000) throw new Error('the plans never started');
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
+    const holding = (await holdTheBound(server.base)).answer;
     // queued behind the plans, then gone
     const gone = fetch(`${server.base}/api/products?amount=27182`, { signal: AbortSignal.timeout(100) });
     await expect(gone).rejects.toThrow();

@@ -53,8 +53,12 @@ export function ownFlags(config: Config, memory: MemoryPlan, execArgv: readonly 
   return flags;
 }
 
+/** Whether restartWith(flags) would start the process again: flags to add, and a runtime with execve. */
+export const restartsWith = (flags: readonly string[]): boolean =>
+  flags.length > 0 && typeof process.execve === 'function';
+
 /** Starts this process again in its place with `flags` added (execve: the same pid for npm, a supervisor, signals). */
 export function restartWith(flags: readonly string[]): void {
-  if (flags.length === 0 || typeof process.execve !== 'function') return;
-  process.execve(process.execPath, [process.execPath, ...process.execArgv, ...flags, ...process.argv.slice(1)]);
+  if (!restartsWith(flags)) return;
+  process.execve!(process.execPath, [process.execPath, ...process.execArgv, ...flags, ...process.argv.slice(1)]);
 }

@@ -31,13 +31,13 @@ export function registerOverloadMetrics(registry: Registry, figures: () => LoadF
     },
   });
   // Counts since start, kept by the bound and the lane: each counter follows its count by difference.
-  const following = (name: string, help: string, labelNames: string[], counts: () => Record<string, number>) =>
-    followCounts(registry, name, help, labelNames[0] ?? null, counts);
+  const following = (name: string, help: string, label: string | null, counts: () => Record<string, number>) =>
+    followCounts(registry, name, help, label, counts);
   following(
     'savings_requests_refused_total',
     'Requests refused with 503 for load since start (reason=full: the bound and its queue were full; waited: no ' +
       'slot within QUEUE_WAIT_MS; plan_lane: a savings plan while the lane ran as many as it may).',
-    ['reason'],
+    'reason',
     () => {
       const { inFlight, lane } = figures();
       return { full: inFlight?.refused.full ?? 0, waited: inFlight?.refused.waited ?? 0, plan_lane: lane.refused };
@@ -46,10 +46,10 @@ export function registerOverloadMetrics(registry: Registry, figures: () => LoadF
   following(
     'savings_queue_wait_seconds_total',
     'Time requests waited for a slot since start; with savings_queued_requests_total, the mean wait.',
-    [],
+    null,
     () => ({ total: figures().inFlight?.queuedSeconds ?? 0 }),
   );
-  following('savings_queued_requests_total', 'Requests that waited for a slot since start.', [], () => ({
+  following('savings_queued_requests_total', 'Requests that waited for a slot since start.', null, () => ({
     total: figures().inFlight?.queued ?? 0,
   }));
   new Gauge({
@@ -66,13 +66,13 @@ export function registerOverloadMetrics(registry: Registry, figures: () => LoadF
   following(
     'savings_plan_lane_cpu_seconds_total',
     'CPU time the savings plan searches took in the lane since start.',
-    [],
+    null,
     () => ({ total: figures().lane.busyMs / 1000 }),
   );
   following(
     'savings_plan_searches_abandoned_total',
     'Savings plan searches stopped since start because their client went or their time was up.',
-    [],
+    null,
     () => ({ total: figures().lane.abandoned }),
   );
 }

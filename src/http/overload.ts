@@ -79,7 +79,6 @@ export class InFlight {
    * Lag while the limit was not reached changes nothing: that is one long answer, not too many at once.
    */
   adjust(lagging: boolean): void {
-    // Lag while the limit was not reached is one long answer, not too many at once: no reason to shrink.
     if (lagging && this.reached) this.current = Math.max(this.minLimit, Math.floor(this.current * 0.75));
     else if (!lagging) this.current = Math.min(this.maxLimit, this.current + 1);
     this.reached = false;
