@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { openEmbedded, openInMemory } from '../src/db/embedded.js';
+import { openEmbedded, openInMemory, startPglite, writeTemplate } from '../src/db/embedded.js';
+import { applyMigrations, isUpToDate } from '../src/db/migrate.js';
 
 const tempDir = () => mkdtemp(path.join(os.tmpdir(), 'embedded-'));
 
@@ -72,6 +73,40 @@ describe('openEmbedded', () => {
       await db.close();
     }
   });
+});
+
+describe('the template a new data folder starts from', () => {
+  it('is a migrated database: a folder made from it needs no migration, and one made without it does', async () => {
+    const dir = await tempDir();
+    const template = path.join(dir, 'template.tar.gz');
+    expect(await writeTemplate(applyMigrations, template)).not.toHaveLength(0);
+    const tables = "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename";
+    const fromTemplate = await startPglite(path.join(dir, 'a'), undefined, 1, template);
+    const plain = await startPglite(path.join(dir, 'b'), undefined, 1, null);
+    try {
+      const url = (port: number) => `postgresql://postgres:postgres@127.0.0.1:${port}/postgres`;
+      expect(await isUpToDate(url(fromTemplate.port))).toBe(true);
+      expect(await isUpToDate(url(plain.port))).toBe(false);
+      expect(await applyMigrations(url(fromTemplate.port))).toEqual([]);
+      await applyMigrations(url(plain.port));
+      expect(await query(url(fromTemplate.port), tables)).toEqual(await query(url(plain.port), tables));
+      // the copy is a database of its own: written, it stays apart from the template
+      await query(
+        url(fromTemplate.port),
+        `INSERT INTO "DataVersion" ("id", "version", "changedAt") VALUES (1, 7, now())`,
+      );
+    } finally {
+      await fromTemplate.stop();
+      await plain.stop();
+    }
+    const again = await startPglite(path.join(dir, 'c'), undefined, 1, template);
+    try {
+      const url = `postgresql://postgres:postgres@127.0.0.1:${again.port}/postgres`;
+      expect(await query(url, 'SELECT count(*)::int AS n FROM "DataVersion"')).toEqual([{ n: 0 }]);
+    } finally {
+      await again.stop();
+    }
+  }, 60_000);
 });
 
 describe('one PGlite session shared by many connections', () => {

@@ -4,10 +4,12 @@
 // PGlite is single-process: two processes opening one data folder would corrupt it. The process
 // that opens the folder (the owner) writes a lock file with its pid and port; any other process —
 // `npm run ingest` while the service runs, say — connects to the owner's socket instead.
-import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { WorkerInput, WorkerMessage } from './pglite-worker.js';
 
@@ -72,6 +74,43 @@ const workerFile = new URL(
   import.meta.url,
 );
 
+/**
+ * A migrated, empty data folder, packed by the build (npm run build, after the compiler): `node
+ * dist/db/migrate-cli.js template`. Under tsx or vitest it is not there, and a new folder is made by
+ * initdb and migrated as it always could be; migrations newer than the template are applied on top.
+ */
+export const TEMPLATE = fileURLToPath(new URL('./template.tar.gz', import.meta.url));
+
+/** Writes a template (TEMPLATE by default): a new data folder, migrated, packed. */
+export async function writeTemplate(
+  migrate: (url: string) => Promise<string[]>,
+  file: string = TEMPLATE,
+): Promise<string[]> {
+  const scratch = await mkdtemp(path.join(os.tmpdir(), 'savings-template-'));
+  try {
+    const dataDir = path.join(scratch, 'pglite');
+    const served = await startPglite(dataDir, undefined, 1, null);
+    let applied: string[];
+    try {
+      applied = await migrate(socketUrl(served.port));
+    } finally {
+      await served.stop();
+    }
+    const { PGlite } = await import('@electric-sql/pglite');
+    const db = await PGlite.create({ dataDir, ...(await compiledWasm()) });
+    try {
+      const packed = await db.dumpDataDir('gzip');
+      await writeFile(`${file}.partial`, Buffer.from(await packed.arrayBuffer()));
+      await rename(`${file}.partial`, file);
+    } finally {
+      await db.close();
+    }
+    return applied;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
 let wasm: Promise<{ pgliteWasmModule: WebAssembly.Module; initdbWasmModule: WebAssembly.Module }> | undefined;
 const compile = (file: string) =>
   readFile(path.join(path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), file)).then(
@@ -91,10 +130,12 @@ export async function startPglite(
   dataDir: string | null,
   onFailure: (msg: string) => void = () => {},
   processes = 1,
+  template: string | null = TEMPLATE,
 ): Promise<{ port: number; stop(): Promise<void> }> {
   // Each serving process's pool, and room for one more (an ingest) and a few single connections.
   const input: WorkerInput = {
     dataDir,
+    template,
     maxConnections: EMBEDDED_POOL_SIZE * (processes + 1) + 4,
     ...(await compiledWasm()),
   };

@@ -1,7 +1,8 @@
 // npm run db:migrate            apply pending migrations to the configured database
 // npm run db:migration -- NAME  write a new migration from changes to prisma/schema.prisma
+// node dist/db/migrate-cli.js template   (the build) pack a migrated, empty embedded database
 import { loadConfig } from '../config.js';
-import { openEmbedded } from './embedded.js';
+import { openEmbedded, TEMPLATE, writeTemplate } from './embedded.js';
 import { applyMigrations, createMigration } from './migrate.js';
 import { configuredTurn, withTurn } from './write-turn.js';
 
@@ -31,7 +32,12 @@ async function main(argv: string[]): Promise<number> {
     console.log(applied.length ? `applied: ${applied.join(', ')}` : 'the database is up to date');
     return 0;
   }
-  console.error('usage: migrate-cli deploy | create <name>');
+  if (command === 'template') {
+    const applied = await writeTemplate(applyMigrations);
+    console.log(`wrote ${TEMPLATE}: a new database with ${applied.length} migrations applied`);
+    return 0;
+  }
+  console.error('usage: migrate-cli deploy | create <name> | template');
   return 2;
 }
 

@@ -1,6 +1,8 @@
 // The embedded database's own thread: PGlite runs PostgreSQL's executor synchronously in WASM, so on
 // the service's thread every query would stop the event loop (requests answered from memory included)
 // for as long as it runs. Here it takes the second core, and the service only waits on a socket.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
@@ -9,6 +11,11 @@ import { installSessionAffinity } from './pglite-session.js';
 export interface WorkerInput {
   /** null: in memory. */
   dataDir: string | null;
+  /**
+   * A new data folder starts as a copy of this migrated one (see writeTemplate in embedded.ts), when
+   * it exists: PostgreSQL's initdb and the migrations then cost nothing at a first start.
+   */
+  template: string | null;
   maxConnections: number;
   /** Compiled once per process and shared: compiling them takes each new thread about two seconds. */
   pgliteWasmModule: WebAssembly.Module;
@@ -23,10 +30,20 @@ export type WorkerMessage = { port: number } | { error: string } | 'closed';
  */
 const startParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB', '-c', 'work_mem=8MB'];
 
-const { dataDir, maxConnections, pgliteWasmModule, initdbWasmModule } = workerData as WorkerInput;
+const { dataDir, template, maxConnections, pgliteWasmModule, initdbWasmModule } = workerData as WorkerInput;
 const port = parentPort!;
 try {
-  const db = await PGlite.create({ ...(dataDir ? { dataDir } : {}), startParams, pgliteWasmModule, initdbWasmModule });
+  const fromTemplate =
+    dataDir && template && existsSync(template) && !existsSync(path.join(dataDir, 'PG_VERSION'))
+      ? { loadDataDir: new Blob([readFileSync(template)]) }
+      : {};
+  const db = await PGlite.create({
+    ...(dataDir ? { dataDir } : {}),
+    ...fromTemplate,
+    startParams,
+    pgliteWasmModule,
+    initdbWasmModule,
+  });
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections });
   installSessionAffinity(server);
   await server.start();
