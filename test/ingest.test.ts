@@ -235,7 +235,7 @@ describe('transactions', () => {
     });
   });
 
-  it('reads one snapshot ahead while writing, and fails a bad one in its turn, after those before it', async () => {
+  it('writes the snapshots before a bad one, fails that one in its turn and reads none after it', async () => {
     const loaded: number[] = [];
     const sources = [1, 2, 3, 4].map((n) => ({
       name: `day ${n}`,
@@ -252,11 +252,42 @@ describe('transactions', () => {
     expect(failure.snapshot).toBe('day 3');
     expect(failure.message).toMatch(/observedAt/);
     expect(failure.completed).toMatchObject({ snapshots: 2, applied: 2 });
-    expect(loaded).toEqual([1, 2, 3]); // never further ahead than the next one
+    expect(loaded).toEqual([1, 2, 3]);
     expect((await db.prisma.ingestRun.findMany({ orderBy: { id: 'asc' } })).map((r) => r.observedAt)).toEqual([
       new Date(day(1)),
       new Date(day(2)),
     ]);
+  });
+
+  it('fails a snapshot that the state before it refuses, in the middle of a batch, after those before it', async () => {
+    const sources = [1, 2, 3, 4].map((n) => ({
+      name: `day ${n}`,
+      load: () => {
+        const snapshot = baseSnapshot(day(n));
+        snapshot.offers[0]!.plan.headlineRate = `2.${n}0`;
+        // a brand neither in the snapshot nor in the database: only the state can tell
+        if (n === 3) snapshot.offers[0]!.brandId = 'nowhere';
+        return snapshot;
+      },
+    }));
+    const failure = (await ingestAll(db.prisma, sources).catch((err: unknown) => err)) as SnapshotFailed;
+    expect(failure).toBeInstanceOf(SnapshotFailed);
+    expect(failure.snapshot).toBe('day 3');
+    expect(failure.message).toMatch(/nowhere/);
+    expect(failure.completed).toMatchObject({ snapshots: 2, applied: 2, dataVersion: 2 });
+    expect((await db.prisma.ingestRun.findMany({ orderBy: { id: 'asc' } })).map((r) => r.observedAt)).toEqual([
+      new Date(day(1)),
+      new Date(day(2)),
+    ]);
+    expect(await db.prisma.dataVersion.findUnique({ where: { id: 1 } })).toMatchObject({ version: 2 });
+    const plans = await db.prisma.ratePlan.findMany({ where: { offerId: baseSnapshot(day(1)).offers[0]!.id } });
+    expect(plans.map((p) => p.headlineRate.toString()).sort()).toEqual(['2.1', '2.2']);
+    // and the next run goes on from there, its ids after those the batch gave
+    const next = baseSnapshot(day(4));
+    next.offers[0]!.plan.headlineRate = '2.40';
+    await applySnapshot(db.prisma, next);
+    const ids = (await db.prisma.ratePlan.findMany({ orderBy: { id: 'asc' } })).map((p) => p.id);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 
   // issue 19: Prisma split large batches into several statements and sent them at once on the

@@ -13,6 +13,10 @@ import {
 } from './diff.js';
 import { checkCapacity, type Capacity } from './capacity.js';
 import { iso } from './rows.js';
+import { appendRows, DATA_VERSION_CHANNEL, upsertRows } from './sql.js';
+import { applyBatch, type BatchItem } from './batch.js';
+
+export { DATA_VERSION_CHANNEL };
 import type { Snapshot } from './snapshot.js';
 import { appendEntry, startLedger } from './ledger.js';
 import { loadState } from './state.js';
@@ -27,7 +31,6 @@ import {
 
 /** Serialises ingests across processes (and across service replicas on PostgreSQL). */
 export const INGEST_LOCK = 7_270_701;
-export const DATA_VERSION_CHANNEL = 'savings_data_version';
 
 export class IngestError extends Error {
   constructor(readonly problems: SnapshotProblem[]) {
@@ -57,110 +60,6 @@ export function snapshotHash(snapshot: Snapshot): string {
 }
 
 type Tx = Prisma.TransactionClient;
-
-// Column types for the batched upserts below (jsonb_to_recordset needs them spelled out).
-const COLUMNS = {
-  Source: {
-    id: 'text',
-    name: 'text',
-    kind: '"SourceKind"',
-    url: 'text',
-    status: '"SourceStatus"',
-    lastCheckedAt: 'timestamptz',
-    lastSuccessAt: 'timestamptz',
-    lastError: 'text',
-  },
-  Institution: {
-    id: 'text',
-    name: 'text',
-    country: 'char(2)',
-    lei: 'text',
-    dgsScheme: 'text',
-    dgsCountry: 'char(2)',
-    dgsLimit: 'numeric',
-    dgsVerified: 'boolean',
-    dgsSource: 'text',
-    dgsVerifiedAt: 'timestamptz',
-  },
-  Brand: { id: 'text', name: 'text', country: 'char(2)', website: 'text', institutionId: 'text' },
-  Offer: {
-    id: 'text',
-    brandId: 'text',
-    name: 'text',
-    type: '"OfferType"',
-    termMonths: 'integer',
-    noticeDays: 'integer',
-    channel: '"Channel"',
-    platform: 'text',
-    payout: '"Payout"',
-    minAmount: 'numeric',
-    maxAmount: 'numeric',
-    openToNewCustomers: 'boolean',
-    currentAccountRequired: 'boolean',
-    annualFee: 'numeric',
-    earlyWithdrawal: 'boolean',
-    interestCompounds: 'boolean',
-    withholdingKind: '"WithholdingKind"',
-    withholdingRate: 'numeric',
-    withholdingReducedRate: 'numeric',
-    sourceId: 'text',
-    sourceUrl: 'text',
-    checkedAt: 'timestamptz',
-    official: 'boolean',
-    confirmed: 'boolean',
-    status: '"OfferStatus"',
-    firstSeenAt: 'timestamptz',
-    removedAt: 'timestamptz',
-  },
-} as const;
-
-/**
- * Insert-or-update of whole rows in one statement. A daily snapshot re-checks every offer, so several
- * hundred rows change each time; one statement instead of one per row keeps a 400-day history
- * ingest in seconds rather than minutes.
- */
-async function upsertRows(tx: Tx, table: keyof typeof COLUMNS, rows: readonly object[]): Promise<void> {
-  if (rows.length === 0) return;
-  const columns = Object.entries(COLUMNS[table]);
-  const names = columns.map(([name]) => `"${name}"`).join(', ');
-  const record = columns.map(([name, type]) => `"${name}" ${type}`).join(', ');
-  const updates = columns
-    .filter(([name]) => name !== 'id')
-    .map(([name]) => `"${name}" = EXCLUDED."${name}"`)
-    .join(', ');
-  await tx.$executeRawUnsafe(
-    `INSERT INTO "${table}" (${names}) SELECT ${names} FROM jsonb_to_recordset($1::jsonb) AS x(${record}) ON ` +
-      `CONFLICT ("id") DO UPDATE SET ${updates}`,
-    JSON.stringify(rows),
-  );
-}
-
-/**
- * Appends rows in one statement, in their order. Prisma's createMany splits a batch of more than 32,767
- * parameters into several INSERTs and sends them all at once on the transaction's one connection, which
- * pg deprecates and pg 9 will refuse ("Calling client.query() when the client is already executing a
- * query", issue 19). Here the whole batch is one JSON parameter, whatever its size.
- */
-async function appendRows<R = never>(
-  tx: Tx,
-  table: 'RatePlan' | 'ChangeEvent',
-  rows: readonly object[],
-  returning?: string,
-): Promise<R[]> {
-  if (rows.length === 0) return [];
-  const names = Object.keys(rows[0]!)
-    .map((name) => `"${name}"`)
-    .join(', ');
-  const sql =
-    `INSERT INTO "${table}" (${names}) SELECT ${names} FROM jsonb_populate_recordset(NULL::"${table}", ` +
-    `$1::jsonb) WITH ORDINALITY AS x ORDER BY x.ordinality`;
-  const json = JSON.stringify(rows);
-  if (!returning) {
-    await tx.$executeRawUnsafe(sql, json);
-    return [];
-  }
-  return tx.$queryRawUnsafe<R[]>(`${sql} RETURNING ${returning}`, json);
-}
 
 /**
  * Writes a change set; returns the ids of the new plans by offer id. `meanwhile` runs while the database
@@ -419,6 +318,46 @@ export class Ingester {
       return result;
     } catch (err) {
       this.cache = null; // whatever was computed inside a rolled-back transaction is not the database
+      throw err;
+    }
+  }
+
+  /**
+   * Applies snapshots in order in one transaction (see batch.ts): those before the first that cannot be
+   * applied are written, and that one's problems are thrown as `failure` says, with the results of those
+   * written. Nothing of a batch is written unless all that it says was written is.
+   */
+  async applyMany(
+    items: readonly BatchItem[],
+    options: Pick<ApplyOptions, 'now' | 'capacity'> = {},
+  ): Promise<{ results: IngestResult[]; failure: { index: number; error: unknown } | null }> {
+    const now = options.now ?? (() => new Date());
+    try {
+      const outcome = await this.prisma.$transaction(
+        async (tx) => {
+          await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${INGEST_LOCK})`);
+          const [position] = await tx.$queryRawUnsafe<{ version: number | null; last: Date | null }[]>(
+            `SELECT (SELECT "version" FROM "DataVersion" WHERE "id" = 1) AS "version", ` +
+              `(SELECT max("observedAt") FROM "IngestRun") AS "last"`,
+          );
+          const version = position?.version ?? 0;
+          if (this.cache?.version !== version) await startLedger(tx);
+          const state = this.cache?.version === version ? this.cache.state : await loadState(tx);
+          return applyBatch(tx, { version, state, last: position?.last ?? null }, items, {
+            now,
+            capacity: options.capacity,
+          });
+        },
+        { timeout: INGEST_QUERY_TIMEOUT_MS, maxWait: INGEST_QUERY_TIMEOUT_MS },
+      );
+      this.cache = { version: outcome.version, state: outcome.state };
+      const failure = outcome.failure && {
+        index: outcome.failure.index,
+        error: 'problems' in outcome.failure ? new IngestError(outcome.failure.problems) : outcome.failure.error,
+      };
+      return { results: outcome.results, failure };
+    } catch (err) {
+      this.cache = null;
       throw err;
     }
   }

@@ -57,33 +57,68 @@ export function chainHashOf(
 
 /** JSON with every object's keys sorted and no white space: one text for one value. */
 export function canonicalJson(value: unknown): string {
+  // JSON.stringify writes keys in the order they were added, which sortedCopy chose, except for keys
+  // that are array indices ("0", "17"): it writes those first, by number. Such a value is built by hand.
+  try {
+    return JSON.stringify(sortedCopy(value));
+  } catch (err) {
+    if (err !== INDEX_KEY) throw err;
+    return builtJson(value);
+  }
+}
+
+const INDEX_KEY = Symbol('an array-index key');
+
+function sortedCopy(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(sortedCopy);
+  const record = value as Record<string, unknown>;
+  const { keys, indexKey } = sortedKeys(Object.keys(record));
+  if (indexKey) throw INDEX_KEY;
+  const copy: Record<string, unknown> = {};
+  for (const [key] of keys) {
+    const v = record[key];
+    if (v !== undefined) copy[key] = sortedCopy(v);
+  }
+  return copy;
+}
+
+function builtJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) {
     let out = '[';
-    for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + canonicalJson(value[i]);
+    for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + builtJson(value[i]);
     return out + ']';
   }
   const record = value as Record<string, unknown>;
   let out = '{';
-  for (const [key, quoted] of sortedKeys(Object.keys(record))) {
+  for (const [key, quoted] of sortedKeys(Object.keys(record)).keys) {
     const v = record[key];
     if (v === undefined) continue;
-    out += (out.length > 1 ? ',' : '') + quoted + ':' + canonicalJson(v);
+    out += (out.length > 1 ? ',' : '') + quoted + ':' + builtJson(v);
   }
   return out + '}';
 }
 
 // A state is thousands of rows of a handful of shapes: each shape's keys are sorted and quoted once.
-const shapes = new Map<string, [string, string][]>();
-function sortedKeys(keys: string[]): [string, string][] {
-  const shape = JSON.stringify(keys);
-  let sorted = shapes.get(shape);
-  if (!sorted) {
-    sorted = [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map((k) => [k, JSON.stringify(k)]);
+interface Shape {
+  keys: [string, string][];
+  indexKey: boolean;
+}
+const shapes = new Map<string, Shape>();
+const isIndex = (key: string) => /^(0|[1-9]\d*)$/.test(key) && Number(key) < 2 ** 32 - 1;
+function sortedKeys(keys: string[]): Shape {
+  const id = JSON.stringify(keys);
+  let shape = shapes.get(id);
+  if (!shape) {
+    shape = {
+      keys: [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map((k) => [k, JSON.stringify(k)]),
+      indexKey: keys.some(isIndex),
+    };
     // Keys come from our own rows, but a bound keeps a caller with arbitrary objects from growing it.
-    if (shapes.size < 1024) shapes.set(shape, sorted);
+    if (shapes.size < 1024) shapes.set(id, shape);
   }
-  return sorted;
+  return shape;
 }
 
 // Each kind of row with exactly its fields, whatever else an object carries.
@@ -116,8 +151,11 @@ const brandOf = (b: BrandRow): BrandRow => ({
   website: b.website,
   institutionId: b.institutionId,
 });
-const offerOf = (o: OfferRow): OfferRow =>
-  Object.fromEntries(OFFER_FIELDS.map((field) => [field, o[field]])) as unknown as OfferRow;
+function offerOf(o: OfferRow): OfferRow {
+  const row: Record<string, unknown> = {};
+  for (const field of OFFER_FIELDS) row[field] = o[field];
+  return row as unknown as OfferRow;
+}
 /** A plan in force at a version: open at that version, whatever closed it later. */
 const planOf = (p: PlanRow): PlanRow => ({
   id: p.id,
@@ -157,9 +195,55 @@ export function canonicalState(state: CurrentState): CanonicalState {
   };
 }
 
-/** The state's canonical text (what GET /api/state serves) and its hash. */
+/**
+ * The state's canonical text (what GET /api/state serves, and what a ledger entry's stateHash hashes):
+ * canonicalJson(canonicalState(state)), built from each row's own canonical text. A version shares
+ * most of its rows (the same objects) with the version before, so their texts are made once.
+ */
 export function stateText(state: CurrentState): string {
-  return canonicalJson(canonicalState(state));
+  const parts: string[] = [];
+  statePieces(state, (piece) => parts.push(piece));
+  return parts.join('');
+}
+
+/** sha256(stateText(state)), without making the text: each piece goes to the hash as it comes. */
+export function stateHash(state: CurrentState): string {
+  const hash = createHash('sha256');
+  statePieces(state, (piece) => hash.update(piece, 'utf8'));
+  return hash.digest('hex');
+}
+
+function statePieces(state: CurrentState, put: (piece: string) => void): void {
+  const offers = [...state.offers.values()].sort(byId);
+  const plans: PlanRow[] = [];
+  for (const o of offers) {
+    const plan = o.status === 'active' ? state.currentPlans.get(o.id) : undefined;
+    if (plan) plans.push(plan);
+  }
+  const list = <T extends object>(name: string, rows: T[], of: (row: T) => object) => {
+    put(name === 'brands' ? '{"brands":[' : `],"${name}":[`);
+    rows.forEach((row, i) => {
+      if (i > 0) put(',');
+      put(rowText(row, of));
+    });
+  };
+  list('brands', [...state.brands.values()].sort(byId), brandOf);
+  list('institutions', [...state.institutions.values()].sort(byId), institutionOf);
+  list('offers', offers, offerOf);
+  list('plans', plans, planOf);
+  list('sources', [...state.sources.values()].sort(byId), sourceOf);
+  put(']}');
+}
+
+// Rows are never changed in place (a change makes a new row), so a row's text holds as long as the row.
+const rowTexts = new WeakMap<object, string>();
+function rowText<T extends object>(row: T, of: (row: T) => object): string {
+  let text = rowTexts.get(row);
+  if (text === undefined) {
+    text = canonicalJson(of(row));
+    rowTexts.set(row, text);
+  }
+  return text;
 }
 
 // --- blocks: the state but its plans, a keyframe or the rows that changed -----------------------------
@@ -314,6 +398,99 @@ const planRowOf = (p: PlanSqlRow): PlanRow => ({
   ...planTerms({ ...p, headlineRate: dec2(p.headlineRate) }),
 });
 
+/** Where the ledger stands before a version is added: what its entry and block depend on. */
+export interface LedgerPosition {
+  /** The chain hash of the entry before (GENESIS for the first). */
+  previous: string;
+  /** The bytes of the newest keyframe, and of the blocks after it (null: none yet). */
+  keyframeBytes: number | null;
+  since: number;
+  /** The newest plan and event ids once the version's rows are written. */
+  maxPlanId: number;
+  maxEventId: number;
+}
+
+/** The position for `version`, read in the ingest's transaction after that version's rows were written. */
+export async function readPosition(tx: Tx, version: number): Promise<LedgerPosition> {
+  const [row] = await tx.$queryRaw<
+    { previous: string | null; keyframeBytes: number | null; since: bigint; maxPlanId: number; maxEventId: number }[]
+  >`WITH k AS (SELECT max("version") AS v FROM "StateBlock" WHERE "keyframe")
+    SELECT (SELECT "chainHash" FROM "LedgerEntry" WHERE "version" = ${version - 1}) AS "previous",
+           (SELECT "bytes" FROM "StateBlock" WHERE "version" = (SELECT v FROM k)) AS "keyframeBytes",
+           (SELECT coalesce(sum("bytes"), 0) FROM "StateBlock" WHERE "version" > (SELECT v FROM k)) AS "since",
+           (SELECT coalesce(max("id"), 0) FROM "RatePlan") AS "maxPlanId",
+           (SELECT coalesce(max("id"), 0) FROM "ChangeEvent") AS "maxEventId"`;
+  return {
+    previous: row?.previous ?? GENESIS,
+    keyframeBytes: row?.keyframeBytes ?? null,
+    since: Number(row?.since ?? 0),
+    maxPlanId: row?.maxPlanId ?? 0,
+    maxEventId: row?.maxEventId ?? 0,
+  };
+}
+
+export interface BlockRow {
+  version: number;
+  keyframe: boolean;
+  bytes: number;
+  body: Buffer;
+}
+
+/**
+ * A new version's entry and block: `next` is the state the version holds, `changes` what made it (null:
+ * a keyframe). Pure; `after` is the position for the version after it.
+ */
+export function entryAt(
+  position: LedgerPosition,
+  run: { version: number; observedAt: string; appliedAt: string; snapshot: string },
+  next: CurrentState,
+  changes: { set: ChangeSet; before: CurrentState } | null,
+): { entry: LedgerEntry; block: BlockRow; after: LedgerPosition } {
+  const delta =
+    changes && position.keyframeBytes !== null
+      ? JSON.stringify(deltaOf(changes.set, changes.before, run.observedAt))
+      : null;
+  const keyframe = delta === null || position.since + delta.length > KEYFRAME_RATIO * position.keyframeBytes!;
+  const json = keyframe ? JSON.stringify(keyframeOf(next)) : delta;
+  const fields = { ...run, stateHash: stateHash(next) };
+  const entry: LedgerEntry = {
+    ...fields,
+    chainHash: chainHashOf(position.previous, fields),
+    maxPlanId: position.maxPlanId,
+    maxEventId: position.maxEventId,
+  };
+  return {
+    entry,
+    // compressed: the same offers' ids and fields day after day
+    block: { version: run.version, keyframe, bytes: json.length, body: gzipSync(json) },
+    after: {
+      ...position,
+      previous: entry.chainHash,
+      keyframeBytes: keyframe ? json.length : position.keyframeBytes,
+      since: keyframe ? 0 : position.since + json.length,
+    },
+  };
+}
+
+/** Writes blocks and entries, in version order, in one statement each. */
+export async function insertEntries(tx: Tx, blocks: BlockRow[], entries: LedgerEntry[]): Promise<void> {
+  if (blocks.length > 0)
+    await tx.$executeRawUnsafe(
+      `INSERT INTO "StateBlock" ("version", "keyframe", "bytes", "body") SELECT x."version", x."keyframe", ` +
+        `x."bytes", decode(x."body", 'base64') FROM jsonb_to_recordset($1::jsonb) AS x("version" int, ` +
+        `"keyframe" boolean, "bytes" int, "body" text)`,
+      JSON.stringify(blocks.map((b) => ({ ...b, body: b.body.toString('base64') }))),
+    );
+  if (entries.length > 0)
+    await tx.$executeRawUnsafe(
+      `INSERT INTO "LedgerEntry" ("version", "observedAt", "appliedAt", "snapshot", "stateHash", "chainHash", ` +
+        `"maxPlanId", "maxEventId") SELECT * FROM jsonb_to_recordset($1::jsonb) AS x("version" int, ` +
+        `"observedAt" timestamptz, "appliedAt" timestamptz, "snapshot" text, "stateHash" text, "chainHash" text, ` +
+        `"maxPlanId" int, "maxEventId" int)`,
+      JSON.stringify(entries),
+    );
+}
+
 /**
  * Writes a new version's block and ledger entry, in the ingest's transaction after its rows: `next` is
  * the state the version holds, `changes` what made it.
@@ -324,36 +501,8 @@ export async function appendEntry(
   next: CurrentState,
   changes: { set: ChangeSet; before: CurrentState } | null,
 ): Promise<LedgerEntry> {
-  const [position] = await tx.$queryRaw<
-    { previous: string | null; keyframeBytes: number | null; since: bigint; maxPlanId: number; maxEventId: number }[]
-  >`WITH k AS (SELECT max("version") AS v FROM "StateBlock" WHERE "keyframe")
-    SELECT (SELECT "chainHash" FROM "LedgerEntry" WHERE "version" = ${run.version - 1}) AS "previous",
-           (SELECT "bytes" FROM "StateBlock" WHERE "version" = (SELECT v FROM k)) AS "keyframeBytes",
-           (SELECT coalesce(sum("bytes"), 0) FROM "StateBlock" WHERE "version" > (SELECT v FROM k)) AS "since",
-           (SELECT coalesce(max("id"), 0) FROM "RatePlan") AS "maxPlanId",
-           (SELECT coalesce(max("id"), 0) FROM "ChangeEvent") AS "maxEventId"`;
-  const delta =
-    changes && position?.keyframeBytes != null
-      ? JSON.stringify(deltaOf(changes.set, changes.before, run.observedAt))
-      : null;
-  const keyframe = delta === null || Number(position!.since) + delta.length > KEYFRAME_RATIO * position!.keyframeBytes!;
-  const json = keyframe ? JSON.stringify(keyframeOf(next)) : delta!;
-  // compressed: the same offers' ids and fields day after day
-  const body = gzipSync(json);
-  const stateHash = sha256(stateText(next));
-  const fields = { ...run, stateHash };
-  const entry: LedgerEntry = {
-    ...fields,
-    chainHash: chainHashOf(position?.previous ?? GENESIS, fields),
-    maxPlanId: position?.maxPlanId ?? 0,
-    maxEventId: position?.maxEventId ?? 0,
-  };
-  await tx.$executeRaw`INSERT INTO "StateBlock" ("version", "keyframe", "bytes", "body")
-    VALUES (${run.version}, ${keyframe}, ${json.length}, ${body})`;
-  await tx.$executeRaw`INSERT INTO "LedgerEntry"
-    ("version", "observedAt", "appliedAt", "snapshot", "stateHash", "chainHash", "maxPlanId", "maxEventId")
-    VALUES (${entry.version}, ${entry.observedAt}::timestamptz, ${entry.appliedAt}::timestamptz, ${entry.snapshot},
-            ${entry.stateHash}, ${entry.chainHash}, ${entry.maxPlanId}, ${entry.maxEventId})`;
+  const { entry, block } = entryAt(await readPosition(tx, run.version), run, next, changes);
+  await insertEntries(tx, [block], [entry]);
   return entry;
 }
 

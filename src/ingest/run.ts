@@ -1,13 +1,7 @@
 // Applies a sequence of snapshots in order (a directory, or the generated sample market) and sums up.
 import type { PrismaClient } from '../db/client.js';
-import {
-  checkSnapshot,
-  IngestError,
-  Ingester,
-  type ApplyOptions,
-  type CheckedSnapshot,
-  type IngestResult,
-} from './apply.js';
+import { checkSnapshot, IngestError, Ingester, type ApplyOptions, type CheckedSnapshot } from './apply.js';
+import type { BatchItem } from './batch.js';
 import { EVENT_KINDS, type EventKind } from './diff.js';
 import { createProgress } from './progress.js';
 
@@ -38,14 +32,13 @@ export class SnapshotFailed extends Error {
   }
 }
 
-/** A snapshot of the run, read and checked ahead of its turn. */
-interface Ahead {
-  name: string;
-  checked: Promise<CheckedSnapshot>;
-}
-
 /** Snapshots applied between two tidy-ups of the tables (see tidy). */
 const TIDY_EVERY = 25;
+/**
+ * Snapshots applied in one transaction (see batch.ts): a daily history's writes come to a few statements
+ * per batch instead of a dozen per day, and a failure loses none of the snapshots before it.
+ */
+const BATCH = 25;
 
 /**
  * Every snapshot rewrites each offer's freshness, leaving a dead row version per offer behind. PostgreSQL's
@@ -85,53 +78,68 @@ export async function ingestAll(
   const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9;
   const ingester = new Ingester(prisma);
   const sources = snapshots[Symbol.iterator]();
-  // Snapshot n+1 is loaded and checked while the database writes snapshot n (see whileWriting): the two
-  // run side by side, the database in its own thread or server. Its problems are reported in its turn.
-  const readAhead = (): Ahead | null => {
-    const step = sources.next();
-    if (step.done) return null;
-    const source = step.value;
-    const checked = (async () => {
-      let json: unknown;
-      try {
-        json = await source.load();
-      } catch (err) {
-        throw new IngestError([{ path: '$', message: `not valid JSON: ${(err as Error).message}` }]);
-      }
-      return checkSnapshot(json, options);
-    })();
-    checked.catch(() => {}); // not unhandled meanwhile: awaited in its turn
-    return { name: source.name, checked };
+  const load = async (source: SnapshotSource): Promise<CheckedSnapshot> => {
+    let json: unknown;
+    try {
+      json = await source.load();
+    } catch (err) {
+      throw new IngestError([{ path: '$', message: `not valid JSON: ${(err as Error).message}` }]);
+    }
+    return checkSnapshot(json, options);
   };
   let written = 0;
+  let tidied = 0;
   let analysed = 0;
-  for (let current = readAhead(); current;) {
-    let next: { ahead: Ahead | null } | undefined;
-    let result: IngestResult;
-    try {
-      result = await ingester.applyChecked(await current.checked, {
-        file: current.name,
-        now: options.now,
-        capacity: options.capacity,
-        whileWriting: () => (next = { ahead: readAhead() }),
-      });
-    } catch (err) {
-      progress?.done();
-      throw new SnapshotFailed(current.name, err, { ...summary, seconds: elapsed() });
+  const fail = (name: string, err: unknown) => {
+    progress?.done();
+    return new SnapshotFailed(name, err, { ...summary, seconds: elapsed() });
+  };
+  for (let done = false; !done;) {
+    // A batch of snapshots checked in order; one that fails its checks ends it, after the batch is in.
+    const batch: { name: string; item: BatchItem }[] = [];
+    let unreadable: { name: string; err: unknown } | null = null;
+    while (batch.length < BATCH) {
+      const step = sources.next();
+      if (step.done) {
+        done = true;
+        break;
+      }
+      try {
+        batch.push({ name: step.value.name, item: { checked: await load(step.value), file: step.value.name } });
+      } catch (err) {
+        unreadable = { name: step.value.name, err };
+        break;
+      }
     }
-    current = (next ?? { ahead: readAhead() }).ahead;
-    summary.snapshots += 1;
-    summary[result.status] += 1;
-    summary.plansAdded += result.plansAdded;
-    summary.dataVersion = result.dataVersion;
-    for (const kind of EVENT_KINDS) summary.events[kind] += result.events[kind];
-    if (result.status !== 'skipped' && ++written % TIDY_EVERY === 0) {
+    if (batch.length > 0) {
+      let outcome;
+      try {
+        outcome = await ingester.applyMany(
+          batch.map((b) => b.item),
+          { now: options.now, capacity: options.capacity },
+        );
+      } catch (err) {
+        throw fail(batch[0]!.name, err);
+      }
+      for (const result of outcome.results) {
+        summary.snapshots += 1;
+        summary[result.status] += 1;
+        summary.plansAdded += result.plansAdded;
+        summary.dataVersion = result.dataVersion;
+        for (const kind of EVENT_KINDS) summary.events[kind] += result.events[kind];
+        if (result.status !== 'skipped') written += 1;
+        progress?.tick();
+      }
+      if (outcome.failure) throw fail(batch[outcome.failure.index]!.name, outcome.failure.error);
+    }
+    if (unreadable) throw fail(unreadable.name, unreadable.err);
+    if (written - tidied >= TIDY_EVERY) {
       // 25, 50, 100, 200…: the history has grown by about as much as it had.
-      const doubled = Number.isInteger(Math.log2(written / TIDY_EVERY));
-      await tidy(prisma, doubled);
-      if (doubled) analysed = written;
+      const history = analysed === 0 || written >= 2 * analysed;
+      await tidy(prisma, history);
+      tidied = written;
+      if (history) analysed = written;
     }
-    progress?.tick();
   }
   progress?.done();
   if (written > analysed) await tidy(prisma); // what the next reader plans with is up to date
