@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INGEST_LOCK } from '../src/ingest/apply.js';
 import {
   canonicalJson,
+  canonicalState,
   chainHashOf,
   ensureLedger,
   GENESIS,
@@ -12,6 +13,7 @@ import {
   readLedger,
   readVersion,
   sha256,
+  stateHash,
   stateText,
 } from '../src/ingest/ledger.js';
 import { loadState } from '../src/ingest/state.js';
@@ -84,6 +86,9 @@ describe('the ledger of the sample market', () => {
     // the rows the ingest keeps current are the newest version, as read back
     const current = await db.prisma.$transaction((tx) => loadState(tx));
     expect(stateText(current)).toBe(stateText(head.state));
+    // the text made row by row is the canonical JSON of the state, as defined
+    expect(stateText(head.state)).toBe(canonicalJson(canonicalState(head.state)));
+    expect(stateHash(head.state)).toBe(sha256(stateText(head.state)));
   });
 
   it('keeps a keyframe now and then, and otherwise only what changed', async () => {
