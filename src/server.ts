@@ -9,17 +9,14 @@ import { createApp, type App } from './app.js';
 import { MAX_HEADER_BYTES } from './http/node-writer.js';
 import { CatalogueTooLarge } from './catalog/store.js';
 import { Backoff, serveFallback, type Fallback } from './cluster/fallback.js';
-import { ownFlags, restartsWith, restartWith } from './cluster/flags.js';
 import { stopOnSignals } from './cluster/lifecycle.js';
 import { runPrimary } from './cluster/primary.js';
 import { workerLink, type WorkerLink } from './cluster/worker-link.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { memoryPlanOf } from './memory.js';
-import { hasIngested, openDatabase, type Database } from './db/client.js';
-import { configuredTurn, takeTurn, withTurn } from './db/write-turn.js';
-import { formatSummary } from './ingest/run.js';
+import { openDatabase, type Database } from './db/client.js';
 import { serviceLogger, type Logger } from './logger.js';
-import { seedSampleIfEmpty } from './sample/seed.js';
+import { openAndSeed, startAgainAfterSeeding } from './first-start.js';
 
 function configOrExit(): Config {
   try {
@@ -43,52 +40,6 @@ async function openAndPrepare(config: Config, logger: Logger, flush: () => void)
   const { db, seeded } = await openAndSeed(config, logger);
   if (seeded) await startAgainAfterSeeding(config, db, logger, flush);
   return db;
-}
-
-/**
- * The first start's seeding runs with WebAssembly's optimising tier (cluster/flags.ts), whose code the
- * process would otherwise keep for its life: ≈600 MB resident in a cluster's primary before any request,
- * where a later start holds less than half. So once the sample is in, the process starts again in its
- * place with the flags of a later start (the same pid for npm, a supervisor and signals).
- */
-async function startAgainAfterSeeding(config: Config, db: Database, logger: Logger, flush: () => void) {
-  const flags = config.databaseUrl ? [] : ownFlags(config, memoryPlanOf(config), process.execArgv);
-  if (!restartsWith(flags)) return;
-  logger.info({ flags }, 'the sample market is in: starting again in place with the flags of a later start');
-  await db.close();
-  flush();
-  restartWith(flags);
-}
-
-async function openAndSeed(config: Config, logger: Logger): Promise<{ db: Database; seeded: boolean }> {
-  const turn = (activity: string) => configuredTurn(config, activity, (line) => logger.warn(line));
-  const held = config.databaseUrl ? null : await takeTurn(config, turn('service start-up'));
-  try {
-    const db = await openDatabase({
-      ...config,
-      log: (msg) => logger.info(msg),
-      writeTurn: held ? 'held' : turn('migration'),
-    });
-    logger.info({ database: db.kind, dataDir: db.kind === 'embedded' ? config.dataDir : undefined }, 'database ready');
-    // Asked without Prisma: in a cluster's primary, a database that needs no seeding never loads
-    // Prisma's query compiler (WebAssembly, tens of MB resident), since the workers do the querying.
-    if (config.seedSample && !(await hasIngested(db.url))) {
-      const now = new Date().toISOString();
-      // Checked again in the turn: an ingest may have got there first.
-      const seed = () =>
-        seedSampleIfEmpty(
-          db.prisma,
-          { seed: config.sampleSeed, days: config.sampleDays, end: now.slice(0, 10), scale: 1, notAfter: now },
-          true,
-        );
-      const seeded = held ? await seed() : await withTurn(config, turn('first-start sample seeding'), seed);
-      if (seeded) logger.info({ summary: seeded }, `loaded the sample market:\n${formatSummary(seeded)}`);
-      return { db, seeded: Boolean(seeded) };
-    }
-    return { db, seeded: false };
-  } finally {
-    await held?.release();
-  }
 }
 
 /** A worker that cannot serve exits with this code after telling the primary why (EX_CONFIG). */

@@ -43,13 +43,17 @@ export function workerFlags(execArgv: readonly string[], heapMb: number): string
  *   compiler. An existing embedded database is read at start and written by a daily ingest, where the
  *   baseline code is fast enough; the first start's 400-day seeding is not, so it keeps the optimising
  *   tier.
- * - A single process (WORKERS=1) is its own worker: its heap is bounded by its share like a worker's.
+ * - A single process (WORKERS=1) is its own worker: its heap is bounded by its share like a worker's,
+ *   from the start in place after the first start's seeding.
  */
 export function ownFlags(config: Config, memory: MemoryPlan, execArgv: readonly string[]): string[] {
   const flags: string[] = [];
   const existing = !config.databaseUrl && existsSync(path.join(config.dataDir, 'pglite', 'PG_VERSION'));
   if (existing && !givesWasmTiering(execArgv)) flags.push('--liftoff-only');
-  if (config.workers === 1) flags.push(...heapFlags(execArgv, memory.heapMb));
+  // The first start's seeding ends in a restart with these flags (server.ts); bounded by a worker's share
+  // meanwhile, the seeding's heap (the modules of the service loaded besides) collected for 4 s more.
+  const seeding = !config.databaseUrl && !existing && config.seedSample;
+  if (config.workers === 1 && !seeding) flags.push(...heapFlags(execArgv, memory.heapMb));
   return flags;
 }
 
