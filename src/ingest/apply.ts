@@ -14,9 +14,7 @@ import {
 import { checkCapacity, type Capacity } from './capacity.js';
 import { iso } from './rows.js';
 import { appendRows, DATA_VERSION_CHANNEL, upsertRows } from './sql.js';
-import { applyBatch, type BatchItem } from './batch.js';
-
-export { DATA_VERSION_CHANNEL };
+import { applyBatch, type BatchItem, type CheckedSnapshot, type IngestResult } from './batch.js';
 import type { Snapshot } from './snapshot.js';
 import { appendEntry, startLedger } from './ledger.js';
 import { loadState } from './state.js';
@@ -25,9 +23,10 @@ import {
   DEFAULT_MAX_FUTURE_SKEW_MINUTES,
   unresolvedReferences,
   validateSnapshot,
-  type OpenReference,
   type SnapshotProblem,
 } from './validate.js';
+
+export { DATA_VERSION_CHANNEL, type CheckedSnapshot, type IngestResult };
 
 /** Serialises ingests across processes (and across service replicas on PostgreSQL). */
 export const INGEST_LOCK = 7_270_701;
@@ -39,17 +38,6 @@ export class IngestError extends Error {
         `${problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`,
     );
   }
-}
-
-export interface IngestResult {
-  /** applied: data changed; unchanged: nothing differed; skipped: this exact snapshot was applied before */
-  status: 'applied' | 'unchanged' | 'skipped';
-  observedAt: string;
-  plansAdded: number;
-  plansClosed: number;
-  offersWritten: number;
-  events: Record<EventKind, number>;
-  dataVersion: number;
 }
 
 const noEvents = (): Record<EventKind, number> =>
@@ -180,14 +168,6 @@ export interface ApplyOptions {
   whileWriting?: () => void;
   /** What the service can hold: a snapshot growing the catalogue past it is refused (TooLarge), unwritten. */
   capacity?: Capacity;
-}
-
-/** A snapshot that passed every check needing no database: parsed, dated, hashed. */
-export interface CheckedSnapshot {
-  snapshot: Snapshot;
-  openReferences: OpenReference[];
-  observedAt: string;
-  sha256: string;
 }
 
 /** The checks needing no database (shape, references within it, date); throws IngestError listing every problem. */

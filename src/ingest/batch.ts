@@ -6,12 +6,30 @@ import type { Prisma } from '../db/client.js';
 import { diffSnapshot, EVENT_KINDS, isEmpty, nextState, type CurrentState, type EventKind } from './diff.js';
 import { checkCapacity, type Capacity } from './capacity.js';
 import { entryAt, readPosition, insertEntries, type BlockRow, type LedgerEntry } from './ledger.js';
-import { appendRows, upsertRows } from './sql.js';
-import { unresolvedReferences, type SnapshotProblem } from './validate.js';
-import type { CheckedSnapshot, IngestResult } from './apply.js';
-import { DATA_VERSION_CHANNEL } from './sql.js';
+import type { Snapshot } from './snapshot.js';
+import { appendRows, DATA_VERSION_CHANNEL, upsertRows } from './sql.js';
+import { unresolvedReferences, type OpenReference, type SnapshotProblem } from './validate.js';
 
 type Tx = Prisma.TransactionClient;
+
+export interface IngestResult {
+  /** applied: data changed; unchanged: nothing differed; skipped: this exact snapshot was applied before */
+  status: 'applied' | 'unchanged' | 'skipped';
+  observedAt: string;
+  plansAdded: number;
+  plansClosed: number;
+  offersWritten: number;
+  events: Record<EventKind, number>;
+  dataVersion: number;
+}
+
+/** A snapshot that passed every check needing no database: parsed, dated, hashed. */
+export interface CheckedSnapshot {
+  snapshot: Snapshot;
+  openReferences: OpenReference[];
+  observedAt: string;
+  sha256: string;
+}
 
 export interface BatchItem {
   checked: CheckedSnapshot;
