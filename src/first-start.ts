@@ -9,6 +9,7 @@ import path from 'node:path';
 import { ownFlags, restartsWith, restartWith } from './cluster/flags.js';
 import { loadConfig, type Config } from './config.js';
 import { hasIngested, openDatabase, type Database } from './db/client.js';
+import { takeEarly } from './open-early.js';
 import { configuredTurn, takeTurn, withTurn } from './db/write-turn.js';
 import { formatSummary } from './ingest/run.js';
 import { serviceLogger, type Logger } from './logger.js';
@@ -55,12 +56,15 @@ export async function startAgainAfterSeeding(config: Config, db: Database, logge
 
 export async function openAndSeed(config: Config, logger: Logger): Promise<{ db: Database; seeded: boolean }> {
   const turn = (activity: string) => configuredTurn(config, activity, (line) => logger.warn(line));
-  const held = config.databaseUrl ? null : await takeTurn(config, turn('service start-up'));
+  const early = await takeEarly();
+  for (const { level, line } of early?.said ?? []) logger[level](line);
+  const held = config.databaseUrl ? null : (early?.held ?? (await takeTurn(config, turn('service start-up'))));
   try {
     const db = await openDatabase({
       ...config,
       log: (msg) => logger.info(msg),
       writeTurn: held ? 'held' : turn('migration'),
+      embedded: early?.embedded,
     });
     logger.info({ database: db.kind, dataDir: db.kind === 'embedded' ? config.dataDir : undefined }, 'database ready');
     // Asked without Prisma: in a cluster's primary, a database that needs no seeding never loads

@@ -2,7 +2,7 @@
 // (DATABASE_URL), both through pg and @prisma/adapter-pg, so everything above this file is the same.
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import { EMBEDDED_POOL_SIZE, openEmbedded, type EmbeddedDatabase } from './embedded.js';
+import { EMBEDDED_POOL_SIZE, embeddedProcesses, openEmbedded, type EmbeddedDatabase } from './embedded.js';
 import { PrismaClient } from './generated/client.js';
 import { applyMigrations, isUpToDate } from './migrate.js';
 import { withTurn, type TurnOptions } from './write-turn.js';
@@ -34,6 +34,8 @@ export interface OpenOptions {
   workers?: number;
   /** How long one statement may take before the client gives up on it (default QUERY_TIMEOUT_MS). */
   queryTimeoutMs?: number;
+  /** The embedded database, opened already (db/early.ts). */
+  embedded?: EmbeddedDatabase;
 }
 
 /** A service's statement: beyond this the database is taken for gone, not busy. */
@@ -83,10 +85,9 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.databaseUrl) {
     url = options.databaseUrl;
   } else {
-    embedded = await openEmbedded(options.dataDir, {
-      log,
-      processes: (options.workers ?? 1) + (options.workers && options.workers > 1 ? 1 : 0),
-    });
+    embedded =
+      options.embedded ??
+      (await openEmbedded(options.dataDir, { log, processes: embeddedProcesses(options.workers ?? 1) }));
     url = embedded.url;
   }
   try {

@@ -16,6 +16,9 @@ import type { WorkerInput, WorkerMessage } from './pglite-worker.js';
 /** pg's pool size for the embedded database; the socket server must accept at least this many. */
 export const EMBEDDED_POOL_SIZE = 8;
 
+/** The processes that connect with a pool each: the workers, and a cluster's primary. */
+export const embeddedProcesses = (workers: number): number => workers + (workers > 1 ? 1 : 0);
+
 export interface EmbeddedDatabase {
   /** postgresql:// URL of the socket, for pg and for tools such as psql. */
   url: string;
@@ -131,6 +134,7 @@ export async function startPglite(
   onFailure: (msg: string) => void = () => {},
   processes = 1,
   template: string | null = TEMPLATE,
+  onThread: () => void = () => {},
 ): Promise<{ port: number; stop(): Promise<void> }> {
   // Each serving process's pool, and room for one more (an ingest) and a few single connections.
   const input: WorkerInput = {
@@ -145,6 +149,7 @@ export async function startPglite(
         { eval: true, workerData: input },
       )
     : new Worker(workerFile, { workerData: input });
+  onThread();
   let closed: () => void = () => {};
   return new Promise((resolve, reject) => {
     let ready = false;
@@ -185,7 +190,13 @@ export async function openInMemory(): Promise<EmbeddedDatabase> {
  */
 export async function openEmbedded(
   dataDir: string,
-  options: { log?: (msg: string) => void; waitMs?: number; processes?: number } = {},
+  options: {
+    log?: (msg: string) => void;
+    waitMs?: number;
+    processes?: number;
+    /** Called once the database's thread has been started (it is not ready yet). */
+    onThread?: () => void;
+  } = {},
 ): Promise<EmbeddedDatabase> {
   const log = options.log ?? (() => {});
   await mkdir(dataDir, { recursive: true }); // PGlite does not create parent folders
@@ -222,7 +233,13 @@ export async function openEmbedded(
       throw err;
     }
     try {
-      const served = await startPglite(path.join(dataDir, 'pglite'), log, options.processes);
+      const served = await startPglite(
+        path.join(dataDir, 'pglite'),
+        log,
+        options.processes,
+        TEMPLATE,
+        options.onThread,
+      );
       const info: LockInfo = { pid: process.pid, port: served.port, startedAt: new Date().toISOString() };
       await handle.writeFile(JSON.stringify(info));
       await handle.close();
