@@ -40,6 +40,12 @@ describe('canonical JSON', () => {
       { numRuns: 2000 },
     );
   });
+
+  it('keeps members named like the built-in ones, and orders keys that look like indices as text', () => {
+    const own = JSON.parse('{"__proto__":"x","b":1,"10":2,"9":3,"constructor":4}') as unknown;
+    expect(canonicalJson([own])).toBe('[{"10":2,"9":3,"__proto__":"x","b":1,"constructor":4}]');
+    expect(canonicalJson([own])).toBe(referenceJson([own]));
+  });
 });
 
 const options = { seed: 11, days: 40, end: '2026-11-23', scale: 1 };

@@ -84,10 +84,14 @@ const workerFile = new URL(
  */
 export const TEMPLATE = fileURLToPath(new URL('./template.tar.gz', import.meta.url));
 
-/** Writes a template (TEMPLATE by default): a new data folder, migrated, packed. */
+/**
+ * Writes a template (TEMPLATE by default): a new data folder, migrated, packed; and beside it (`.digest`)
+ * `digest`, which names the migrations it holds (migrationsDigest in migrate.ts).
+ */
 export async function writeTemplate(
   migrate: (url: string) => Promise<string[]>,
   file: string = TEMPLATE,
+  digest?: string,
 ): Promise<string[]> {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'savings-template-'));
   try {
@@ -105,6 +109,7 @@ export async function writeTemplate(
       const packed = await db.dumpDataDir('gzip');
       await writeFile(`${file}.partial`, Buffer.from(await packed.arrayBuffer()));
       await rename(`${file}.partial`, file);
+      if (digest !== undefined) await writeFile(`${file}.digest`, digest);
     } finally {
       await db.close();
     }
@@ -177,9 +182,12 @@ export async function startPglite(
   });
 }
 
-/** An in-memory database for tests and the shadow database of `createMigration`. */
-export async function openInMemory(): Promise<EmbeddedDatabase> {
-  const served = await startPglite(null);
+/**
+ * An in-memory database for tests and the shadow database of `createMigration`: empty, or a copy of
+ * `template` (see writeTemplate).
+ */
+export async function openInMemory(template: string | null = null): Promise<EmbeddedDatabase> {
+  const served = await startPglite(null, undefined, 1, template);
   return { url: socketUrl(served.port), owner: true, servedBy: process.pid, close: () => served.stop() };
 }
 

@@ -3,7 +3,7 @@
 // node dist/db/migrate-cli.js template   (the build) pack a migrated, empty embedded database
 import { loadConfig } from '../config.js';
 import { openEmbedded, TEMPLATE, writeTemplate } from './embedded.js';
-import { applyMigrations, createMigration } from './migrate.js';
+import { applyMigrations, createMigration, migrationsDigest } from './migrate.js';
 import { configuredTurn, withTurn } from './write-turn.js';
 
 async function main(argv: string[]): Promise<number> {
@@ -33,7 +33,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'template') {
-    const applied = await writeTemplate(applyMigrations);
+    const applied = await writeTemplate(applyMigrations, TEMPLATE, await migrationsDigest());
     console.log(`wrote ${TEMPLATE}: a new database with ${applied.length} migrations applied`);
     return 0;
   }

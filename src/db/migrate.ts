@@ -1,6 +1,7 @@
 // Migrations through Prisma's own schema engine, compiled to WASM: the native engine cannot be
 // downloaded on our machines. It reads prisma/migrations and writes _prisma_migrations exactly as
 // `prisma migrate deploy` does, so users with the native CLI can keep using it on the same database.
+import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -179,6 +180,12 @@ export async function isUpToDate(url: string): Promise<boolean> {
   } finally {
     await client.end();
   }
+}
+
+/** Names the migrations there are, by their folders and contents: a template's (embedded.ts) is checked against it. */
+export async function migrationsDigest(): Promise<string> {
+  const list = await migrationsList();
+  return createHash('sha256').update(JSON.stringify(list.migrationDirectories)).digest('hex');
 }
 
 /** `prisma migrate deploy`: applies every pending migration; returns their names. */

@@ -12,8 +12,8 @@ export interface WorkerInput {
   /** null: in memory. */
   dataDir: string | null;
   /**
-   * A new data folder starts as a copy of this migrated one (see writeTemplate in embedded.ts), when
-   * it exists: PostgreSQL's initdb and the migrations then cost nothing at a first start.
+   * A new data folder (or database in memory) starts as a copy of this migrated one (see writeTemplate in
+   * embedded.ts), when it exists: PostgreSQL's initdb and the migrations then cost nothing.
    */
   template: string | null;
   maxConnections: number;
@@ -34,7 +34,7 @@ const { dataDir, template, maxConnections, pgliteWasmModule, initdbWasmModule } 
 const port = parentPort!;
 try {
   const fromTemplate =
-    dataDir && template && existsSync(template) && !existsSync(path.join(dataDir, 'PG_VERSION'))
+    template && existsSync(template) && !(dataDir && existsSync(path.join(dataDir, 'PG_VERSION')))
       ? { loadDataDir: new Blob([readFileSync(template)]) }
       : {};
   const db = await PGlite.create({

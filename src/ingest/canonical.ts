@@ -35,7 +35,10 @@ function sortedCopy(value: unknown): unknown {
   const copy: Record<string, unknown> = {};
   for (const [key] of keys) {
     const v = record[key];
-    if (v !== undefined) copy[key] = sortedCopy(v);
+    if (v === undefined) continue;
+    // an own "__proto__" is a member like any other; assigned, it would set the copy's prototype
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: sortedCopy(v), enumerable: true });
+    else copy[key] = sortedCopy(v);
   }
   return copy;
 }
