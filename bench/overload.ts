@@ -23,6 +23,7 @@ import { nextRequest, survey, type Market } from './mix.js';
 import { probeInThread } from './probe.js';
 import { descendantsOf, root, rssMbOf, startService } from './service.js';
 import { arg, percentile } from './support.js';
+import { hardPlans } from '../test/support/hard-plans.js';
 
 const seconds = Number(arg('seconds', '20'));
 const levels = arg('levels', '0.5,1,2,4').split(',').map(Number);
@@ -243,15 +244,7 @@ async function main() {
     }
     const workersAfterLevels = await processes();
 
-    // Eight clients, each four hard plans at once, with the probes beside them.
-    const hardPlans = (client: number) =>
-      `{ ${[0, 1, 2, 3]
-        .map(
-          (k) =>
-            `p${k}: plan(amount: "${1_100_000 + client * 37 + k * 13}", maxOffers: 20, flexibleShare: "33") ` +
-            '{ optimal optimalityGap }',
-        )
-        .join(' ')} }`;
+    // Eight clients, each four hard plans at once (test/support/hard-plans.ts), with the probes beside them.
     const post = (query: string, signal?: AbortSignal) =>
       fetch(`${base}/graphql`, {
         method: 'POST',

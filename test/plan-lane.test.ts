@@ -6,16 +6,9 @@ import { cpuLane } from '../src/catalog/lane.js';
 import { planAllocation, planQuery } from '../src/catalog/plan.js';
 import { Decimal } from '../src/domain/decimal.js';
 import { createTestApp, serve, type TestApp } from './support/app.js';
+import { hardPlans } from './support/hard-plans.js';
 
-/** Four plans for amounts near 1.1 M over up to 20 offers with a third kept flexible: seconds of search. */
-const HARD = (seed: number) =>
-  `{ ${[0, 1, 2, 3]
-    .map(
-      (k) =>
-        `p${k}: plan(amount: "${1_100_000 + seed * 37 + k * 13}", maxOffers: 20, flexibleShare: "33") ` +
-        '{ optimal optimalityGap totals { placed returnPerYear } }',
-    )
-    .join(' ')} }`;
+const HARD = (seed: number) => hardPlans(seed, '{ optimal optimalityGap totals { placed returnPerYear } }');
 
 /**
  * The offer models of these plans, built once per data version (and not bounded by a deadline): built
