@@ -4,11 +4,10 @@
 // loaded it took 2 s longer), and the start in place loads them once. Anywhere else (PostgreSQL, a
 // runtime without execve, a database already there) server.ts opens and seeds as it always has.
 import cluster from 'node:cluster';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { ownFlags, restartsWith, restartWith } from './cluster/flags.js';
 import { loadConfig, type Config } from './config.js';
 import { hasIngested, openDatabase, type Database } from './db/client.js';
+import { hasEmbeddedDatabase } from './db/embedded.js';
 import { takeEarly } from './open-early.js';
 import { configuredTurn, takeTurn, withTurn } from './db/write-turn.js';
 import { formatSummary } from './ingest/run.js';
@@ -25,7 +24,7 @@ export async function seedFirst(): Promise<void> {
   } catch {
     return; // server.ts says what is wrong with it
   }
-  if (config.databaseUrl || !config.seedSample || existsSync(path.join(config.dataDir, 'pglite', 'PG_VERSION'))) return;
+  if (config.databaseUrl || !config.seedSample || hasEmbeddedDatabase(config.dataDir)) return;
   const { logger, flush } = serviceLogger(config.logLevel);
   try {
     const { db, seeded } = await openAndSeed(config, logger);

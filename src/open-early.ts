@@ -2,10 +2,8 @@
 // its own thread and Node loading the service take about a second each, on two cores, and neither needs
 // the other. openAndSeed (first-start.ts) takes what was opened as if it had opened it itself.
 import cluster from 'node:cluster';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { loadConfig } from './config.js';
-import { embeddedProcesses, openEmbedded, type EmbeddedDatabase } from './db/embedded.js';
+import { embeddedProcesses, hasEmbeddedDatabase, openEmbedded, type EmbeddedDatabase } from './db/embedded.js';
 import { configuredTurn, takeTurn, type Turn } from './db/write-turn.js';
 
 export interface EarlyOpen {
@@ -32,7 +30,7 @@ export function openEarly(): Promise<void> {
   } catch {
     return Promise.resolve();
   }
-  if (config.databaseUrl || !existsSync(path.join(config.dataDir, 'pglite', 'PG_VERSION'))) return Promise.resolve();
+  if (config.databaseUrl || !hasEmbeddedDatabase(config.dataDir)) return Promise.resolve();
   const said: EarlyOpen['said'] = [];
   const { dataDir, workers } = config;
   const turn = configuredTurn(config, 'service start-up', (line) => said.push({ level: 'warn', line }));

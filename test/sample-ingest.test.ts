@@ -55,8 +55,8 @@ describe('the sample market through the ingest', () => {
   });
 
   it('writes exactly what an ingest of one snapshot at a time that re-reads the database writes', async () => {
-    // seedSample applies the snapshots in batches (ingest/batch.ts), giving plans and events their ids
-    // itself and keeping its diff state in memory; applySnapshot writes one and reads the state every time.
+    // seedSample applies the snapshots 25 to a transaction (ingest/batch.ts), keeping its diff state in
+    // memory across them; applySnapshot applies one per transaction and reads the state every time.
     for (const snapshot of generateSnapshots(options)) await applySnapshot(fresh.prisma, snapshot);
     expect(await dumpHistory(fresh)).toEqual(await dumpHistory(cached));
   });

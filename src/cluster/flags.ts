@@ -2,9 +2,8 @@
 // ignores a later v8.setFlagsFromString), so a process that needs others starts again with them, in
 // place, before it has loaded anything else (src/main.ts); a worker is forked with them. A flag given
 // to node by hand wins over each.
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import type { Config } from '../config.js';
+import { hasEmbeddedDatabase } from '../db/embedded.js';
 import { YOUNG_GENERATION_MB, type MemoryPlan } from '../memory.js';
 
 /** Node flags that choose how WebAssembly is compiled. */
@@ -48,7 +47,7 @@ export function workerFlags(execArgv: readonly string[], heapMb: number): string
  */
 export function ownFlags(config: Config, memory: MemoryPlan, execArgv: readonly string[]): string[] {
   const flags: string[] = [];
-  const existing = !config.databaseUrl && existsSync(path.join(config.dataDir, 'pglite', 'PG_VERSION'));
+  const existing = !config.databaseUrl && hasEmbeddedDatabase(config.dataDir);
   if (existing && !givesWasmTiering(execArgv)) flags.push('--liftoff-only');
   // The first start's seeding ends in a restart with these flags (server.ts); bounded by a worker's share
   // meanwhile, the seeding's heap (the modules of the service loaded besides) collected for 4 s more.

@@ -4,6 +4,7 @@
 // PGlite is single-process: two processes opening one data folder would corrupt it. The process
 // that opens the folder (the owner) writes a lock file with its pid and port; any other process —
 // `npm run ingest` while the service runs, say — connects to the owner's socket instead.
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -15,6 +16,9 @@ import type { WorkerInput, WorkerMessage } from './pglite-worker.js';
 
 /** pg's pool size for the embedded database; the socket server must accept at least this many. */
 export const EMBEDDED_POOL_SIZE = 8;
+
+/** Whether an embedded database is in `dataDir` (the folder PostgreSQL's initdb, or the template, made). */
+export const hasEmbeddedDatabase = (dataDir: string): boolean => existsSync(path.join(dataDir, 'pglite', 'PG_VERSION'));
 
 /** The processes that connect with a pool each: the workers, and a cluster's primary. */
 export const embeddedProcesses = (workers: number): number => workers + (workers > 1 ? 1 : 0);

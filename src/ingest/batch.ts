@@ -1,5 +1,5 @@
-// Several snapshots in one transaction: each is diffed against the state the one before left, exactly
-// as one at a time would (apply.ts), but their rows are written together at the end, a handful of
+// Snapshots in one transaction (Ingester in apply.ts; one snapshot is a batch of one): each is diffed
+// against the state the one before left, and their rows are written together at the end, a handful of
 // statements for the lot. A history of hundreds of daily snapshots (the first start's sample, a
 // backfill) then costs the database a few statements per batch instead of a dozen per day.
 import type { Prisma } from '../db/client.js';
@@ -247,13 +247,14 @@ export async function applyBatch(
 
 /** The runs' records, in order, and the new data version, announced on commit. */
 async function recordRuns(tx: Tx, runs: Run[], bump: { version: number; changedAt: string } | null): Promise<void> {
-  if (bump)
+  if (bump) {
     await tx.$executeRawUnsafe(
       `INSERT INTO "DataVersion" ("id", "version", "changedAt") VALUES (1, $1::int, $2::timestamptz) ` +
         `ON CONFLICT ("id") DO UPDATE SET "version" = EXCLUDED."version", "changedAt" = EXCLUDED."changedAt"`,
       bump.version,
       bump.changedAt,
     );
-  if (bump) await tx.$executeRawUnsafe(`SELECT pg_notify('${DATA_VERSION_CHANNEL}', $1::text)`, String(bump.version));
+    await tx.$executeRawUnsafe(`SELECT pg_notify('${DATA_VERSION_CHANNEL}', $1::text)`, String(bump.version));
+  }
   await appendRows(tx, 'IngestRun', runs);
 }

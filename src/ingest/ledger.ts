@@ -306,7 +306,7 @@ export async function insertEntries(tx: Tx, blocks: BlockRow[], entries: LedgerE
  * Writes a new version's block and ledger entry, in the ingest's transaction after its rows: `next` is
  * the state the version holds, `changes` what made it.
  */
-export async function appendEntry(
+async function appendEntry(
   tx: Tx,
   run: { version: number; observedAt: string; appliedAt: string; snapshot: string },
   next: CurrentState,
