@@ -391,6 +391,29 @@ describe('createCalculator: pieceAt, the closed form of a piece', () => {
     expect(below!.hi!.lte(30000)).toBe(true);
   });
 
+  it('claims no piece for an amount that stays on a tier bound, whose tier only rounding would decide', () => {
+    // found by the property above: marginal, nothing below 10,000 and 0.07 % above it, so that 10,000 earns
+    // nothing and stays on the bound every month; traced with rounding it fell a sliver below, in a piece
+    // [10000, 10000) that did not hold it
+    const t = terms({
+      tierMode: 'marginal',
+      tiers: tiers(['0', '10000', '0'], ['10000', null, '0.07']),
+      withholdingRate: new Decimal('57.46'),
+    });
+    const calc = createCalculator();
+    const at = calc.pieceAt('offer', input('10000', 48, t));
+    if (at !== null) {
+      expect(at.lo === null || at.lo.lte(10000)).toBe(true);
+      expect(at.hi === null || at.hi.gt(10000)).toBe(true);
+    }
+    const below = calc.pieceAt('offer', input('0.01', 48, t));
+    expect(below!.hi!.toString()).toBe('10000');
+    // and the answers there are the reference's
+    const got = calc.evaluate('offer', input('10000', 48, t));
+    const ref = calculate(input('10000', 48, t));
+    expect(got).toEqual({ ...ref, steps: undefined });
+  });
+
   it('gives one unbounded linear piece for a single tier without a capped promotion', () => {
     const shape = createCalculator().pieceAt(
       'offer',

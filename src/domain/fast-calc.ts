@@ -299,6 +299,10 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
       }
       piece = built;
     }
+    // Built at an amount its bounds leave out: one in a rounding sliver beside a piece, or one that stays
+    // on a tier bound every month, whose tier rounding decides (the reference has it on the bound).
+    const { amount } = input;
+    if ((piece.lo !== null && amount.lt(piece.lo)) || (piece.hi !== null && amount.gte(piece.hi))) return null;
     piece.used = ++clock;
     return {
       lo: piece.lo,
