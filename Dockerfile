@@ -27,4 +27,4 @@ COPY --from=build /app/docs ./docs
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 3000
-CMD ["node", "dist/main.js"]
+CMD ["node", "dist/bundle/main.js"]

@@ -10,7 +10,7 @@
 // loaded yet. Writes bench/results/http-<time>.json so runs can be compared.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { availableCores, defaultWorkers } from '../src/config.js';
+import { availableCores, defaultWorkers } from '../src/defaults.js';
 import { root, rssMbOf, startService, type RunningService } from './service.js';
 import { startBare } from './bare-server.js';
 import { arg } from './support.js';

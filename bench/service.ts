@@ -1,5 +1,6 @@
 // The compiled service as a child process on loopback, over a seeded sample market, for the
-// benchmark and the soak (both run `node dist/main.js`, exactly what `npm start` runs).
+// benchmark and the soak: the build's bundle, exactly what `npm start` runs (dist/main.js in a checkout
+// built before there was one, such as the commit `--against` compares with).
 import { spawn } from 'node:child_process';
 import { existsSync, openSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
@@ -146,7 +147,8 @@ export async function startService({
   // SERVICE_NODE_ARGS: flags for the service's node only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to see what bounds
   // a run.
   const nodeArgs = (process.env.SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const child = spawn(node, [...nodeArgs, 'dist/main.js'], {
+  const entry = existsSync(path.join(checkout, 'dist/bundle/main.js')) ? 'dist/bundle/main.js' : 'dist/main.js';
+  const child = spawn(node, [...nodeArgs, entry], {
     cwd: checkout,
     env: {
       ...process.env,

@@ -22,7 +22,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { defaultBudgetMb } from '../src/config.js';
+import { defaultBudgetMb } from '../src/defaults.js';
 import { MAX_URL_LENGTH } from '../src/http/admission.js';
 import { probeInThread } from './probe.js';
 import { descendantsOf, freePort, processRssMb, root, rssMbOf } from './service.js';

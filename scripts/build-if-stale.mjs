@@ -46,12 +46,14 @@ export function isStale() {
   return INPUTS.some((input) => newest(path.join(root, input)) > built);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  if (isStale()) {
-    const started = Date.now();
-    const run = spawnSync('npm', ['run', '-s', 'build'], { cwd: root, stdio: 'inherit' });
-    if (run.status !== 0) process.exit(run.status ?? 1);
-    writeFileSync(STAMP, `${new Date().toISOString()}\n`);
-    console.error(`built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  }
+/** Builds when isStale(); exits this process with the build's status if it fails. */
+export function buildIfStale() {
+  if (!isStale()) return;
+  const started = Date.now();
+  const run = spawnSync('npm', ['run', '-s', 'build'], { cwd: root, stdio: 'inherit' });
+  if (run.status !== 0) process.exit(run.status ?? 1);
+  writeFileSync(STAMP, `${new Date().toISOString()}\n`);
+  console.error(`built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) buildIfStale();

@@ -11,4 +11,4 @@ cd "$(dirname "$0")/.."
 runtime=$(node -p "require('./package.json').devDependencies.node")
 npm_cli=${npm_execpath:-$(command -v npm)}
 npx --yes "node@$runtime" "$npm_cli" ci --no-audit --no-fund "$@"
-exec npx --yes "node@$runtime" "$npm_cli" run -s prestart
+exec npx --yes "node@$runtime" scripts/build-if-stale.mjs

@@ -1,6 +1,7 @@
 // The defaults that size the service: how many processes serve and the memory they share.
 import { describe, expect, it } from 'vitest';
-import { availableCores, defaultBudgetMb, defaultWorkers, loadConfig } from './config.js';
+import { loadConfig } from './config.js';
+import { availableCores, defaultBudgetMb, defaultWorkers } from './defaults.js';
 import { planMemory } from './memory.js';
 
 describe('the defaults of WORKERS and MEMORY_BUDGET_MB', () => {

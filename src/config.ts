@@ -1,21 +1,18 @@
 // Configuration comes from the environment, parsed once; a bad value stops the process with a
 // message naming the variable instead of surfacing later as an odd failure.
-import { readFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { splitTrustedProxies, TRUST_PROXY_ALIAS, trustedEntryProblem } from './request/client-address.js';
 import { DEFAULT_MAX_FUTURE_SKEW_MINUTES } from './ingest/validate.js';
-import { EMBEDDED_DATABASE_MB, PRIMARY_MB } from './memory.js';
+import {
+  availableCores,
+  DEFAULT_DATA_DIR,
+  DEFAULT_INGEST_WAIT_SECONDS,
+  defaultBudgetMb,
+  defaultWorkers,
+} from './defaults.js';
 
 export const MIN_BUDGET_MB = 128;
-
-/**
- * A serving process's share of the budget when MEMORY_BUDGET_MB is not given: room for ≈90 MB of caches
- * (every offer's calculation pieces for many amounts, a few hundred finished answers) and a catalogue of
- * ≈16,000 offers, as src/memory.ts divides it.
- */
-export const DEFAULT_SHARE_MB = 384;
 
 /**
  * Computed answers a process works on at once (MAX_IN_FLIGHT), and how long one beyond them may wait
@@ -26,37 +23,6 @@ export const DEFAULT_SHARE_MB = 384;
 export const DEFAULT_MAX_IN_FLIGHT = 8;
 export const DEFAULT_QUEUE_WAIT_MS = 100;
 export const DEFAULT_LOOP_LAG_TARGET_MS = 50;
-
-/**
- * Serving processes when WORKERS is not given. The embedded database's executor runs on a thread of
- * its own and keeps a core busy while it works, so it is given one: on two cores one process serves.
- * Measured on two cores (`npm run soak`): a second worker answered 25 % more of the mixed traffic for
- * twice the resident memory.
- */
-export function defaultWorkers(cores: number, embedded: boolean): number {
-  return embedded ? Math.max(1, cores - 1) : cores;
-}
-
-/** The budget when MEMORY_BUDGET_MB is not given: the database's part, the primary's, a share per process. */
-export function defaultBudgetMb(workers: number, embedded: boolean): number {
-  return (embedded ? EMBEDDED_DATABASE_MB : 0) + (workers > 1 ? PRIMARY_MB : 0) + workers * DEFAULT_SHARE_MB;
-}
-
-/**
- * The cores this process may use: the machine's, or fewer when a cgroup (a container's CPU limit)
- * allows less: cpu.max holds "quota period" (or "max"), in microseconds per period.
- */
-export function availableCores(cpuMax: () => string = () => readFileSync('/sys/fs/cgroup/cpu.max', 'utf8')): number {
-  const cores = os.availableParallelism();
-  try {
-    const [quota, period] = cpuMax().trim().split(/\s+/);
-    if (quota === 'max' || !quota || !period) return cores;
-    const allowed = Number(quota) / Number(period);
-    return Number.isFinite(allowed) && allowed > 0 ? Math.max(1, Math.min(cores, Math.ceil(allowed))) : cores;
-  } catch {
-    return cores; // no cgroup v2 here
-  }
-}
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -70,7 +36,7 @@ const envSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// connection string')
     .optional(),
-  DATA_DIR: z.string().min(1).default('./data'),
+  DATA_DIR: z.string().min(1).default(DEFAULT_DATA_DIR),
   /** Load the generated sample market into an empty database on start. */
   SEED_SAMPLE: bool.default(true),
   SAMPLE_SEED: z.coerce.number().int().default(42),
@@ -131,7 +97,7 @@ const envSchema = z.object({
   /** How far a snapshot's observedAt may be ahead of the clock (clocks drift a little; time zones slip by hours). */
   INGEST_MAX_FUTURE_SKEW_MINUTES: z.coerce.number().min(0).max(1440).default(DEFAULT_MAX_FUTURE_SKEW_MINUTES),
   /** How long an ingest (or a migration, or the first-start seeding) waits for the writer before it; 0: not at all. */
-  INGEST_WAIT_SECONDS: z.coerce.number().min(0).max(86_400).default(600),
+  INGEST_WAIT_SECONDS: z.coerce.number().min(0).max(86_400).default(DEFAULT_INGEST_WAIT_SECONDS),
   /** Change streams (SSE and GraphQL subscriptions) one client address may hold open at once. */
   STREAMS_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(50),
   /**

@@ -6,7 +6,7 @@
 import cluster from 'node:cluster';
 import { ownFlags, restartsWith, restartWith } from './cluster/flags.js';
 import { loadConfig, type Config } from './config.js';
-import { hasIngested, openDatabase, type Database } from './db/client.js';
+import { hasIngested, openDatabase, preloadQueryCompiler, type Database } from './db/client.js';
 import { hasEmbeddedDatabase } from './db/embedded.js';
 import { takeEarly } from './open-early.js';
 import { configuredTurn, takeTurn, withTurn } from './db/write-turn.js';
@@ -55,7 +55,10 @@ export async function startAgainAfterSeeding(config: Config, db: Database, logge
 
 export async function openAndSeed(config: Config, logger: Logger): Promise<{ db: Database; seeded: boolean }> {
   const turn = (activity: string) => configuredTurn(config, activity, (line) => logger.warn(line));
+  // A single process queries with Prisma next (the catalogue); a cluster's primary never does.
+  const preloading = config.workers === 1 ? preloadQueryCompiler() : undefined;
   const early = await takeEarly();
+  await preloading;
   for (const { level, line } of early?.said ?? []) logger[level](line);
   const held = config.databaseUrl ? null : (early?.held ?? (await takeTurn(config, turn('service start-up'))));
   try {

@@ -2,7 +2,7 @@
 // its own thread and Node loading the service take about a second each, on two cores, and neither needs
 // the other. openAndSeed (first-start.ts) takes what was opened as if it had opened it itself.
 import cluster from 'node:cluster';
-import { loadConfig } from './config.js';
+import { startInputs } from './cluster/flags.js';
 import { embeddedProcesses, hasEmbeddedDatabase, openEmbedded, type EmbeddedDatabase } from './db/embedded.js';
 import { configuredTurn, takeTurn, type Turn } from './db/write-turn.js';
 
@@ -22,15 +22,11 @@ let early: Promise<EarlyOpen> | null = null;
  * loads the service while PostgreSQL starts. A first start is left to first-start.ts, and PostgreSQL,
  * a worker or a configuration that does not parse to server.ts, as before.
  */
-export function openEarly(): Promise<void> {
-  if (!cluster.isPrimary) return Promise.resolve();
-  let config;
-  try {
-    config = loadConfig();
-  } catch {
-    return Promise.resolve();
-  }
-  if (config.databaseUrl || !hasEmbeddedDatabase(config.dataDir)) return Promise.resolve();
+export async function openEarly(): Promise<void> {
+  if (!cluster.isPrimary) return;
+  // With the defaults, read without loading the configuration's schemas: PostgreSQL starts sooner.
+  const config = await startInputs();
+  if (!config || config.databaseUrl || !hasEmbeddedDatabase(config.dataDir)) return;
   const said: EarlyOpen['said'] = [];
   const { dataDir, workers } = config;
   const turn = configuredTurn(config, 'service start-up', (line) => said.push({ level: 'warn', line }));

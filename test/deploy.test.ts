@@ -129,7 +129,7 @@ describe('docker-compose.yml', () => {
     expect(run).toMatch(/^COPY --from=build \/app\/prisma /m); // migrations run on first start
     expect(run).not.toMatch(/^COPY --from=build \/app\/src/m);
     expect(run).toMatch(/^USER node$/m);
-    expect(run).toMatch(/CMD \["node", "dist\/main\.js"\]/);
+    expect(run).toMatch(/CMD \["node", "dist\/bundle\/main\.js"\]/);
   });
 });
 

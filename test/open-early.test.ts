@@ -20,7 +20,7 @@ describe('openEarly', () => {
     await (await openEmbedded(dataDir)).close(); // a database there, as after any start
     Object.assign(process.env, { DATA_DIR: dataDir, WORKERS: '1' });
     delete process.env.DATABASE_URL;
-    openEarly();
+    await openEarly();
     const early = takeEarly();
     expect(early).not.toBeNull();
     expect(takeEarly()).toBeNull();
@@ -45,10 +45,10 @@ describe('openEarly', () => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'early-'));
     Object.assign(process.env, { DATA_DIR: dataDir });
     delete process.env.DATABASE_URL;
-    openEarly();
+    await openEarly();
     expect(takeEarly()).toBeNull();
     Object.assign(process.env, { DATABASE_URL: 'postgresql://nobody@127.0.0.1:1/none' });
-    openEarly();
+    await openEarly();
     expect(takeEarly()).toBeNull();
   });
 });

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
 import { memoryPlanOf, YOUNG_GENERATION_MB } from '../memory.js';
-import { ownFlags, workerFlags } from './flags.js';
+import { earlyInputs } from '../defaults.js';
+import { ownFlags, startInputs, workerFlags } from './flags.js';
 
 describe('workerFlags', () => {
   it('bounds the old generation, sizes the young one as the plan counts it, and keeps WebAssembly lean', () => {
@@ -45,5 +46,46 @@ describe('ownFlags of a single process on the embedded database', () => {
       heap(dataDir),
       `--max-semi-space-size=${YOUNG_GENERATION_MB / 2}`,
     ]);
+  });
+});
+
+describe('earlyInputs', () => {
+  const inputsOf = (env: Record<string, string>) => {
+    const c = loadConfig(env);
+    return {
+      databaseUrl: c.databaseUrl,
+      dataDir: c.dataDir,
+      seedSample: c.seedSample,
+      workers: c.workers,
+      memoryBudgetMb: c.memoryBudgetMb,
+      ingestWaitMs: c.ingestWaitMs,
+    };
+  };
+
+  it.each<Record<string, string>>([
+    {},
+    { DATA_DIR: '/srv/savings' },
+    { DATA_DIR: 'relative/folder' },
+    { DATA_DIR: '', DATABASE_URL: '', WORKERS: '' },
+    { PORT: '8080', LOG_LEVEL: 'debug' },
+  ])('reads what loadConfig gives when the defaults hold: %o', async (env) => {
+    expect(earlyInputs(env)).toEqual(inputsOf(env));
+    expect(await startInputs(env)).toEqual(inputsOf(env));
+  });
+
+  it.each<Record<string, string>>([
+    { WORKERS: '2' },
+    { WORKERS: '1' },
+    { MEMORY_BUDGET_MB: '900' },
+    { SEED_SAMPLE: 'false' },
+    { INGEST_WAIT_SECONDS: '5' },
+    { DATABASE_URL: 'postgresql://x@h/db' },
+  ])('leaves the decision to loadConfig when one of them is set: %o', async (env) => {
+    expect(earlyInputs(env)).toBeNull();
+    expect(await startInputs(env)).toMatchObject(inputsOf(env));
+  });
+
+  it('gives a start nothing to act on when the configuration does not parse', async () => {
+    expect(await startInputs({ WORKERS: 'many' })).toBeNull();
   });
 });

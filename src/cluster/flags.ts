@@ -4,7 +4,27 @@
 // to node by hand wins over each.
 import type { Config } from '../config.js';
 import { hasEmbeddedDatabase } from '../db/embedded.js';
+import { earlyInputs, type EarlyInputs } from '../defaults.js';
 import { YOUNG_GENERATION_MB, type MemoryPlan } from '../memory.js';
+
+/** What a process's flags depend on, of its configuration (src/defaults.ts reads it before loadConfig). */
+export type FlagInputs = Pick<Config, 'databaseUrl' | 'dataDir' | 'seedSample' | 'workers' | 'memoryBudgetMb'>;
+
+/**
+ * What a start needs before the service loads (its flags, the early open): read without loadConfig when
+ * the defaults hold (src/defaults.ts), else loadConfig's; null when the configuration does not parse
+ * (server.ts says why).
+ */
+export async function startInputs(env: NodeJS.ProcessEnv = process.env): Promise<EarlyInputs | null> {
+  const early = earlyInputs(env);
+  if (early) return early;
+  const { loadConfig } = await import('../config.js');
+  try {
+    return loadConfig(env);
+  } catch {
+    return null;
+  }
+}
 
 /** Node flags that choose how WebAssembly is compiled. */
 export const givesWasmTiering = (execArgv: readonly string[]): boolean =>
@@ -45,7 +65,7 @@ export function workerFlags(execArgv: readonly string[], heapMb: number): string
  * - A single process (WORKERS=1) is its own worker: its heap is bounded by its share like a worker's,
  *   from the start in place after the first start's seeding.
  */
-export function ownFlags(config: Config, memory: MemoryPlan, execArgv: readonly string[]): string[] {
+export function ownFlags(config: FlagInputs, memory: MemoryPlan, execArgv: readonly string[]): string[] {
   const flags: string[] = [];
   const existing = !config.databaseUrl && hasEmbeddedDatabase(config.dataDir);
   if (existing && !givesWasmTiering(execArgv)) flags.push('--liftoff-only');

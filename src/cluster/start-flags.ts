@@ -2,16 +2,10 @@
 // is loaded, so that starting again in its place costs a Node start, not a second load of everything.
 // A worker is forked with its flags, and a configuration that does not parse is left to server.ts to report.
 import cluster from 'node:cluster';
-import { loadConfig } from '../config.js';
 import { memoryPlanOf } from '../memory.js';
-import { ownFlags, restartWith } from './flags.js';
+import { ownFlags, restartWith, startInputs } from './flags.js';
 
 if (cluster.isPrimary) {
-  let config;
-  try {
-    config = loadConfig();
-  } catch {
-    config = null;
-  }
-  if (config) restartWith(ownFlags(config, memoryPlanOf(config), process.execArgv));
+  const inputs = await startInputs();
+  if (inputs) restartWith(ownFlags(inputs, memoryPlanOf(inputs), process.execArgv));
 }

@@ -61,6 +61,24 @@ export function createPrisma(url: string, poolSize: number, queryTimeoutMs = QUE
 }
 
 /**
+ * Prisma's query compiler: WebAssembly held in a 4.6 MB module, which the client imports at its first
+ * query (src/db/generated/internal/class.ts names it; test/database.test.ts holds the two equal).
+ */
+export const QUERY_COMPILER_MODULE = '@prisma/client/runtime/query_compiler_fast_bg.postgresql.wasm-base64.mjs';
+
+/**
+ * Imports the query compiler's module ahead of the first query: reading and compiling it takes the
+ * loading thread ≈160 ms, which a start spends waiting for the embedded database anyway; the client's
+ * own import then finds it loaded. A failure is left for the client to meet and report.
+ */
+export function preloadQueryCompiler(): Promise<void> {
+  return import(QUERY_COMPILER_MODULE).then(
+    () => undefined,
+    () => undefined,
+  );
+}
+
+/**
  * Options for reads that must see one committed version (several queries that have to agree). Prisma
  * would give up after 2 s waiting for a connection; under load that wait is queueing, not an outage
  * (the pool's own connection timeout still catches a database that is gone).

@@ -76,8 +76,10 @@ async function readLock(dataDir: string): Promise<LockInfo | null> {
 }
 
 // Under tsx or vitest this module is TypeScript, and so is its worker, which then needs tsx's loader.
+// '../db/' rather than './': from the bundle (dist/bundle/, scripts/bundle.mjs) too, the worker and the
+// template are tsc's files in dist/db/.
 const workerFile = new URL(
-  import.meta.url.endsWith('.ts') ? './pglite-worker.ts' : './pglite-worker.js',
+  import.meta.url.endsWith('.ts') ? '../db/pglite-worker.ts' : '../db/pglite-worker.js',
   import.meta.url,
 );
 
@@ -86,7 +88,7 @@ const workerFile = new URL(
  * dist/db/migrate-cli.js template`. Under tsx or vitest it is not there, and a new folder is made by
  * initdb and migrated as it always could be; migrations newer than the template are applied on top.
  */
-export const TEMPLATE = fileURLToPath(new URL('./template.tar.gz', import.meta.url));
+export const TEMPLATE = fileURLToPath(new URL('../db/template.tar.gz', import.meta.url));
 
 /**
  * Writes a template (TEMPLATE by default): a new data folder, migrated, packed; and beside it (`.digest`)

@@ -12,7 +12,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { processAlive } from './embedded.js';
 
 /** The writer that has the turn, as far as it can be known. */
@@ -192,6 +191,8 @@ function parseApplicationName(name: string, backendPid: number): Writer {
 }
 
 async function pgQueue(url: string, activity: string): Promise<Queue> {
+  // imported here: an embedded start takes its turn before it has loaded anything it does not need yet
+  const { default: pg } = await import('pg');
   const client = new pg.Client({
     connectionString: url,
     application_name: applicationName(activity),
