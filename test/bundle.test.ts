@@ -12,6 +12,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { QUERY_COMPILER_MODULE, preloadQueryCompiler } from '../src/db/client.js';
 // @ts-expect-error a plain ES module of the build's, without types
 import { buildIfStale } from '../scripts/build-if-stale.mjs';
+import { usingPostgres } from './support/database.js';
 
 const BUNDLE = 'dist/bundle/main.js';
 
@@ -71,7 +72,8 @@ async function start(dataDir: string): Promise<{ base: string; output: () => str
   };
 }
 
-describe('the bundled service', () => {
+// On the embedded database whatever the pass: the PostgreSQL pass would only run it again.
+describe.skipIf(usingPostgres)('the bundled service', () => {
   beforeAll(() => buildIfStale(), 180_000);
 
   it('starts on a fresh folder and again on the same one, and answers every kind of route', async () => {
