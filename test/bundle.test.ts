@@ -5,7 +5,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -13,16 +12,9 @@ import { QUERY_COMPILER_MODULE, preloadQueryCompiler } from '../src/db/client.js
 // @ts-expect-error a plain ES module of the build's, without types
 import { buildIfStale } from '../scripts/build-if-stale.mjs';
 import { usingPostgres } from './support/database.js';
+import { freePort } from './support/port.js';
 
 const BUNDLE = 'dist/bundle/main.js';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 let child: ChildProcess | undefined;
 afterEach(() => {

@@ -8,6 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from './support/port.js';
 
 // Long enough for a cold query to finish on a loaded machine (the answer in flight must come before it ends).
 const GRACE_MS = 5_000;
@@ -20,14 +21,6 @@ describe.each([
   let dataDir: string;
   let output = '';
   let exited: Promise<number | null>;
-
-  async function freePort(): Promise<number> {
-    const server = net.createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as net.AddressInfo;
-    await new Promise((resolve) => server.close(resolve));
-    return port;
-  }
 
   /** A raw HTTP exchange, so that the test decides when each byte is sent. */
   function connect(): Promise<net.Socket> {

@@ -34,7 +34,7 @@ export interface OpenOptions {
   workers?: number;
   /** How long one statement may take before the client gives up on it (default QUERY_TIMEOUT_MS). */
   queryTimeoutMs?: number;
-  /** The embedded database, opened already (db/early.ts). */
+  /** The embedded database, opened already (src/open-early.ts). */
   embedded?: EmbeddedDatabase;
 }
 
@@ -62,7 +62,7 @@ export function createPrisma(url: string, poolSize: number, queryTimeoutMs = QUE
 
 /**
  * Prisma's query compiler: WebAssembly held in a 4.6 MB module, which the client imports at its first
- * query (src/db/generated/internal/class.ts names it; test/database.test.ts holds the two equal).
+ * query (src/db/generated/internal/class.ts names it; test/bundle.test.ts holds the two equal).
  */
 export const QUERY_COMPILER_MODULE = '@prisma/client/runtime/query_compiler_fast_bg.postgresql.wasm-base64.mjs';
 
