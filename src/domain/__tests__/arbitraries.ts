@@ -15,6 +15,8 @@ export const arbitraryRate = (minBp = -500, maxBp = 1500) => fc.integer({ min: m
 export interface TermsOptions {
   /** Whole-mode tier rates never fall (a larger balance never earns a lower whole-balance rate). */
   monotoneTiers?: boolean;
+  /** No rate below 0 (tiers and promotion): balances never fall. */
+  nonNegativeRates?: boolean;
 }
 
 export function arbitraryTiers(options: TermsOptions = {}, tierMode?: CalcTerms['tierMode']) {
@@ -30,7 +32,10 @@ export function arbitraryTiers(options: TermsOptions = {}, tierMode?: CalcTerms[
           maxLength: 3,
         },
       ),
-      rates: fc.array(fc.integer({ min: -500, max: 1500 }), { minLength: 4, maxLength: 4 }),
+      rates: fc.array(fc.integer({ min: options.nonNegativeRates ? 0 : -500, max: 1500 }), {
+        minLength: 4,
+        maxLength: 4,
+      }),
     })
     .map(({ widths, rates }) => {
       let bps = rates.slice(0, widths.length + 1);
@@ -47,25 +52,26 @@ export function arbitraryTiers(options: TermsOptions = {}, tierMode?: CalcTerms[
     });
 }
 
-export const arbitraryPromotion: fc.Arbitrary<Promotion | null> = fc.option(
-  fc.record({
-    kind: fc.constantFrom('bonus' as const, 'replace' as const),
-    rate: arbitraryRate(-200, 800),
-    months: fc.integer({ min: 1, max: 24 }),
-    maxBalance: fc.option(
-      fc.oneof(fc.constantFrom(1_000_000, 2_500_000, 5_000_000), fc.integer({ min: 0, max: 20_000_000 })).map(cents),
-      { nil: null },
-    ),
-  }),
-  { nil: null, freq: 2 },
-);
+export const arbitraryPromotion = (minBp = -200): fc.Arbitrary<Promotion | null> =>
+  fc.option(
+    fc.record({
+      kind: fc.constantFrom('bonus' as const, 'replace' as const),
+      rate: arbitraryRate(minBp, 800),
+      months: fc.integer({ min: 1, max: 24 }),
+      maxBalance: fc.option(
+        fc.oneof(fc.constantFrom(1_000_000, 2_500_000, 5_000_000), fc.integer({ min: 0, max: 20_000_000 })).map(cents),
+        { nil: null },
+      ),
+    }),
+    { nil: null, freq: 2 },
+  );
 
 export function arbitraryTerms(options: TermsOptions = {}): fc.Arbitrary<CalcTerms> {
   return fc.constantFrom('whole' as const, 'marginal' as const).chain((tierMode) =>
     fc.record({
       tierMode: fc.constant(tierMode),
       tiers: arbitraryTiers(options, tierMode),
-      promotion: arbitraryPromotion,
+      promotion: arbitraryPromotion(options.nonNegativeRates ? 0 : -200),
       payout: fc.constantFrom(...PAYOUTS),
       interestCompounds: fc.boolean(),
       annualFee: fc.oneof(fc.constant(new Decimal(0)), fc.integer({ min: 0, max: 20_000 }).map(cents)),

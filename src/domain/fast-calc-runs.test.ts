@@ -1,0 +1,148 @@
+// The closed-form step of `trace` (fast-calc-pieces.ts): a run of alike crediting periods taken at once
+// where balances never fall. Held to the month-by-month trace it replaces, to the reference calculation
+// over horizons up to the longest a client may ask (600 months), and to the rule that an amount's digits
+// do not depend on which amounts built the pieces before it.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { calculate } from './calc.js';
+import { Decimal } from './decimal.js';
+import { createCalculator } from './fast-calc.js';
+import { Bounds, compile, trace, type AffineRun } from './fast-calc-pieces.js';
+import { presentCalc } from './present.js';
+import type { CalcTerms, PromotionsMode } from './types.js';
+import { arbitraryTerms, edgeAmounts } from './__tests__/arbitraries.js';
+
+const TOLERANCE = new Decimal('1e-24');
+const cents = (n: number) => new Decimal(n).div(100);
+const longMonths = fc.oneof(
+  fc.integer({ min: 1, max: 60 }),
+  fc.constantFrom(120, 240, 360, 600),
+  fc.integer({ min: 61, max: 600 }),
+);
+const mode = fc.constantFrom<PromotionsMode>('include', 'exclude');
+const nonNegative = arbitraryTerms({ nonNegativeRates: true });
+
+function amountsFor(terms: CalcTerms): fc.Arbitrary<Decimal[]> {
+  const edges = edgeAmounts(terms);
+  const plain = fc.integer({ min: 1, max: 100_000_000 }).map(cents);
+  const amount = edges.length === 0 ? plain : fc.oneof(plain, fc.constantFrom(...edges));
+  return fc.array(amount, { minLength: 1, maxLength: 6 });
+}
+
+const close = (a: Decimal, b: Decimal, scale: Decimal) =>
+  a
+    .minus(b)
+    .abs()
+    .lte(Decimal.max(a.abs(), b.abs(), scale).times(TOLERANCE));
+
+describe('trace: a run of alike periods in one step', () => {
+  it('property: the same piece as the month-by-month trace (bounds, and every coefficient to 1e-24)', () => {
+    fc.assert(
+      fc.property(
+        nonNegative.chain((t) => fc.tuple(fc.constant(t), longMonths, mode, amountsFor(t))),
+        ([t, months, m, amounts]) => {
+          const c = compile(t, months, m);
+          for (const amount of amounts)
+            for (const compounds of [t.interestCompounds, true]) {
+              const leap = new Bounds();
+              const step = new Bounds();
+              const a = trace(c, amount, compounds, leap);
+              const b = trace(c, amount, compounds, step, true);
+              expect(a === null).toBe(b === null);
+              if (a === null || b === null) continue;
+              for (const f of Object.keys(a) as (keyof AffineRun)[]) {
+                if (!close(a[f], b[f], f.endsWith('S') ? new Decimal(1) : amount))
+                  throw new Error(`${f}: ${a[f].toString()} vs ${b[f].toString()}`);
+              }
+              for (const [x, y] of [
+                [leap.lo, step.lo],
+                [leap.hi, step.hi],
+              ] as const) {
+                expect(x === null).toBe(y === null);
+                if (x !== null && y !== null && !close(x, y, amount)) throw new Error(`bound ${x} vs ${y}`);
+              }
+            }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('property: the calculator equals the reference over horizons up to 600 months, every shown cent', () => {
+    const calc = createCalculator({ maxPieces: 400 });
+    let n = 0;
+    fc.assert(
+      fc.property(
+        nonNegative.chain((t) => fc.tuple(fc.constant(t), longMonths, mode, amountsFor(t))),
+        ([t, months, m, amounts]) => {
+          const key = `offer-${n++}`;
+          for (const amount of amounts) {
+            const input = { amount, months, promotions: m, terms: t };
+            const ref = calculate(input);
+            const fast = calc.evaluate(key, input);
+            for (const f of ['grossInterest', 'withholdingTax', 'comparableYield', 'effectiveRate'] as const) {
+              if (!close(fast[f], ref[f], f.endsWith('Yield') || f.endsWith('Rate') ? new Decimal(1) : amount))
+                throw new Error(`${f}: fast ${fast[f].toString()} vs reference ${ref[f].toString()}`);
+            }
+            expect(presentCalc(fast)).toEqual(presentCalc(ref));
+          }
+        },
+      ),
+      { numRuns: 120 },
+    );
+  });
+
+  it('property: an amount gets the same digits whichever amounts built the pieces before it', () => {
+    fc.assert(
+      fc.property(
+        nonNegative.chain((t) => fc.tuple(fc.constant(t), longMonths, mode, amountsFor(t))),
+        ([t, months, m, amounts]) => {
+          const run = (order: Decimal[]) => {
+            const calc = createCalculator();
+            return order.map((amount) => {
+              const s = calc.evaluate('offer', { amount, months, promotions: m, terms: t });
+              return [amount.toString(), `${s.grossInterest} ${s.comparableYield} ${s.effectiveRate}`] as const;
+            });
+          };
+          const forward = new Map(run(amounts));
+          for (const [amount, digits] of run([...amounts].reverse())) expect(forward.get(amount)).toBe(digits);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('takes a 600-month monthly run crossing two tiers in a few steps, with its bounds where the balance crosses', () => {
+    // 2 % up to 20,000, 3 % up to 50,000, 1 % above, monthly and compounding: 12,000 reaches 20,000 in month 307
+    const t: CalcTerms = {
+      tierMode: 'whole',
+      tiers: [
+        { from: new Decimal(0), to: new Decimal(20_000), rate: new Decimal(2) },
+        { from: new Decimal(20_000), to: new Decimal(50_000), rate: new Decimal(3) },
+        { from: new Decimal(50_000), to: null, rate: new Decimal(1) },
+      ],
+      promotion: null,
+      payout: 'MONTHLY',
+      interestCompounds: true,
+      annualFee: new Decimal(0),
+      withholdingRate: new Decimal(0),
+    };
+    const c = compile(t, 600, 'include');
+    const leap = new Bounds();
+    const step = new Bounds();
+    trace(c, new Decimal(12_000), true, leap);
+    trace(c, new Decimal(12_000), true, step, true);
+    // the piece: amounts that reach 20,000 in the same month as 12,000 does
+    expect(leap.lo!.minus(step.lo!).abs().lt('1e-20')).toBe(true);
+    expect(leap.hi!.minus(step.hi!).abs().lt('1e-20')).toBe(true);
+    expect(leap.lo!.lt(12_000) && leap.hi!.gt(12_000)).toBe(true);
+    const ref = calculate({ amount: new Decimal(12_000), months: 600, promotions: 'include', terms: t });
+    const fast = createCalculator().evaluate('offer', {
+      amount: new Decimal(12_000),
+      months: 600,
+      promotions: 'include',
+      terms: t,
+    });
+    expect(presentCalc(fast)).toEqual(presentCalc(ref));
+  });
+});
