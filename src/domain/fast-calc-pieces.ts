@@ -170,60 +170,16 @@ function tierIndex(from: readonly Decimal[], balance: Decimal): number {
   return k;
 }
 
-/** Growth per period below this is left to the month-by-month loop: (G − J)/(α − 1) would lose digits. */
-const LEAST_GROWTH = 1e-7;
-
-/** Periods j ≥ 0 with B_j < top, from floats: B_j = αʲ·(B₀ + γ) − γ, γ = β/(α − 1) (B₀ + jβ when α = 1). */
-function estimatePeriods(balance: Decimal, top: Decimal, rise: number, beta: number): number {
-  const b0 = balance.toNumber();
-  const h = top.toNumber();
-  if (rise === 0) return beta > 0 ? Math.ceil((h - b0) / beta) : Infinity;
-  const gamma = beta / rise;
-  return b0 + gamma > 0 ? Math.ceil(Math.log((h + gamma) / (b0 + gamma)) / Math.log1p(rise)) : Infinity;
-}
-
-/**
- * How many of the first `periods` periods start below the top: the largest n ≤ periods with below(n − 1)
- * (below(0) holds, and below is true then false as the balance rises). Starts at the estimate, then
- * gallops and halves, so a good estimate costs two evaluations and a bad one a few more, never a wrong n.
- */
-function periodsBelow(below: (j: number) => boolean, periods: number, estimate: number): number {
-  const guess = Number.isFinite(estimate) ? Math.min(periods, Math.max(1, estimate)) : periods;
-  // below(lo − 1) holds; below(hi − 1) does not, or hi = periods + 1
-  let lo = 1;
-  let hi = periods + 1;
-  if (below(guess - 1)) lo = guess;
-  else hi = guess;
-  if (lo === guess && guess < periods) {
-    if (!below(guess)) return guess;
-    lo = guess + 1;
-    for (let step = 2; lo + step - 1 < hi; step *= 2) {
-      if (!below(lo + step - 1)) {
-        hi = lo + step;
-        break;
-      }
-      lo += step;
-    }
-  }
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >>> 1;
-    if (below(mid - 1)) lo = mid;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /**
  * The §2 loop with every quantity held as (s, t), its regimes read off at `anchor`. Adds each
  * month's interval to `bounds`; null when some month is not affine in B.
  *
- * A run of alike crediting periods (same length, same regime, see `alike`) is one step when the balance
- * never falls: each period maps B to α·B + β (α = 1 + (1 − w)·p·a, β = (1 − w)·p·c), so after j periods
- * B_j = αʲ·B₀ + β·(αʲ − 1)/(α − 1), and the interest of J periods is p·a·ΣB_j + J·p·c, a geometric sum.
- * The balance rises through the run, so its first period holds its lower bounds and its last its upper
- * ones: the months between add nothing to the piece's interval. A 600-month horizon then costs a few
- * dozen Decimal operations per tier it passes instead of a dozen per month. `stepwise` turns this off
- * (the tests hold the two equal).
+ * Where the balance never falls (no rate below 0), a run of alike crediting periods in one regime (see
+ * `alike`) adds its interval once: the balance rises through the run, so its first period holds its
+ * lower bounds and its last period its upper ones, and the months between would only repeat them. The
+ * affine pairs are still accrued month by month, with the same operations as the general loop, so they
+ * have the same digits: only the bounds' work (two Decimal divisions a month once interest compounds)
+ * and the regime lookups are saved. `stepwise` turns this off (the tests hold the two equal).
  */
 export function trace(
   c: Compiled,
@@ -248,105 +204,11 @@ export function trace(
   // Constraints already added for the current B (it often stays put for months).
   let tierDone = -1;
   let capDone = false;
-  const keep = c.taxed ? ONE.minus(c.withholdingRate.div(HUNDRED)) : ONE;
-  const leap = !stepwise && c.neverFalls;
-  for (let m = 1; m <= c.months;) {
-    const k = tierIndex(c.from, balance);
-    if (k < 0) return null;
-    let regime: Affine | null;
-    const promoted = m <= c.promotionMonths;
-    const above = promoted && c.cap !== null && balance.gte(c.cap);
-    if (!promoted) regime = c.base[k]!;
-    else if (above) regime = c.capped[k]!;
-    else regime = c.promoted[k]!;
-    if (regime === null) return null;
-    if (!bs.isPositive() || bs.isZero()) return null;
-    const at = (level: Decimal, s: Decimal, t: Decimal, exactly: boolean) => (exactly ? level : level.minus(t).div(s));
+  /** The amount at which B = s·A + t reaches the level (the level itself while B is still A). */
+  const at = (level: Decimal, s = bs, t = bt, exactly = exact) => (exactly ? level : level.minus(t).div(s));
 
-    // A run of alike periods in one step (see above).
-    const periods = leap ? c.alike[m]! : 0;
-    const p = periods > 0 ? c.creditAt[m]! - m + 1 : 0;
-    if (periods * p >= 3) {
-      const u = regime.a.times(p); // one period's interest: u·B + v
-      const v = regime.c.times(p);
-      const grows = compounds && !(u.isZero() && v.isZero());
-      const rise = grows ? keep.times(u) : ZERO; // α − 1
-      const beta = grows ? keep.times(v) : ZERO;
-      let top: Decimal | null = c.to[k] ?? null;
-      if (promoted && c.cap !== null && !above && (top === null || c.cap.lt(top))) top = c.cap;
-      const riseN = rise.toNumber();
-      let count = riseN === 0 || riseN >= LEAST_GROWTH ? periods : 0;
-      const alpha = ONE.plus(rise);
-      if (count > 0 && grows && top !== null) {
-        // The periods that start below `top` at the anchor, decided on the Decimals (so that every anchor
-        // with the same regimes takes the same steps, and gets the same digits), from a float estimate.
-        const gamma = rise.isZero() ? null : beta.div(rise);
-        const below = (j: number) =>
-          gamma === null
-            ? balance.plus(beta.times(j)).lt(top!)
-            : alpha.pow(j).times(balance.plus(gamma)).minus(gamma).lt(top!);
-        count = periodsBelow(below, periods, estimatePeriods(balance, top, riseN, beta.toNumber()));
-      }
-      if (count * p >= 3) {
-        // αʲ and Σ_{i<j} αⁱ for j = count − 1 (the last period's balance) and count.
-        const powLast = rise.isZero() ? ONE : alpha.pow(count - 1);
-        const sumLast = rise.isZero() ? new Decimal(count - 1) : powLast.minus(ONE).div(rise);
-        const lastS = bs.times(powLast);
-        const lastT = bt.times(powLast).plus(beta.times(sumLast));
-        const lastExact = exact && count === 1;
-        bounds.raiseLo(at(c.from[k]!, bs, bt, exact), exact);
-        if (promoted && c.cap !== null && above) bounds.raiseLo(at(c.cap, bs, bt, exact), exact);
-        const tierTop = c.to[k];
-        if (tierTop !== null && tierTop !== undefined) bounds.lowerHi(at(tierTop, lastS, lastT, lastExact), lastExact);
-        if (promoted && c.cap !== null && !above) bounds.lowerHi(at(c.cap, lastS, lastT, lastExact), lastExact);
-        const pow = powLast.times(alpha);
-        const sum = sumLast.times(alpha).plus(ONE); // Σ_{i<count} αⁱ
-        const j = new Decimal(count);
-        // Σ over the run of B_i: B₀·Σαⁱ + β·Σ(αⁱ − 1)/(α − 1)
-        const sumBs = grows ? bs.times(sum) : bs.times(j);
-        let sumBt = grows ? bt.times(sum) : bt.times(j);
-        if (grows && !beta.isZero()) {
-          const ramp = rise.isZero() ? j.times(count - 1).div(2) : sum.minus(j).div(rise);
-          sumBt = sumBt.plus(beta.times(ramp));
-        }
-        const gs = u.times(sumBs);
-        const gt = u.times(sumBt).plus(v.times(j));
-        if (m === 1) {
-          firstS = regime.a.times(bs);
-          firstT = bt.isZero() ? regime.c : regime.a.times(bt).plus(regime.c);
-        }
-        grossS = grossS.plus(gs);
-        grossT = grossT.plus(gt);
-        if (c.taxed) {
-          taxS = taxS.plus(gs.times(c.withholdingRate).div(HUNDRED));
-          taxT = taxT.plus(gt.times(c.withholdingRate).div(HUNDRED));
-        }
-        if (grows) {
-          bs = bs.times(pow);
-          bt = bt.times(pow).plus(beta.times(sum));
-          exact = false;
-          balance = bs.times(anchor).plus(bt);
-          tierDone = -1;
-          capDone = false;
-        }
-        m += count * p;
-        continue;
-      }
-    }
-
-    if (tierDone !== k || (promoted && c.cap !== null && !capDone)) {
-      if (tierDone !== k) {
-        bounds.raiseLo(at(c.from[k]!, bs, bt, exact), exact);
-        const top = c.to[k];
-        if (top !== null && top !== undefined) bounds.lowerHi(at(top, bs, bt, exact), exact);
-        tierDone = k;
-      }
-      if (promoted && c.cap !== null && !capDone) {
-        if (above) bounds.raiseLo(at(c.cap, bs, bt, exact), exact);
-        else bounds.lowerHi(at(c.cap, bs, bt, exact), exact);
-        capDone = true;
-      }
-    }
+  /** Month m's interest in the regime, accrued. */
+  const accrue = (regime: Affine, m: number) => {
     const is = regime.a.times(bs);
     const it = bt.isZero() ? regime.c : regime.a.times(bt).plus(regime.c);
     if (m === 1) {
@@ -357,28 +219,90 @@ export function trace(
     accT = accT.plus(it);
     grossS = grossS.plus(is);
     grossT = grossT.plus(it);
-    if (c.credits[m]) {
-      let netS = accS;
-      let netT = accT;
-      if (c.taxed) {
-        const keptS = accS.times(c.withholdingRate).div(HUNDRED);
-        const keptT = accT.times(c.withholdingRate).div(HUNDRED);
-        taxS = taxS.plus(keptS);
-        taxT = taxT.plus(keptT);
-        netS = accS.minus(keptS);
-        netT = accT.minus(keptT);
-      }
-      if (compounds && !(netS.isZero() && netT.isZero())) {
-        bs = bs.plus(netS);
-        bt = bt.plus(netT);
-        exact = false;
-        balance = bs.times(anchor).plus(bt);
-        tierDone = -1;
-        capDone = false;
-      }
-      accS = ZERO;
-      accT = ZERO;
+  };
+
+  /** What has accrued is credited: withheld, then added to the balance when interest compounds. */
+  const credit = () => {
+    let netS = accS;
+    let netT = accT;
+    if (c.taxed) {
+      const keptS = accS.times(c.withholdingRate).div(HUNDRED);
+      const keptT = accT.times(c.withholdingRate).div(HUNDRED);
+      taxS = taxS.plus(keptS);
+      taxT = taxT.plus(keptT);
+      netS = accS.minus(keptS);
+      netT = accT.minus(keptT);
     }
+    if (compounds && !(netS.isZero() && netT.isZero())) {
+      bs = bs.plus(netS);
+      bt = bt.plus(netT);
+      exact = false;
+      balance = bs.times(anchor).plus(bt);
+      tierDone = -1;
+      capDone = false;
+    }
+    accS = ZERO;
+    accT = ZERO;
+  };
+
+  const runs = !stepwise && c.neverFalls;
+  for (let m = 1; m <= c.months;) {
+    const k = tierIndex(c.from, balance);
+    if (k < 0) return null;
+    let regime: Affine | null;
+    const promoted = m <= c.promotionMonths;
+    const capped = promoted && c.cap !== null;
+    const above = capped && balance.gte(c.cap!);
+    if (!promoted) regime = c.base[k]!;
+    else if (above) regime = c.capped[k]!;
+    else regime = c.promoted[k]!;
+    if (regime === null) return null;
+    if (!bs.isPositive() || bs.isZero()) return null;
+
+    const periods = runs ? c.alike[m]! : 0;
+    if (periods >= 2) {
+      const p = c.creditAt[m]! - m + 1;
+      bounds.raiseLo(at(c.from[k]!), exact);
+      if (above) bounds.raiseLo(at(c.cap!), exact);
+      const low = c.from[k]!;
+      const next = c.from[k + 1] ?? null;
+      const top = c.to[k] ?? null;
+      // Until the anchor's balance leaves the regime, as tierIndex and the cap would see it.
+      const stays = () =>
+        balance.gte(low) && (next === null || balance.lt(next)) && (!capped || balance.gte(c.cap!) === above);
+      let lastS = bs;
+      let lastT = bt;
+      let lastExact = exact;
+      for (let j = 0; j < periods && (j === 0 || stays()); j++) {
+        lastS = bs;
+        lastT = bt;
+        lastExact = exact;
+        for (let q = 0; q < p; q++) accrue(regime, m + q);
+        credit();
+        m += p;
+      }
+      if (top !== null) bounds.lowerHi(at(top, lastS, lastT, lastExact), lastExact);
+      if (capped && !above) bounds.lowerHi(at(c.cap!, lastS, lastT, lastExact), lastExact);
+      tierDone = -1;
+      capDone = false;
+      continue;
+    }
+
+    if (tierDone !== k || (capped && !capDone)) {
+      if (tierDone !== k) {
+        bounds.raiseLo(at(c.from[k]!), exact);
+        const top = c.to[k];
+        if (top !== null && top !== undefined) bounds.lowerHi(at(top), exact);
+        tierDone = k;
+      }
+      if (capped && !capDone) {
+        if (above) bounds.raiseLo(at(c.cap!), exact);
+        else bounds.lowerHi(at(c.cap!), exact);
+        capDone = true;
+      }
+    }
+    accrue(regime, m);
+    if (c.credits[m]) credit();
     m++;
   }
   return { firstS, firstT, grossS, grossT, taxS, taxT };
