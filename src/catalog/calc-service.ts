@@ -47,6 +47,8 @@ export interface CalcService {
     bytes: (value: T) => number,
     make: () => Promise<T>,
   ): Promise<T>;
+  /** The calculator's work so far (pieces built, reference runs): it moves when a ranking was not a lookup. */
+  work(): number;
   stats(): CalculatorStats & {
     constantYields: number;
     recentRanks: number;
@@ -285,6 +287,7 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
       }
       return pending;
     },
+    work: () => calculator.work(),
     stats: () => {
       const own = calculator.stats();
       const sizes = {

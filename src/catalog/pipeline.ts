@@ -243,8 +243,14 @@ export function* listSteps(ctx: PipelineContext, q: ProductQuery): Generator<voi
   const typeMax: Record<OfferType, RankedOffer | null> = { flexible: null, notice: null, deposit: null };
   const termBest = new Map<number, RankedOffer>();
 
+  let work = calc.work();
   for (let i = 0; i < n; i++) {
-    if (i % LIST_STEP === LIST_STEP - 1) yield;
+    // Also after an offer whose ranking built its calculation's pieces (a new amount range or horizon):
+    // that one offer may have taken a millisecond or more.
+    if (i % LIST_STEP === LIST_STEP - 1 || calc.work() !== work) {
+      work = calc.work();
+      yield;
+    }
     const mask = masks[i]!;
     const stage = stages[i]!;
     if (mask === 0) {

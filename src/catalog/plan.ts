@@ -130,32 +130,31 @@ function modelOf(
   offer: CatalogOffer,
   lo: number,
   hi: number,
-): OfferModel {
+): { model: OfferModel; made: boolean } {
   const months = periodOf(offer, q.horizon);
   const mode = calcMode(q.promotions);
   const models = ctx.calc.planModels(ctx.catalog);
   const key = `${offer.id}|${months}|${mode}|${objective}`;
-  let model = models.get(key);
-  if (!model) {
-    const { calc } = ctx;
-    const { horizon, promotions } = q;
-    model = offerModel(
-      {
-        terms: offer.terms,
-        months,
-        promotions: mode,
-        pieceAt: (amount) => calc.piece(offer, amount, horizon, promotions),
-        yieldsAt: (amount) => calc.yieldsAt(offer, amount, horizon, promotions),
-        comparableAt: (amount) => comparableTotals({ amount, months, promotions: mode, terms: offer.terms }),
-      },
-      objective,
-      EURO,
-      lo,
-      hi,
-    );
-    models.set(key, model);
-  }
-  return model;
+  const kept = models.get(key);
+  if (kept) return { model: kept, made: false };
+  const { calc } = ctx;
+  const { horizon, promotions } = q;
+  const model = offerModel(
+    {
+      terms: offer.terms,
+      months,
+      promotions: mode,
+      pieceAt: (amount) => calc.piece(offer, amount, horizon, promotions),
+      yieldsAt: (amount) => calc.yieldsAt(offer, amount, horizon, promotions),
+      comparableAt: (amount) => comparableTotals({ amount, months, promotions: mode, terms: offer.terms }),
+    },
+    objective,
+    EURO,
+    lo,
+    hi,
+  );
+  models.set(key, model);
+  return { model, made: true };
 }
 
 /** The list's query for the filters a plan shares with it. */
@@ -213,8 +212,11 @@ export function* planSteps(ctx: PlanContext, q: PlanQuery): Generator<void, Savi
   // Those whose minimum is above the whole amount too: they count as room when explaining a rest.
   const eligible: CatalogOffer[] = [];
   let scanned = 0;
+  let made = false;
   for (const offer of catalog.offers) {
-    if (++scanned % 16 === 0) yield;
+    // Also after a model was made: it traced the offer's pieces over its amounts (milliseconds at times).
+    if (++scanned % 16 === 0 || made) yield;
+    made = false;
     if (fails(offer) !== 0 || !offer.institution.dgs.verified) continue;
     const [lo, hi] = domainOf(offer);
     if (lo > hi) continue;
@@ -225,7 +227,9 @@ export function* planSteps(ctx: PlanContext, q: PlanQuery): Generator<void, Savi
       groupOf.set(offer.institution, (group = institutions.length));
       institutions.push(offer.institution);
     }
-    const model = modelOf(ctx, q, objective, offer, lo, hi);
+    const modelled = modelOf(ctx, q, objective, offer, lo, hi);
+    const model = modelled.model;
+    made = modelled.made;
     // The search asks again for values it has asked before (bounds, leaves): once per request.
     const seen = new Map<number, Decimal>();
     offers.push(offer);

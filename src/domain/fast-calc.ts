@@ -122,6 +122,8 @@ export interface Calculator {
    */
   pieceAt(key: string, input: CalcInput): PieceShape | null;
   stats(): CalculatorStats;
+  /** Pieces built and reference runs so far: a caller working through many offers yields when it moves. */
+  work(): number;
   clear(): void;
 }
 
@@ -360,6 +362,7 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
     evaluateYields,
     constantYields,
     pieceAt,
+    work: () => misses + fallbacks,
     stats: () => ({
       keys: entries.size,
       pieces: pieceCount,

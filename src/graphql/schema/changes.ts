@@ -4,11 +4,12 @@
 import { FeedClosedError, SinceAheadError, StreamLimitError } from '../../catalog/change-feed.js';
 import type { FeedEvent } from '../../catalog/changes.js';
 import { changeFilter, isAnyChange } from '../../catalog/changes.js';
+import { listLane } from '../../catalog/lane.js';
 import type { EventItem, ImpactBasis } from '../../catalog/shapes.js';
 import { Decimal } from '../../domain/decimal.js';
 import type { ChangeImpact } from '../../domain/impact.js';
 import { clientError, fromDatabase, RETRY_AFTER_SECONDS } from '../../request/errors.js';
-import { currentClient } from '../../request/context.js';
+import { currentClient, currentLimits } from '../../request/context.js';
 import { streamConnection } from '../../request/socket-backlog.js';
 import { DEFAULTS, PARAMS } from '../args.js';
 import { isBatched, SUBSCRIPTION_IN_BATCH } from '../batches.js';
@@ -134,7 +135,24 @@ export async function withImpacts(
   const bases = await fromDatabase(ctx.services.database, () =>
     Promise.all(items.map((e) => loaders.impactBases.load(e))),
   );
-  return items.map((e, i) => withImpact(ctx, e, bases[i]!, amount, horizon));
+  // An impact not asked before builds the calculation's pieces for the event's terms (two runs of up to
+  // the horizon's months): a list of events is made in the lists' lane, in slices, not in one task.
+  return listLane.run(impactSteps(ctx, items, bases, amount, horizon), currentLimits().signal);
+}
+
+function* impactSteps(
+  ctx: Context,
+  items: EventItem[],
+  bases: (ImpactBasis | null)[],
+  amount: Decimal,
+  horizon: number,
+): Generator<void, ChangeEventValue[], void> {
+  const out: ChangeEventValue[] = [];
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) yield;
+    out.push(withImpact(ctx, items[i]!, bases[i]!, amount, horizon));
+  }
+  return out;
 }
 
 builder.queryField('changes', (t) =>
