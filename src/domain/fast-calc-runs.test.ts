@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { calculate } from './calc.js';
 import { Decimal } from './decimal.js';
 import { createCalculator } from './fast-calc.js';
-import { Bounds, compile, trace, type AffineRun } from './fast-calc-pieces.js';
+import { Bounds, compile, trace, type AffineRun } from './fast-calc-trace.js';
 import { presentCalc } from './present.js';
 import type { CalcTerms, PromotionsMode } from './types.js';
 import { arbitraryTerms, edgeAmounts } from './__tests__/arbitraries.js';
@@ -42,7 +42,10 @@ describe('trace: a run of alike periods adds its interval once', () => {
         nonNegative.chain((t) => fc.tuple(fc.constant(t), longMonths, mode, amountsFor(t))),
         ([t, months, m, amounts]) => {
           const c = compile(t, months, m);
-          for (const amount of amounts)
+          // An amount on a tier's lower bound or the cap that earns nothing there stays on it; the month-by-month
+          // trace then reads rounding as a fall below it and changes regime, the run does not (see below).
+          const levels = [...t.tiers.map((x) => x.from), ...(t.promotion?.maxBalance ? [t.promotion.maxBalance] : [])];
+          for (const amount of amounts.filter((a) => !levels.some((l) => l.eq(a))))
             for (const compounds of [t.interestCompounds, true]) {
               const leap = new Bounds();
               const step = new Bounds();
@@ -50,7 +53,8 @@ describe('trace: a run of alike periods adds its interval once', () => {
               const b = trace(c, amount, compounds, step, true);
               expect(a === null).toBe(b === null);
               if (a === null || b === null) continue;
-              for (const f of Object.keys(a) as (keyof AffineRun)[]) expect(a[f].toString(), f).toBe(b[f].toString());
+              for (const f of Object.keys(a) as (keyof AffineRun & string)[])
+                expect(a[f].toString(), f).toBe(b[f].toString());
               for (const [x, y] of [
                 [leap.lo, step.lo],
                 [leap.hi, step.hi],
@@ -107,6 +111,37 @@ describe('trace: a run of alike periods adds its interval once', () => {
       ),
       { numRuns: 200 },
     );
+  });
+
+  it('keeps the regime of an amount that earns nothing on its tier bound, whichever amount built the piece', () => {
+    // found by the property above: 0 % up to 5,000, 0.01 % above; 5,000 earns nothing and stays on the bound.
+    // Traced month by month from 5,000 its balance reads a sliver under the bound once rounded; the run keeps
+    // the tier, so 5,000 gets the digits of the piece 5,000.01 builds, in either order
+    const t: CalcTerms = {
+      tierMode: 'marginal',
+      tiers: [
+        { from: new Decimal(0), to: new Decimal(5000), rate: new Decimal(0) },
+        { from: new Decimal(5000), to: null, rate: new Decimal('0.01') },
+      ],
+      promotion: null,
+      payout: 'MONTHLY',
+      interestCompounds: false,
+      annualFee: new Decimal(0),
+      withholdingRate: new Decimal(15),
+    };
+    const digits = (order: string[]) => {
+      const calc = createCalculator();
+      const out = new Map<string, string>();
+      for (const a of order) {
+        const s = calc.evaluate('offer', { amount: new Decimal(a), months: 61, promotions: 'include', terms: t });
+        out.set(a, `${s.grossInterest} ${s.comparableYield} ${s.effectiveRate}`);
+        expect(presentCalc(s)).toEqual(
+          presentCalc(calculate({ amount: new Decimal(a), months: 61, promotions: 'include', terms: t })),
+        );
+      }
+      return out;
+    };
+    expect(digits(['5000', '5000.01'])).toEqual(digits(['5000.01', '5000']));
   });
 
   it('bounds a 600-month monthly run that crosses two tiers where the balance crosses them', () => {

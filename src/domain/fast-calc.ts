@@ -26,10 +26,9 @@
 import { LRUCache } from 'lru-cache';
 import type { Decimal } from './decimal.js';
 import { calculate } from './calc.js';
+import { Bounds, compile, trace, type AffineRun } from './fast-calc-trace.js';
 import {
   answers,
-  Bounds,
-  compile,
   findPiece,
   insertPiece,
   makePiece,
@@ -38,9 +37,7 @@ import {
   SMALLEST_AMOUNT,
   sameTerms,
   summaryOf,
-  trace,
   yieldsOf,
-  type AffineRun,
   type Entry,
   type ExactResult,
   type Piece,
