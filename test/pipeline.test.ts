@@ -425,4 +425,23 @@ describe('the list in slices', () => {
     // Slices of 4 ms: the loop was let go many times (a machine busy with other tests stretches both).
     expect(longestGap).toBeLessThan(took / 3);
   });
+
+  it('yields after every offer whose ranking built pieces, and only every 16 offers once they are built', () => {
+    const q = productQuery({ amount: new Decimal('43210.98'), horizon: 91, type: 'all' });
+    const ctx: PipelineContext = { catalog, calc: createCalcService(), marketBest, now };
+    const yields = () => {
+      const steps = listSteps(ctx, q);
+      let count = 0;
+      while (!steps.next().done) count++;
+      return count;
+    };
+    const before = ctx.calc.work();
+    const cold = yields();
+    const built = ctx.calc.work() - before;
+    const warm = yields();
+    expect(ctx.calc.work() - before).toBe(built); // the second list built nothing
+    expect(built).toBeGreaterThan(50);
+    expect(cold).toBeGreaterThanOrEqual(built);
+    expect(warm).toBeLessThan(cold - built / 2);
+  });
 });
