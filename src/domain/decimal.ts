@@ -10,8 +10,61 @@ export const HUNDRED = new Decimal(100);
 
 /** Rounds once, at the end, half-up to two decimals: the only way a value leaves the domain as text. */
 export function toFixed2(value: Decimal): string {
-  const s = value.toFixed(2, DecimalJs.ROUND_HALF_UP);
-  return s === '-0.00' ? '0.00' : s;
+  return centsText(value.s < 0, roundedDigits(value, 2));
+}
+
+// Every shown value goes through toFixed2 (and present.ts's toCents): hundreds per list, a dozen per
+// month of a detail's steps. decimal.js's toFixed makes two Decimals on the way; these read its digits
+// once (the documented `d` limbs and `e` exponent, as compareDecimals does) and round on the text.
+// src/domain/decimal.test.ts holds them to decimal.js's toFixed for random values.
+
+const SEVEN_ZEROS = '0000000';
+
+/**
+ * |value| × 10^places as decimal digits, half-up (ties away from zero): at least places + 1 digits, with
+ * leading zeros where |value| < 1.
+ */
+export function roundedDigits(value: Decimal, places: number): string {
+  const x = value as unknown as { e: number; d: number[] };
+  const d = x.d;
+  if (!d[0]) return '0'.repeat(places + 1);
+  let sig = String(d[0]);
+  for (let i = 1; i < d.length; i++) {
+    const limb = String(d[i]);
+    sig += SEVEN_ZEROS.slice(limb.length) + limb;
+  }
+  // sig[0] is the digit of 10^e; the digits kept run from there down to 10^-places.
+  const count = x.e + places + 1;
+  let digits: string;
+  let next: number;
+  if (count <= 0) {
+    digits = '';
+    next = count === 0 ? sig.charCodeAt(0) - 48 : 0;
+  } else if (sig.length > count) {
+    digits = sig.slice(0, count);
+    next = sig.charCodeAt(count) - 48;
+  } else {
+    digits = sig + '0'.repeat(count - sig.length);
+    next = 0;
+  }
+  if (digits.length < places + 1) digits = '0'.repeat(places + 1 - digits.length) + digits;
+  return next >= 5 ? incremented(digits) : digits;
+}
+
+/** A string of decimal digits plus one. */
+export function incremented(digits: string): string {
+  let i = digits.length - 1;
+  while (i >= 0 && digits.charCodeAt(i) === 57) i--;
+  if (i < 0) return '1' + '0'.repeat(digits.length);
+  return digits.slice(0, i) + String.fromCharCode(digits.charCodeAt(i) + 1) + '0'.repeat(digits.length - 1 - i);
+}
+
+/** Cents as digits (at least three) to "123.45", signed unless it is zero. */
+export function centsText(negative: boolean, cents: string): string {
+  let start = 0;
+  while (start < cents.length - 3 && cents.charCodeAt(start) === 48) start++;
+  const text = `${cents.slice(start, -2)}.${cents.slice(-2)}`;
+  return negative && /[1-9]/.test(cents) ? `-${text}` : text;
 }
 
 /**

@@ -12,7 +12,7 @@
 // sum holds as 19.37499999999999999999999999999999; toFixed2 of that shows 19.37, a cent short.
 // So the digits past the 16th are dropped (half-up) first; the noise is at most ≈1e-27 of the
 // scale, so whatever still lies off a half cent after that is a real difference, not noise.
-import { Decimal, toFixed2 } from './decimal.js';
+import { centsText, Decimal, incremented, roundedDigits, toFixed2 } from './decimal.js';
 import type { CalcResult, CalcStep } from './types.js';
 
 /** Significant digits (of the value's scale) that count for the cent. */
@@ -53,13 +53,18 @@ export type PresentableCalc = Omit<CalcResult, 'steps'> & { steps?: readonly Cal
  * The decimals kept before the cent rounding: 16 significant digits of max(|v|, 10^scaleExp).
  * Money uses the amount's exponent as scale (its noise is relative to the balances), rates 0.
  */
-function keptDecimals(v: Decimal, scaleExp: number): number {
+export function keptDecimals(v: Decimal, scaleExp: number): number {
   return Math.max(3, SIGNIFICANT - 1 - Math.max(v.e, scaleExp));
 }
 
 /** Half-up to the cent, after dropping the noise digits (see the file comment). */
 export function toCents(v: Decimal, scaleExp = 0): string {
-  return toFixed2(v.toDecimalPlaces(keptDecimals(v, scaleExp), Decimal.ROUND_HALF_UP));
+  // Both roundings on the digits: half-up to the kept decimals, then half-up to the cent.
+  const kept = keptDecimals(v, scaleExp);
+  const digits = roundedDigits(v, kept);
+  const end = digits.length - (kept - 2);
+  const cents = digits.slice(0, end);
+  return centsText(v.s < 0, digits.charCodeAt(end) >= 53 ? incremented(cents) : cents);
 }
 
 /** toCents for money: the amount sets the scale. */
