@@ -5,6 +5,7 @@
 import type { DocumentNode } from 'graphql';
 import type { Context } from '../graphql/context.js';
 import { CACHE_CONTROL, PAGING_HEADER } from '../http/layer.js';
+import { jsonBytes } from './json-bytes.js';
 import type { ParamSpec } from './params.js';
 
 export type Variables = Record<string, unknown>;
@@ -76,7 +77,7 @@ export interface RestRoute {
 }
 
 export const json = (body: unknown, init: { status?: number; headers?: Record<string, string> } = {}) =>
-  new Response(JSON.stringify(body), {
+  new Response(jsonBytes(body), {
     status: init.status ?? 200,
     headers: { 'content-type': 'application/json; charset=utf-8', ...init.headers },
   });
