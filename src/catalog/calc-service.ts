@@ -47,7 +47,10 @@ export interface CalcService {
     bytes: (value: T) => number,
     make: () => Promise<T>,
   ): Promise<T>;
-  /** The calculator's work so far (pieces built, reference runs): it moves when a ranking was not a lookup. */
+  /**
+   * The calculator's work so far (pieces traced, reference runs), for lists, plans and models alike: it moves
+   * when a calculation was not a lookup.
+   */
   work(): number;
   stats(): CalculatorStats & {
     constantYields: number;
@@ -61,6 +64,22 @@ export interface CalcService {
     maxBytes: number;
   };
   clear(): void;
+}
+
+/**
+ * For a loop over offers that runs in slices (lane.ts): whether to yield before the next offer. Every
+ * `every` offers, and after any offer whose calculation was work (a piece traced, the reference run),
+ * not a lookup. Where it yields is counted, never timed, so the result does not depend on it.
+ */
+export function pausePoints(calc: Pick<CalcService, 'work'>, every: number): () => boolean {
+  let work = calc.work();
+  let count = 0;
+  return () => {
+    const now = calc.work();
+    const due = ++count % every === 0 || now !== work;
+    work = now;
+    return due;
+  };
 }
 
 /** horizon for flexible and notice accounts, the term for deposits (contract §2). */

@@ -6,7 +6,7 @@ import { compareDecimals, type Decimal } from '../domain/decimal.js';
 import type { DgsSplit, OfferType } from '../domain/types.js';
 import type { CalcSummary } from '../domain/types.js';
 import { drain } from '../domain/plan/search.js';
-import type { CalcService } from './calc-service.js';
+import { pausePoints, type CalcService } from './calc-service.js';
 import { compileFilters, F } from './filters.js';
 import { answerInstant } from './freshness.js';
 import type { MarketBest } from './market.js';
@@ -243,14 +243,11 @@ export function* listSteps(ctx: PipelineContext, q: ProductQuery): Generator<voi
   const typeMax: Record<OfferType, RankedOffer | null> = { flexible: null, notice: null, deposit: null };
   const termBest = new Map<number, RankedOffer>();
 
-  let work = calc.work();
+  // Also after an offer whose ranking traced its calculation's pieces (a new amount range or horizon): that
+  // one offer may have taken a millisecond or more.
+  const due = pausePoints(calc, LIST_STEP);
   for (let i = 0; i < n; i++) {
-    // Also after an offer whose ranking built its calculation's pieces (a new amount range or horizon):
-    // that one offer may have taken a millisecond or more.
-    if (i % LIST_STEP === LIST_STEP - 1 || calc.work() !== work) {
-      work = calc.work();
-      yield;
-    }
+    if (due()) yield;
     const mask = masks[i]!;
     const stage = stages[i]!;
     if (mask === 0) {

@@ -23,7 +23,7 @@ import {
 } from '../domain/plan.js';
 import { planTotals, type PlanTotals } from '../domain/plan-totals.js';
 import type { PlanSort, UnplacedCode } from '../domain/vocabulary.js';
-import { calcMode, periodOf, type CalcService } from './calc-service.js';
+import { calcMode, pausePoints, periodOf, type CalcService } from './calc-service.js';
 import { compileFilters } from './filters.js';
 import { answerInstant } from './freshness.js';
 import { offerResult, type OfferResult } from './pipeline.js';
@@ -130,31 +130,32 @@ function modelOf(
   offer: CatalogOffer,
   lo: number,
   hi: number,
-): { model: OfferModel; made: boolean } {
+): OfferModel {
   const months = periodOf(offer, q.horizon);
   const mode = calcMode(q.promotions);
   const models = ctx.calc.planModels(ctx.catalog);
   const key = `${offer.id}|${months}|${mode}|${objective}`;
-  const kept = models.get(key);
-  if (kept) return { model: kept, made: false };
-  const { calc } = ctx;
-  const { horizon, promotions } = q;
-  const model = offerModel(
-    {
-      terms: offer.terms,
-      months,
-      promotions: mode,
-      pieceAt: (amount) => calc.piece(offer, amount, horizon, promotions),
-      yieldsAt: (amount) => calc.yieldsAt(offer, amount, horizon, promotions),
-      comparableAt: (amount) => comparableTotals({ amount, months, promotions: mode, terms: offer.terms }),
-    },
-    objective,
-    EURO,
-    lo,
-    hi,
-  );
-  models.set(key, model);
-  return { model, made: true };
+  let model = models.get(key);
+  if (!model) {
+    const { calc } = ctx;
+    const { horizon, promotions } = q;
+    model = offerModel(
+      {
+        terms: offer.terms,
+        months,
+        promotions: mode,
+        pieceAt: (amount) => calc.piece(offer, amount, horizon, promotions),
+        yieldsAt: (amount) => calc.yieldsAt(offer, amount, horizon, promotions),
+        comparableAt: (amount) => comparableTotals({ amount, months, promotions: mode, terms: offer.terms }),
+      },
+      objective,
+      EURO,
+      lo,
+      hi,
+    );
+    models.set(key, model);
+  }
+  return model;
 }
 
 /** The list's query for the filters a plan shares with it. */
@@ -211,12 +212,10 @@ export function* planSteps(ctx: PlanContext, q: PlanQuery): Generator<void, Savi
   const candidates: PlanCandidate[] = [];
   // Those whose minimum is above the whole amount too: they count as room when explaining a rest.
   const eligible: CatalogOffer[] = [];
-  let scanned = 0;
-  let made = false;
+  // Every 16 offers, and after an offer whose model traced its pieces over its amounts (milliseconds).
+  const due = pausePoints(calc, 16);
   for (const offer of catalog.offers) {
-    // Also after a model was made: it traced the offer's pieces over its amounts (milliseconds at times).
-    if (++scanned % 16 === 0 || made) yield;
-    made = false;
+    if (due()) yield;
     if (fails(offer) !== 0 || !offer.institution.dgs.verified) continue;
     const [lo, hi] = domainOf(offer);
     if (lo > hi) continue;
@@ -227,9 +226,7 @@ export function* planSteps(ctx: PlanContext, q: PlanQuery): Generator<void, Savi
       groupOf.set(offer.institution, (group = institutions.length));
       institutions.push(offer.institution);
     }
-    const modelled = modelOf(ctx, q, objective, offer, lo, hi);
-    const model = modelled.model;
-    made = modelled.made;
+    const model = modelOf(ctx, q, objective, offer, lo, hi);
     // The search asks again for values it has asked before (bounds, leaves): once per request.
     const seen = new Map<number, Decimal>();
     offers.push(offer);

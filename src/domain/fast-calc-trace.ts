@@ -30,7 +30,6 @@ export interface Compiled {
   promoted: Affine[];
   /** Per tier, with the promotion running and B at or above maxBalance; null where not affine. */
   capped: (Affine | null)[];
-  credits: boolean[];
   withholdingRate: Decimal;
   taxed: boolean;
   fees: Decimal;
@@ -38,10 +37,10 @@ export interface Compiled {
   /**
    * Per month that starts a crediting period: how many periods in a row from there have its length and
    * lie wholly inside or wholly after the promotion (0: this one straddles the promotion's end, or the
-   * month starts no period). What `trace` may cover in one closed-form step.
+   * month starts no period). What `trace` may take as one run.
    */
   alike: number[];
-  /** Per month: the month that credits what it accrues (the next credit month, itself included). */
+  /** Per month: the month that credits what it accrues (the next credit month; a credit month is its own). */
   creditAt: number[];
   /**
    * No rate below 0 and withholding within 0–100 %: a balance in a regime then never falls, so a run of
@@ -78,11 +77,9 @@ export function compile(terms: CalcTerms, months: number, mode: PromotionsMode):
       }
     }
   }
-  const credits = [false];
-  for (let m = 1; m <= months; m++) credits.push(creditsInMonth(terms.payout, m, months));
   const promotionMonths = promotion === null ? 0 : Math.min(promotion.months, months);
   const creditAt = new Array<number>(months + 2).fill(0);
-  for (let m = months; m >= 1; m--) creditAt[m] = credits[m] ? m : creditAt[m + 1]!;
+  for (let m = months; m >= 1; m--) creditAt[m] = creditsInMonth(terms.payout, m, months) ? m : creditAt[m + 1]!;
   const alike = new Array<number>(months + 2).fill(0);
   const starts: number[] = [];
   for (let m = 1; m <= months; m = creditAt[m]! + 1) starts.push(m);
@@ -115,7 +112,6 @@ export function compile(terms: CalcTerms, months: number, mode: PromotionsMode):
     cap,
     promoted,
     capped,
-    credits,
     withholdingRate: terms.withholdingRate,
     taxed: !terms.withholdingRate.isZero(),
     fees: feesFor(terms.annualFee, months),
@@ -278,8 +274,6 @@ export function trace(
       }
       if (top !== null) bounds.lowerHi(at(top, lastS, lastT, lastExact), lastExact);
       if (capped && !above) bounds.lowerHi(at(c.cap!, lastS, lastT, lastExact), lastExact);
-      tierDone = -1;
-      capDone = false;
       continue;
     }
 
@@ -297,7 +291,7 @@ export function trace(
       }
     }
     accrue(regime, m);
-    if (c.credits[m]) credit();
+    if (c.creditAt[m] === m) credit();
     m++;
   }
   return { firstS, firstT, grossS, grossT, taxS, taxT };

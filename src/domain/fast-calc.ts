@@ -119,7 +119,7 @@ export interface Calculator {
    */
   pieceAt(key: string, input: CalcInput): PieceShape | null;
   stats(): CalculatorStats;
-  /** Pieces built and reference runs so far: a caller working through many offers yields when it moves. */
+  /** Pieces traced and reference runs so far: a caller working through many offers yields when it moves. */
   work(): number;
   clear(): void;
 }
@@ -140,6 +140,8 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
   let misses = 0;
   let evictions = 0;
   let fallbacks = 0;
+  // Traces run (by evaluate, evaluateYields and pieceAt alike): with the reference runs, the calculator's work.
+  let traces = 0;
   let exactHits = 0;
   let unpieceable = 0;
   let guarded = 0;
@@ -194,6 +196,7 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
   }
 
   function build(entry: Entry, amount: Decimal): Piece | null {
+    traces++;
     const c = entry.compiled;
     const bounds = new Bounds();
     const actual = trace(c, amount, c.terms.interestCompounds, bounds);
@@ -359,7 +362,7 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
     evaluateYields,
     constantYields,
     pieceAt,
-    work: () => misses + fallbacks,
+    work: () => traces + fallbacks,
     stats: () => ({
       keys: entries.size,
       pieces: pieceCount,
