@@ -13,6 +13,16 @@ export function toFixed2(value: Decimal): string {
   return centsText(value.s < 0, roundedDigits(value, 2));
 }
 
+/**
+ * Half-up to `kept` decimals (kept ≥ 2), then half-up to two: toFixed2 of value.toDecimalPlaces(kept),
+ * for present.ts, which drops a computation's noise digits before the cent.
+ */
+export function toFixed2After(value: Decimal, kept: number): string {
+  const digits = roundedDigits(value, kept);
+  const end = digits.length - (kept - 2);
+  return centsText(value.s < 0, halfUp(digits.slice(0, end), digits.charCodeAt(end) - 48));
+}
+
 // Every shown value goes through toFixed2 (and present.ts's toCents): hundreds per list, a dozen per
 // month of a detail's steps. decimal.js's toFixed makes two Decimals on the way; these read its digits
 // once (the documented `d` limbs and `e` exponent, as compareDecimals does) and round on the text.
@@ -24,7 +34,7 @@ const SEVEN_ZEROS = '0000000';
  * |value| × 10^places as decimal digits, half-up (ties away from zero): at least places + 1 digits, with
  * leading zeros where |value| < 1.
  */
-export function roundedDigits(value: Decimal, places: number): string {
+function roundedDigits(value: Decimal, places: number): string {
   const x = value as unknown as { e: number; d: number[] };
   const d = x.d;
   if (!d[0]) return '0'.repeat(places + 1);
@@ -48,11 +58,16 @@ export function roundedDigits(value: Decimal, places: number): string {
     next = 0;
   }
   if (digits.length < places + 1) digits = '0'.repeat(places + 1 - digits.length) + digits;
+  return halfUp(digits, next);
+}
+
+/** Decimal digits rounded half-up by the digit that follows them. */
+function halfUp(digits: string, next: number): string {
   return next >= 5 ? incremented(digits) : digits;
 }
 
 /** A string of decimal digits plus one. */
-export function incremented(digits: string): string {
+function incremented(digits: string): string {
   let i = digits.length - 1;
   while (i >= 0 && digits.charCodeAt(i) === 57) i--;
   if (i < 0) return '1' + '0'.repeat(digits.length);
@@ -60,7 +75,7 @@ export function incremented(digits: string): string {
 }
 
 /** Cents as digits (at least three) to "123.45", signed unless it is zero. */
-export function centsText(negative: boolean, cents: string): string {
+function centsText(negative: boolean, cents: string): string {
   let start = 0;
   while (start < cents.length - 3 && cents.charCodeAt(start) === 48) start++;
   const text = `${cents.slice(start, -2)}.${cents.slice(-2)}`;

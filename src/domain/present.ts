@@ -12,7 +12,7 @@
 // sum holds as 19.37499999999999999999999999999999; toFixed2 of that shows 19.37, a cent short.
 // So the digits past the 16th are dropped (half-up) first; the noise is at most ≈1e-27 of the
 // scale, so whatever still lies off a half cent after that is a real difference, not noise.
-import { centsText, Decimal, incremented, roundedDigits, toFixed2 } from './decimal.js';
+import { Decimal, toFixed2, toFixed2After } from './decimal.js';
 import type { CalcResult, CalcStep } from './types.js';
 
 /** Significant digits (of the value's scale) that count for the cent. */
@@ -59,12 +59,7 @@ export function keptDecimals(v: Decimal, scaleExp: number): number {
 
 /** Half-up to the cent, after dropping the noise digits (see the file comment). */
 export function toCents(v: Decimal, scaleExp = 0): string {
-  // Both roundings on the digits: half-up to the kept decimals, then half-up to the cent.
-  const kept = keptDecimals(v, scaleExp);
-  const digits = roundedDigits(v, kept);
-  const end = digits.length - (kept - 2);
-  const cents = digits.slice(0, end);
-  return centsText(v.s < 0, digits.charCodeAt(end) >= 53 ? incremented(cents) : cents);
+  return toFixed2After(v, keptDecimals(v, scaleExp));
 }
 
 /** toCents for money: the amount sets the scale. */
