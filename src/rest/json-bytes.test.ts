@@ -49,6 +49,14 @@ describe('jsonBytes', () => {
     ['a top-level array', Array.from({ length: 12 }, (_, i) => ({ i }))],
     ['a string', 'č'],
     ['an object with toJSON', { toJSON: () => ({ a: 1 }) }],
+    [
+      'values whose toJSON gives nothing (left out of an object, null in an array)',
+      {
+        gone: { toJSON: () => undefined },
+        items: Array.from({ length: 9 }, (_, i) => (i % 2 ? { toJSON: () => undefined } : i)),
+        kept: 1,
+      },
+    ],
     ['an empty object', {}],
   ])('is the same for %s', (_name, value) => same(value));
 });

@@ -15,9 +15,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return (proto === Object.prototype || proto === null) && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
 }
 
-/** What JSON.stringify leaves out of an object, and writes as null in an array. */
-const skipped = (v: unknown) => v === undefined || typeof v === 'function' || typeof v === 'symbol';
-
 /** Buffers over ArrayBuffers of their own (never shared memory), as a Response body takes them. */
 type Bytes = Uint8Array<ArrayBuffer>;
 
@@ -25,23 +22,26 @@ export function jsonBytes(value: unknown): Bytes {
   if (!isPlainObject(value)) return Buffer.from(JSON.stringify(value) ?? '', 'utf8') as Bytes;
   const parts: Buffer[] = [];
   let text = '{';
-  let first = true;
   for (const key of Object.keys(value)) {
     const v = value[key];
-    if (skipped(v)) continue;
-    text += `${first ? '' : ','}${JSON.stringify(key)}:`;
-    first = false;
-    if (Array.isArray(v) && v.length >= SPLIT_FROM && typeof (v as { toJSON?: unknown }).toJSON !== 'function') {
-      text += '[';
-      for (let i = 0; i < v.length; i++) {
-        const element = v[i] as unknown;
-        const json = skipped(element) ? 'null' : (JSON.stringify(element) ?? 'null');
-        parts.push(Buffer.from(i === 0 ? text : `${text},`, 'utf8'));
-        text = '';
-        parts.push(Buffer.from(json, 'utf8'));
-      }
-      text += ']';
-    } else text += JSON.stringify(v);
+    const split =
+      Array.isArray(v) && v.length >= SPLIT_FROM && typeof (v as { toJSON?: unknown }).toJSON !== 'function';
+    // What JSON.stringify gives no text (undefined, a function, a symbol) it leaves out of an object…
+    const json = split ? '' : JSON.stringify(v);
+    if (json === undefined) continue;
+    text += `${text === '{' ? '' : ','}${JSON.stringify(key)}:`;
+    if (!split) {
+      text += json;
+      continue;
+    }
+    text += '[';
+    for (let i = 0; i < v.length; i++) {
+      parts.push(Buffer.from(i === 0 ? text : `${text},`, 'utf8'));
+      text = '';
+      // …and writes as null in an array.
+      parts.push(Buffer.from(JSON.stringify(v[i]) ?? 'null', 'utf8'));
+    }
+    text += ']';
   }
   parts.push(Buffer.from(`${text}}`, 'utf8'));
   return (parts.length === 1 ? parts[0]! : Buffer.concat(parts)) as Bytes;
