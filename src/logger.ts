@@ -1,5 +1,6 @@
 // One structured JSON line per event (pino): what operators grep and ship to their log store.
 import { pino, type Logger } from 'pino';
+import { ATOMIC_WRITE_BYTES, LineWriter } from './log-lines.js';
 
 export type { Logger };
 
@@ -12,22 +13,25 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 /**
  * The service's log: standard output, written in batches rather than one write per line (a line per
  * request would otherwise cost a system call per request), and at least every second, so that a quiet
- * service's lines ("listening on …") are not held back until the batch is full. Flush it before exiting.
- * Each write is whole lines and at most PIPE_BUF (4096) bytes, which a pipe writes in one piece: the
- * workers of a cluster share one standard output, and their lines never interleave mid-line. When the
- * reader of standard output falls behind, at most MAX_LOG_BACKLOG is held: a flood of requests then
- * costs whole lines of the log (dropped as they come), not the process its memory.
+ * service's lines ("listening on …") are not held back until the batch is full (src/log-lines.ts: whole
+ * lines; at most 4,096 bytes a write where a cluster's processes share standard output, which a pipe
+ * keeps in one piece).
+ * When the reader of standard output falls behind, at most MAX_LOG_BACKLOG is held: a flood of requests
+ * then costs whole lines of the log (dropped as they come), not the process its memory. Flush it before
+ * exiting.
  */
 const MAX_LOG_BACKLOG = 8 * 1024 * 1024;
 
-export function serviceLogger(level: string): { logger: Logger; flush(): void } {
-  const destination = pino.destination({
-    dest: 1,
-    sync: false,
-    minLength: 2048,
-    maxWrite: 4096,
-    maxLength: MAX_LOG_BACKLOG,
-    periodicFlush: 1000,
+/** What a process that has standard output to itself writes at most at once. */
+const MAX_WRITE = 1024 * 1024;
+
+/** `shared`: other processes write to the same standard output (a cluster's primary and workers). */
+export function serviceLogger(level: string, { shared = false } = {}): { logger: Logger; flush(): void } {
+  const destination = new LineWriter(1, {
+    minBytes: 2048,
+    maxWriteBytes: shared ? ATOMIC_WRITE_BYTES : MAX_WRITE,
+    maxBacklogBytes: MAX_LOG_BACKLOG,
+    flushEveryMs: 1000,
   });
   return { logger: createLogger(level, destination), flush: () => destination.flushSync() };
 }

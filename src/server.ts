@@ -88,7 +88,9 @@ async function main() {
   const config = configOrExit();
   const worker = cluster.isWorker ? cluster.worker!.id : null;
   const memory = memoryPlanOf(config);
-  const { logger: processLogger, flush } = serviceLogger(config.logLevel);
+  const { logger: processLogger, flush } = serviceLogger(config.logLevel, {
+    shared: worker !== null || config.workers > 1,
+  });
   const link = workerLink();
   const logger = worker === null ? processLogger : processLogger.child({ worker });
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
