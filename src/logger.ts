@@ -22,6 +22,9 @@ export function createLogger(level: string, destination?: pino.DestinationStream
  */
 const MAX_LOG_BACKLOG = 8 * 1024 * 1024;
 
+/** How often lines dropped are counted in the log. */
+const DROPPED_EVERY_MS = 10_000;
+
 /** What a process that has standard output to itself writes at most at once. */
 const MAX_WRITE = 1024 * 1024;
 
@@ -33,5 +36,13 @@ export function serviceLogger(level: string, { shared = false } = {}): { logger:
     maxBacklogBytes: MAX_LOG_BACKLOG,
     flushEveryMs: 1000,
   });
-  return { logger: createLogger(level, destination), flush: () => destination.flushSync() };
+  const logger = createLogger(level, destination);
+  // Lines lost are said, once the log has room again: a gap in the log then has its reason in it.
+  let said = 0;
+  setInterval(() => {
+    if (destination.dropped === said) return;
+    logger.warn({ dropped: destination.dropped - said }, 'log lines dropped: standard output was read too slowly');
+    said = destination.dropped;
+  }, DROPPED_EVERY_MS).unref();
+  return { logger, flush: () => destination.flushSync() };
 }
