@@ -1,4 +1,5 @@
-// npm run bench:compare [-- --base 1ea7a2d --duration 5 --rounds 2 --base-node node --head-node node --only name]
+// npm run bench:compare [-- --base 1ea7a2d --duration 5 --rounds 2 --base-node node --head-node node --only name
+//   --bare-processes N]
 // What one answer costs, this build against an earlier commit, in one run on this machine. The earlier
 // commit is checked out in bench/.baseline/<commit> (git worktree), installed with its own lockfile and
 // built with its own scripts, once; it runs on the machine's node by default (its package.json pins
@@ -6,8 +7,9 @@
 // same seed) and the same wrk scenarios, alternated base, head, base, head. Per scenario: req/s, p50
 // and p99, and the CPU each answer took (user + system time of every process of the service, from
 // the kernel, divided by the answers wrk counted); after every scenario the resident memory of all
-// processes. A bare node:http server replaying the head's bytes on two processes shows where wrk's own
-// limit is, and what an answer costs with nothing but Node's HTTP (its CPU per answer: the floor).
+// processes. A bare node:http server replaying the head's bytes on as many processes as the head serves
+// on shows where wrk's own limit is, and what an answer costs with nothing but Node's HTTP (its CPU per
+// answer: the floor).
 // Writes bench/results/compare-<time>.json.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -68,6 +70,11 @@ async function cpuSecondsOf(pid: number): Promise<number> {
     ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
   }
   return ticks / 100;
+}
+
+/** The processes that answer requests: a cluster's workers, or the one process that runs alone. */
+async function servingProcesses(pid: number): Promise<number> {
+  return Math.max(1, (await descendantsOf(pid)).length);
 }
 
 interface Run extends Measured {
@@ -145,11 +152,14 @@ async function main() {
     const withEtag = (s: Scenario, which: 'base' | 'head'): Scenario =>
       s.name.startsWith('304') ? { ...s, headers: { 'if-none-match': etags[which] } } : s;
 
-    // The bare server: the head's bytes for each scenario's first URL, replayed on two processes.
+    // The bare server: the head's bytes for each scenario's first URL, replayed on as many processes as
+    // the head serves on (its workers; one when it runs alone, the default on this machine).
+    const bareProcesses = Number(arg('bare-processes', '0')) || (await servingProcesses(services.head.pid));
+    console.error(`the bare server replays on ${bareProcesses} process${bareProcesses > 1 ? 'es' : ''}`);
     const bare = await startBare(
       services.head.base,
       scenarios.map((s) => withEtag(s, 'head')),
-      2,
+      bareProcesses,
       path.join(root, 'bench', '.recorded-compare.json'),
     );
 
@@ -189,6 +199,7 @@ async function main() {
       scale,
       days,
       duration,
+      bareProcesses,
       rounds,
       rssAtStart,
       results,
