@@ -125,15 +125,22 @@ export function ineligibility(
   return null;
 }
 
+/** A catalogue's counts for the market summary: the same for every list of it, counted once. */
+const marketCounts = new WeakMap<Catalog, Omit<MarketSummary, 'best'>>();
+
 /** The market summary over all active offers, whatever the filters. */
 export function marketSummary(catalog: Catalog, best: MarketBest): MarketSummary {
-  const institutions = new Set(catalog.offers.map((o) => o.institution));
-  return {
-    offers: catalog.offers.length,
-    institutions: institutions.size,
-    verifiedDgs: [...institutions].filter((i) => i.dgs.verified).length,
-    best,
-  };
+  let counts = marketCounts.get(catalog);
+  if (!counts) {
+    const institutions = new Set(catalog.offers.map((o) => o.institution));
+    counts = {
+      offers: catalog.offers.length,
+      institutions: institutions.size,
+      verifiedDgs: [...institutions].filter((i) => i.dgs.verified).length,
+    };
+    marketCounts.set(catalog, counts);
+  }
+  return { ...counts, best };
 }
 
 /** One offer as shown outside a list (the detail, its same-licence offers): whatever its eligibility. */
