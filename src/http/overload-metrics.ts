@@ -36,18 +36,11 @@ export function registerOverloadMetrics(registry: Registry, figures: () => LoadF
   following(
     'savings_requests_refused_total',
     'Requests refused with 503 for load since start (reason=full: the bound and its queue were full; waited: no ' +
-      'slot within QUEUE_WAIT_MS; standing: refused at once while the queue did not drain, another request having ' +
-      'waited in vain within QUEUE_WAIT_MS; plan_lane: a savings plan while the lane ran as many as it may).',
+      'slot within QUEUE_WAIT_MS; plan_lane: a savings plan while the lane ran as many as it may).',
     'reason',
     () => {
       const { inFlight, lane } = figures();
-      const refused = inFlight?.refused;
-      return {
-        full: refused?.full ?? 0,
-        waited: refused?.waited ?? 0,
-        standing: refused?.standing ?? 0,
-        plan_lane: lane.refused,
-      };
+      return { full: inFlight?.refused.full ?? 0, waited: inFlight?.refused.waited ?? 0, plan_lane: lane.refused };
     },
   );
   following(

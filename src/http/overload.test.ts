@@ -9,7 +9,7 @@ describe('InFlight', () => {
     expect([bound.enter(), bound.enter(), bound.enter()]).toEqual([true, true, false]);
     bound.leave();
     expect(bound.enter()).toBe(true);
-    expect(bound.figures()).toMatchObject({ inFlight: 2, admitted: 3, refused: { full: 1, waited: 0, standing: 0 } });
+    expect(bound.figures()).toMatchObject({ inFlight: 2, admitted: 3, refused: { full: 1, waited: 0 } });
   });
 
   it('gives a freed slot to the longest waiting, in order, without going over the limit', async () => {
@@ -42,29 +42,6 @@ describe('InFlight', () => {
     bound.leave();
     await later(1);
     expect(bound.figures().inFlight).toBe(0);
-  });
-
-  it('refuses at once while the queue stands (a request waited in vain within the last wait), and queues again after', async () => {
-    const bound = new InFlight({ limit: 1, queueWaitMs: 40, queueMax: 4 });
-    expect(bound.enter()).toBe(true);
-    // a burst: the first beyond the limit waits
-    await expect(bound.enter()).resolves.toBe(false);
-    // it waited in vain: the next is refused at once, not after another 40 ms
-    const asked = performance.now();
-    expect(bound.enter()).toBe(false);
-    expect(performance.now() - asked).toBeLessThan(5);
-    expect(bound.figures().refused).toEqual({ full: 0, waited: 1, standing: 1 });
-    // a wait later, a request beyond the limit may wait again, and gets the slot freed meanwhile
-    await later(45);
-    const waiting = bound.enter();
-    expect(waiting).toBeInstanceOf(Promise);
-    bound.leave();
-    await expect(waiting).resolves.toBe(true);
-    // a request that got its slot after waiting does not make the queue standing
-    const next = bound.enter();
-    expect(next).toBeInstanceOf(Promise);
-    bound.leave();
-    await expect(next).resolves.toBe(true);
   });
 
   it('answers a refusal as problem+json with Retry-After', async () => {

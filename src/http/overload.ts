@@ -2,8 +2,7 @@
 // every other one wait longer, and clients that time out come back as more requests: so at most `limit`
 // computed answers are in progress; a request beyond them waits a short, bounded time for one to finish
 // and is otherwise refused at once (503 with Retry-After) — "serve some users well rather than all users
-// badly". While the queue stands (a request waited in vain within the last wait), one beyond the limit
-// is refused at once rather than made to wait for the same refusal. The limit adapts to the latency the process gives (`adjust`, from the event loop's lag, as
+// badly". The limit adapts to the latency the process gives (`adjust`, from the event loop's lag, as
 // the gradient and Vegas algorithms do from round trips): it shrinks by a quarter when the loop lags
 // beyond its target while the limit is reached, and grows by one when it does not lag, up to MAX_IN_FLIGHT.
 // What never waits here: finished answers from the cache and 304s (the gate answers them before),
@@ -22,12 +21,7 @@ export interface InFlightOptions {
   queueMax?: number;
 }
 
-/**
- * Why a request was refused: `full`, the bound and its queue were full; `waited`, no slot came within
- * the wait; `standing`, the queue had stopped draining (a request that waited was refused within the
- * last wait), so waiting would only have delayed the same answer.
- */
-export type Refusal = 'full' | 'waited' | 'standing';
+export type Refusal = 'full' | 'waited';
 
 export interface InFlightFigures {
   inFlight: number;
@@ -59,9 +53,7 @@ export class InFlight {
   private inFlight = 0;
   private readonly waiters: Waiter[] = [];
   private admitted = 0;
-  private readonly refused: Record<Refusal, number> = { full: 0, waited: 0, standing: 0 };
-  /** When a request was last refused after waiting its whole wait (-Infinity: never). */
-  private lastWaitedOut = -Infinity;
+  private readonly refused: Record<Refusal, number> = { full: 0, waited: 0 };
   private queued = 0;
   private queuedSeconds = 0;
 
@@ -104,12 +96,6 @@ export class InFlight {
       this.refused.full++;
       return false;
     }
-    // A queue that let a request wait its whole wait in vain lately is standing, not absorbing a burst
-    // (CoDel's reading of a queue): another request would wait as long for the same 503.
-    if (performance.now() - this.lastWaitedOut < this.queueWaitMs) {
-      this.refused.standing++;
-      return false;
-    }
     return new Promise<boolean>((resolve) => {
       const waiter: Waiter = {
         since: performance.now(),
@@ -117,7 +103,6 @@ export class InFlight {
         timer: setTimeout(() => {
           this.waiters.splice(this.waiters.indexOf(waiter), 1);
           this.refused.waited++;
-          this.lastWaitedOut = performance.now();
           this.wasQueued(waiter);
           resolve(false);
         }, this.queueWaitMs),
