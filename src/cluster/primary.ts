@@ -18,7 +18,7 @@ import { RateLimiter } from '../http/rate-limit.js';
 import type { Logger } from '../logger.js';
 import type { MemoryPlan } from '../memory.js';
 import { Backoff, serveFallback, type Fallback } from './fallback.js';
-import { workerFlags } from './flags.js';
+import { serviceEnv, workerFlags } from './flags.js';
 import { stopOnSignals } from './lifecycle.js';
 import { isOurs, type ToPrimary, type ToWorker } from './messages.js';
 import { aggregateMetrics, combineStats, processFigures } from './stats.js';
@@ -130,7 +130,7 @@ export async function runPrimary({ config, logger, flush, memory, prepare, start
   cluster.on('message', onMessage);
 
   const fork = () => {
-    const worker = cluster.fork({ SAVINGS_WORKER_HEAP_MB: String(memory.heapMb) });
+    const worker = cluster.fork({ ...serviceEnv(), SAVINGS_WORKER_HEAP_MB: String(memory.heapMb) });
     forkedAt.set(worker.id, Date.now());
   };
   cluster.on('listening', (worker) => {
