@@ -124,6 +124,24 @@ describe('LineWriter', () => {
     expect(fd.text()).toBe(Array.from({ length: 20 }, (_, i) => line(i)).join(''));
   });
 
+  it('flushSync gives up on a descriptor that stays full, rather than hang the exit', () => {
+    const fd = fakeFd();
+    let tries = 0;
+    const w = writer(fd, {
+      writeSync: (() => {
+        tries++;
+        throw Object.assign(new Error('busy'), { code: 'EAGAIN' });
+      }) as unknown as typeof fs.writeSync,
+    });
+    w.write(line(1));
+    const started = performance.now();
+    w.flushSync();
+    const took = performance.now() - started;
+    expect(took).toBeGreaterThanOrEqual(900);
+    expect(took).toBeLessThan(3000);
+    expect(tries).toBeGreaterThan(10);
+  });
+
   it('flushSync writes what waits, for a process about to exit', () => {
     const fd = fakeFd();
     const w = writer(fd);

@@ -29,6 +29,10 @@ export interface LineWriterOptions {
 
 /** How long to wait before trying again when a non-blocking descriptor is full. */
 const RETRY_MS = 10;
+/** How long flushSync keeps trying a full descriptor. */
+const EXIT_PATIENCE_MS = 1000;
+/** What flushSync waits on between tries (a synchronous sleep). */
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 /** Each write is whole lines, at most maxWriteBytes (a longer line goes alone); what comes meanwhile waits. */
 export class LineWriter {
@@ -114,15 +118,21 @@ export class LineWriter {
     });
   }
 
-  /** Everything waiting, written now (before the process exits). A batch already being written is not repeated. */
+  /**
+   * Everything waiting, written now (before the process exits). A batch already being written is not
+   * repeated. A descriptor that stays full is given up to a second (EXIT_PATIENCE_MS): a process told to
+   * stop must not hang on its log.
+   */
   flushSync(): void {
+    const giveUpAt = performance.now() + EXIT_PATIENCE_MS;
     while (!this.empty) {
       let chunk = Buffer.from(this.take());
       while (chunk.length > 0) {
         try {
           chunk = chunk.subarray(this.fsWriteSync(this.fd, chunk));
         } catch (err) {
-          if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') return;
+          if ((err as NodeJS.ErrnoException).code !== 'EAGAIN' || performance.now() > giveUpAt) return;
+          Atomics.wait(PAUSE, 0, 0, RETRY_MS);
         }
       }
     }
