@@ -44,7 +44,6 @@ export class LineWriter {
   private writing = false;
   /** Lines dropped because the backlog was full. */
   dropped = 0;
-  private readonly timer: NodeJS.Timeout | undefined;
   private readonly fsWrite: typeof fs.write;
   private readonly fsWriteSync: typeof fs.writeSync;
 
@@ -55,8 +54,7 @@ export class LineWriter {
     this.fsWrite = options.write ?? fs.write;
     this.fsWriteSync = options.writeSync ?? fs.writeSync;
     if (options.flushEveryMs > 0) {
-      this.timer = setInterval(() => this.drain(), options.flushEveryMs);
-      this.timer.unref();
+      setInterval(() => this.drain(), options.flushEveryMs).unref();
     }
   }
 
