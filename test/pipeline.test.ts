@@ -375,6 +375,29 @@ describe('the list pipeline (numbers)', () => {
     }
   });
 
+  it('orders offers whose yields differ only in their last digits by the tie-breaks, not by those digits', () => {
+    // A 12-month deposit at 2.85 % and a 120-month one at 2.85 % compounded yearly earn the same yield in exact
+    // arithmetic; in 34 digits they differ around the 31st. Such pairs go by covered share, then id (method 1.1).
+    let noisy = 0;
+    for (const amount of ['1000', '25000', '100000', '250000']) {
+      for (const sort of ['return', 'effective'] as const) {
+        const { rows } = list({ type: 'all', amount: new Decimal(amount), sort, includeIneligible: true });
+        for (let i = 1; i < rows.length; i++) {
+          const [a, b] = [rows[i - 1]!, rows[i]!];
+          const key = sort === 'return' ? 'comparableYield' : 'effectiveRate';
+          const gap = a.yields[key].minus(b.yields[key]).abs();
+          if (gap.isZero() || gap.gt('1e-25')) continue;
+          noisy++;
+          const tied = a.yields.comparableYield.minus(b.yields.comparableYield).abs().lt('1e-25');
+          const decided = tied && !a.covered.eq(b.covered) ? b.covered.lt(a.covered) : a.offer.id < b.offer.id;
+          expect(decided, `${a.offer.id} before ${b.offer.id} at ${amount}, ${sort}`).toBe(true);
+        }
+      }
+    }
+    // the market has such pairs, so the rule above was exercised
+    expect(noisy).toBeGreaterThan(0);
+  });
+
   it('computes the DGS split per institution and names the brands sharing the limit', () => {
     const { items: rows } = list({ type: 'all', amount: new Decimal('150000'), fullDgs: false, pageSize: 500 });
     for (const r of rows) {

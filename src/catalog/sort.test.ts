@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { firstK } from './sort.js';
+import { Decimal } from '../domain/decimal.js';
+import { compareYields, firstK } from './sort.js';
 
 describe('firstK', () => {
   it('gives the first k of the full sort, for any k and input', () => {
@@ -18,6 +19,33 @@ describe('firstK', () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('compareYields', () => {
+  it('counts yields within 1e-20 (of the larger, or of 1 %) as equal, whatever digit they straddle', () => {
+    const d = (s: string) => new Decimal(s);
+    expect(compareYields(d('2.849999999999999999999999999999999'), d('2.850000000000000000000000000000001'))).toBe(0);
+    expect(compareYields(d('0.9999999999999999999999999999999999'), d('1'))).toBe(0);
+    expect(compareYields(d('0'), d('1e-31'))).toBe(0);
+    expect(compareYields(d('-1.5'), d('-1.5000000000000000000000000001'))).toBe(0);
+    expect(compareYields(d('2.85'), d('2.850000000000000001'))).toBe(-1);
+    expect(compareYields(d('2.86'), d('2.85'))).toBe(1);
+    expect(compareYields(d('-0.01'), d('0.01'))).toBe(-1);
+  });
+
+  it('agrees with the exact comparison wherever two yields are further apart than the tolerance', () => {
+    const yieldArb = fc
+      .tuple(fc.integer({ min: -2_000_000, max: 20_000_000 }), fc.integer({ min: 0, max: 999_999_999 }))
+      .map(([whole, frac]) => new Decimal(`${whole}.${String(frac).padStart(9, '0')}`).div(1_000_000));
+    fc.assert(
+      fc.property(yieldArb, yieldArb, (a, b) => {
+        const scale = Decimal.max(1, a.abs(), b.abs());
+        if (a.minus(b).abs().gt(scale.times('1e-19'))) expect(compareYields(a, b)).toBe(a.cmp(b));
+        expect(compareYields(a, b)).toBe(-compareYields(b, a));
+      }),
+      { numRuns: 2000 },
     );
   });
 });

@@ -1,7 +1,7 @@
 // The list's order (contract §4): the chosen key in its direction, then the fixed tie-breakers
 // returnPerYear desc, coveredPercent desc, id asc. Always on unrounded values, so it is a total order.
 import { compareBrandNames } from '../domain/dgs.js';
-import { compareDecimals, type Decimal } from '../domain/decimal.js';
+import { compareDecimals, roughNumber, type Decimal } from '../domain/decimal.js';
 import { DEFAULT_ORDER, type Order, type SortKey } from './query.js';
 import type { RankYields } from './shapes.js';
 import type { CatalogOffer } from './types.js';
@@ -15,6 +15,30 @@ export interface Ranked {
 }
 
 const cmpDec = compareDecimals;
+
+/**
+ * Yields (percent) closer than this, relative to the larger (or to 1 % for yields below 1 %), are equal.
+ * Two offers whose yields are equal in exact arithmetic get them along different paths (a 12-month deposit
+ * at 2.85 % in one period, a 120-month one compounded yearly and then a tenth root), and 34-digit
+ * arithmetic leaves them differing in their last digits: the piece evaluator and the reference loop agree
+ * to 1e-24, the root to 1e-30. Compared exactly, that noise would decide their order, not the documented
+ * tie-breaks. Yields that truly differ do so by far more: rates have two decimals, amounts whole cents.
+ */
+const YIELD_TIE = 1e-20;
+/** Floats of 15 digits (roughNumber) that differ by more than this are yields more than YIELD_TIE apart. */
+const SCREEN = 1e-12;
+
+/** Yields in order, equal within YIELD_TIE (method 1.1; docs/calculation.md). */
+export function compareYields(a: Decimal, b: Decimal): number {
+  const exact = compareDecimals(a, b);
+  if (exact === 0) return 0;
+  const x = roughNumber(a);
+  const y = roughNumber(b);
+  const scale = Math.max(1, Math.abs(x), Math.abs(y));
+  // Most pairs are told apart by the floats; only near-equals pay for the exact difference.
+  if (Math.abs(x - y) > SCREEN * scale) return exact;
+  return Math.abs(a.minus(b).toNumber()) <= YIELD_TIE * scale ? 0 : exact;
+}
 const cmpStr = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const cmpNum = (a: number, b: number) => a - b;
 
@@ -27,8 +51,8 @@ function cmpNullable(a: number | null, b: number | null, sign: number): number {
 /** The primary comparison, ascending. */
 const PRIMARY: Record<Exclude<SortKey, 'term'>, (a: Ranked, b: Ranked) => number> = {
   // returnPerYear = amount × comparableYield / 100 with one amount for the whole list: the same order.
-  return: (a, b) => cmpDec(a.yields.comparableYield, b.yields.comparableYield),
-  effective: (a, b) => cmpDec(a.yields.effectiveRate, b.yields.effectiveRate),
+  return: (a, b) => compareYields(a.yields.comparableYield, b.yields.comparableYield),
+  effective: (a, b) => compareYields(a.yields.effectiveRate, b.yields.effectiveRate),
   headline: (a, b) => cmpDec(a.offer.headlineRate, b.offer.headlineRate),
   bank: (a, b) => compareBrandNames(a.offer.brand.name, b.offer.brand.name),
   country: (a, b) => cmpStr(a.offer.brand.country, b.offer.brand.country),
@@ -42,7 +66,7 @@ const PRIMARY: Record<Exclude<SortKey, 'term'>, (a: Ranked, b: Ranked) => number
  */
 export function tieBreak(a: Ranked, b: Ranked): number {
   return (
-    cmpDec(b.yields.comparableYield, a.yields.comparableYield) ||
+    compareYields(b.yields.comparableYield, a.yields.comparableYield) ||
     cmpDec(b.covered, a.covered) ||
     cmpStr(a.offer.id, b.offer.id)
   );
@@ -62,7 +86,7 @@ export function comparator(sort: SortKey, order: Order | null): (a: Ranked, b: R
 
 /** The better of two offers by comparable yield (termCurve, typeMax); ties as in the list. */
 export function betterYield(a: Ranked, b: Ranked): boolean {
-  const c = compareDecimals(a.yields.comparableYield, b.yields.comparableYield);
+  const c = compareYields(a.yields.comparableYield, b.yields.comparableYield);
   return c > 0 || (c === 0 && tieBreak(a, b) < 0);
 }
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareDecimals, Decimal, toFixed2 } from './decimal.js';
+import { compareDecimals, Decimal, roughNumber, toFixed2 } from './decimal.js';
 import { keptDecimals, toCents } from './present.js';
 
 const decimalArb = fc.oneof(
@@ -83,5 +83,22 @@ describe('toFixed2 and toCents read the digits as decimal.js rounds them', () =>
   ])('toCents(%s, %i) is %s', (input, scale, shown) => {
     expect(toCents(new Decimal(input), scale)).toBe(shown);
     expect(centsReference(new Decimal(input), scale)).toBe(shown);
+  });
+});
+
+describe('roughNumber', () => {
+  it('is toNumber within a few units in its last place', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e12, max: 1e12 }),
+        fc.integer({ min: 0, max: 20 }),
+        (x, shift) => {
+          const value = new Decimal(x).div(new Decimal(10).pow(shift)).plus('1e-33');
+          const expected = value.toNumber();
+          expect(Math.abs(roughNumber(value) - expected)).toBeLessThanOrEqual(Math.abs(expected) * 1e-14);
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -101,3 +101,19 @@ export function compareDecimals(a: Decimal, b: Decimal): number {
   for (let i = 0; i < n; i++) if (xd[i] !== yd[i]) return xd[i]! > yd[i]! ? flip : -flip;
   return xd.length === yd.length ? 0 : xd.length > yd.length ? flip : -flip;
 }
+
+/**
+ * The value as a float, from the first three limbs (≈15 significant digits): what a.toNumber() gives to
+ * within a few units in the last place, without its text round trip (toNumber goes through toString).
+ * For screens that only need to know whether two values are far apart.
+ */
+export function roughNumber(value: Decimal): number {
+  const x = value as unknown as { s: number; e: number; d: number[] };
+  const d = x.d;
+  const first = d[0]!;
+  if (!first) return 0;
+  let width = 1; // the first limb's digits
+  for (let w = first; w >= 10; w = Math.floor(w / 10)) width++;
+  const mantissa = first + (d[1] ?? 0) / 1e7 + (d[2] ?? 0) / 1e14;
+  return x.s * mantissa * 10 ** (x.e - width + 1);
+}
