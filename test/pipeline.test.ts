@@ -388,8 +388,13 @@ describe('the list pipeline (numbers)', () => {
           const gap = a.yields[key].minus(b.yields[key]).abs();
           if (gap.isZero() || gap.gt('1e-25')) continue;
           noisy++;
-          const tied = a.yields.comparableYield.minus(b.yields.comparableYield).abs().lt('1e-25');
-          const decided = tied && !a.covered.eq(b.covered) ? b.covered.lt(a.covered) : a.offer.id < b.offer.id;
+          // then returnPerYear (comparableYield) desc, itself equal when only its noise differs
+          const yieldGap = a.yields.comparableYield.minus(b.yields.comparableYield);
+          const decided = yieldGap.abs().gt('1e-25')
+            ? yieldGap.isPositive()
+            : !a.covered.eq(b.covered)
+              ? b.covered.lt(a.covered)
+              : a.offer.id < b.offer.id;
           expect(decided, `${a.offer.id} before ${b.offer.id} at ${amount}, ${sort}`).toBe(true);
         }
       }
