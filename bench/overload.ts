@@ -45,6 +45,8 @@ interface Request {
 interface Outcome {
   status: number; // 0: a socket error or a timeout (`error` says which)
   error?: string;
+  /** For an error: the request, and whether it went on a connection an earlier request had used. */
+  what?: string;
   /** From the instant the request was due to the end of its answer. */
   ms: number;
 }
@@ -71,7 +73,12 @@ function send(base: URL, r: Request, due: number): Promise<Outcome> {
     );
     req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
     req.on('error', (err: Error & { code?: string }) =>
-      resolve({ status: 0, error: err.code ?? err.message, ms: performance.now() - due }),
+      resolve({
+        status: 0,
+        error: err.code ?? err.message,
+        what: `${r.method} ${r.path.slice(0, 80)}${req.reusedSocket ? ' (reused connection)' : ''}`,
+        ms: performance.now() - due,
+      }),
     );
     req.end(r.body);
   });
@@ -227,6 +234,7 @@ async function main() {
         generatorLatenessMs: summary(run.lateness),
         generatorCpuMs: run.generatorCpuMs,
         statuses,
+        errorSamples: run.outcomes.filter((o) => o.status === 0).slice(0, 10).map((o) => `${o.error}: ${o.what}`),
         admittedMs: summary(admitted),
         admittedPerSecond: Math.round(admitted.length / seconds),
         refusedShare: round1((100 * refused.length) / run.outcomes.length),
