@@ -223,7 +223,7 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
       const text = textOf(amount);
       const recent = recentRanks.get(text, key);
       if (recent) return recent;
-      const yields = calculator.evaluateYields(key, input);
+      const yields = calculator.evaluateRank(key, input);
       const constant = calculator.constantYields(key, input);
       if (constant) constants.set(key, constant);
       else recentRanks.set(text, key, yields);

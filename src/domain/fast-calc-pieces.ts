@@ -156,13 +156,20 @@ export function answers(piece: Piece, amount: Decimal): boolean {
 }
 
 /** The yields from a piece (after `answers`), or null where the reference must answer. */
-export function yieldsOf(piece: Piece, amount: Decimal, inverseOf: InverseOf): CalcYields | null {
+/**
+ * What a list ranks an offer by (and shows for the best of a type or term): the two yields, without
+ * returnPerYear, which only the page's rows show. Null where the reference must answer.
+ */
+export function rankYieldsOf(
+  piece: Piece,
+  amount: Decimal,
+  inverseOf: InverseOf,
+): { comparableYield: Decimal; effectiveRate: Decimal } | null {
   const c = piece.entry.compiled;
   let comparableYield = piece.comparableYield;
-  let perYear = piece.perYear;
-  if (perYear === null) {
+  if (piece.perYear === null) {
     // (A + G*)/A = s + t/A: with 1/A worked out once per amount
-    perYear = yearlyGain(piece.comparableS.plus(piece.comparableT.times(inverseOf(amount))), c.months);
+    const perYear = yearlyGain(piece.comparableS.plus(piece.comparableT.times(inverseOf(amount))), c.months);
     if (perYear === null) return null;
     comparableYield = perYear.times(HUNDRED);
     if (centsAmbiguous(comparableYield)) return null;
@@ -175,9 +182,15 @@ export function yieldsOf(piece: Piece, amount: Decimal, inverseOf: InverseOf): C
     effectiveRate = gain.times(HUNDRED);
     if (centsAmbiguous(effectiveRate)) return null;
   }
-  const returnPerYear = returnPerYearOf(amount, comparableYield!);
+  return { comparableYield: comparableYield!, effectiveRate };
+}
+
+export function yieldsOf(piece: Piece, amount: Decimal, inverseOf: InverseOf): CalcYields | null {
+  const yields = rankYieldsOf(piece, amount, inverseOf);
+  if (yields === null) return null;
+  const returnPerYear = returnPerYearOf(amount, yields.comparableYield);
   if (centsAmbiguous(returnPerYear, amount.e)) return null;
-  return { amount, months: c.months, comparableYield: comparableYield!, effectiveRate, returnPerYear };
+  return { amount, months: piece.entry.compiled.months, ...yields, returnPerYear };
 }
 
 /** The summary from a piece (after `answers`), or null where the reference must answer. */

@@ -237,7 +237,14 @@ describe('createCalculator: the same numbers as calculate', () => {
           for (const a of [...amounts, ...amounts.reverse()]) {
             const c = { amount: a, months, promotions: mode, terms: t };
             const ref = calculate(c);
-            expectSameYields(calc.evaluateYields('offer', c), c, ref);
+            const yields = calc.evaluateYields('offer', c);
+            expectSameYields(yields, c, ref);
+            // what a list ranks by: the same two values, without returnPerYear
+            const rank = calc.evaluateRank('offer', c);
+            expect([rank.comparableYield.toString(), rank.effectiveRate.toString()]).toEqual([
+              yields.comparableYield.toString(),
+              yields.effectiveRate.toString(),
+            ]);
             expectSame(calc.evaluate('offer', c), c, ref);
           }
         },

@@ -37,6 +37,7 @@ import {
   SMALLEST_AMOUNT,
   sameTerms,
   summaryOf,
+  rankYieldsOf,
   yieldsOf,
   type Entry,
   type ExactResult,
@@ -107,6 +108,8 @@ export interface Calculator {
    * list can rank every offer with this and summarise only the page it shows.
    */
   evaluateYields(key: string, input: CalcInput): CalcYields;
+  /** comparableYield and effectiveRate alone, as evaluateYields gives them: what a list ranks every offer by. */
+  evaluateRank(key: string, input: CalcInput): { comparableYield: Decimal; effectiveRate: Decimal };
   /**
    * The comparable yield and effective rate when they are the same for every amount (the key has one
    * linear piece over all amounts and no fees), else null. Ask after an evaluation of the key.
@@ -337,6 +340,13 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
     return { amount, months, comparableYield, effectiveRate, returnPerYear };
   }
 
+  function evaluateRank(key: string, input: CalcInput): { comparableYield: Decimal; effectiveRate: Decimal } {
+    const resolved = resolve(key, input);
+    const yields =
+      'entry' in resolved ? (rankYieldsOf(resolved, input.amount, inverseOf) ?? guard(key, input)) : resolved;
+    return { comparableYield: yields.comparableYield, effectiveRate: yields.effectiveRate };
+  }
+
   function constantYields(key: string, input: CalcInput): { comparableYield: Decimal; effectiveRate: Decimal } | null {
     const entry = entryFor(key, input);
     const piece = entry?.pieces.length === 1 ? entry.pieces[0]! : undefined;
@@ -360,6 +370,7 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
   return {
     evaluate,
     evaluateYields,
+    evaluateRank,
     constantYields,
     pieceAt,
     work: () => traces + fallbacks,
