@@ -227,7 +227,7 @@ export function* listSteps(ctx: PipelineContext, q: ProductQuery): Generator<voi
     // The whole split (dgs.ts) is made for shown offers only; the filter needs the covered amount.
     const c = coveredAmount(q.amount, offer.institution.dgs);
     covered[i] = c;
-    stages[i] = q.fullDgs && !c.eq(q.amount) ? 'dgs' : 'ok';
+    stages[i] = q.fullDgs && compareDecimals(c, q.amount) !== 0 ? 'dgs' : 'ok';
   }
 
   // Yields only where some output needs them; the whole calculation only for the page.
