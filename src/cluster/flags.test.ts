@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
 import { memoryPlanOf, YOUNG_GENERATION_MB } from '../memory.js';
 import { earlyInputs } from '../defaults.js';
-import { MALLOC_ARENAS, ownFlags, serviceEnv, startInputs, workerFlags } from './flags.js';
+import { MALLOC_ARENAS, MMAP_THRESHOLD, ownFlags, serviceEnv, startInputs, workerFlags } from './flags.js';
 
 describe('workerFlags', () => {
   it('bounds the old generation, sizes the young one as the plan counts it, and keeps WebAssembly lean', () => {
@@ -99,7 +99,8 @@ describe('restartWith', () => {
     script,
     `import { restartWith } from ${JSON.stringify(path.resolve('src/cluster/flags.ts'))};\n` +
       `if (!process.execArgv.includes('--max-semi-space-size=8')) restartWith(['--max-semi-space-size=8']);\n` +
-      `else console.log(JSON.stringify({ pid: process.pid, arenas: process.env.MALLOC_ARENA_MAX ?? null }));\n`,
+      `else console.log(JSON.stringify({ pid: process.pid, arenas: process.env.MALLOC_ARENA_MAX ?? null, ` +
+      `mmap: process.env.MALLOC_MMAP_THRESHOLD_ ?? null }));\n`,
   );
   const run = (env: NodeJS.ProcessEnv) =>
     JSON.parse(
@@ -107,18 +108,29 @@ describe('restartWith', () => {
         env: { ...process.env, ...env },
         encoding: 'utf8',
       }),
-    ) as { arenas: string | null };
+    ) as { arenas: string | null; mmap: string | null };
 
   it.runIf(typeof process.execve === 'function')(
     'starts the process again with the flags, and glibc malloc arenas bounded unless given by hand',
     () => {
-      expect(run({ MALLOC_ARENA_MAX: undefined }).arenas).toBe(MALLOC_ARENAS);
-      expect(run({ MALLOC_ARENA_MAX: '4' }).arenas).toBe('4');
+      expect(run({ MALLOC_ARENA_MAX: undefined, MALLOC_MMAP_THRESHOLD_: undefined })).toMatchObject({
+        arenas: MALLOC_ARENAS,
+        mmap: MMAP_THRESHOLD,
+      });
+      expect(run({ MALLOC_ARENA_MAX: '4', MALLOC_MMAP_THRESHOLD_: '65536' })).toMatchObject({
+        arenas: '4',
+        mmap: '65536',
+      });
     },
   );
 
-  it('serviceEnv keeps the environment and adds the arenas', () => {
-    expect(serviceEnv({ A: '1' })).toEqual({ A: '1', MALLOC_ARENA_MAX: MALLOC_ARENAS });
+  it('serviceEnv keeps the environment and adds the arenas and the mmap threshold', () => {
+    expect(serviceEnv({ A: '1' })).toEqual({
+      A: '1',
+      MALLOC_ARENA_MAX: MALLOC_ARENAS,
+      MALLOC_MMAP_THRESHOLD_: MMAP_THRESHOLD,
+    });
     expect(serviceEnv({ MALLOC_ARENA_MAX: '8' }).MALLOC_ARENA_MAX).toBe('8');
+    expect(serviceEnv({ MALLOC_MMAP_THRESHOLD_: '1048576' }).MALLOC_MMAP_THRESHOLD_).toBe('1048576');
   });
 });
