@@ -234,7 +234,10 @@ async function main() {
         generatorLatenessMs: summary(run.lateness),
         generatorCpuMs: run.generatorCpuMs,
         statuses,
-        errorSamples: run.outcomes.filter((o) => o.status === 0).slice(0, 10).map((o) => `${o.error}: ${o.what}`),
+        errorSamples: run.outcomes
+          .filter((o) => o.status === 0)
+          .slice(0, 10)
+          .map((o) => `${o.error}: ${o.what}`),
         admittedMs: summary(admitted),
         admittedPerSecond: Math.round(admitted.length / seconds),
         refusedShare: round1((100 * refused.length) / run.outcomes.length),
