@@ -213,7 +213,6 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
     const req = server?.req;
     if (req) {
       scope.client = clientOf(req);
-      scope.abort = () => req.socket.destroy();
       scope.socket = req.socket;
     }
     const url = new URL(request.url);

@@ -8,8 +8,6 @@ export interface RequestScope {
   startedAt: bigint;
   /** The client's address (clientAddress: behind trusted proxies, the one they vouch for); absent without a socket. */
   client?: string;
-  /** Ends the request's connection at once (a stream whose client stopped reading); absent without a socket. */
-  abort?: () => void;
   /** The request's connection, for what a stream leaves unread in it; absent without a socket. */
   socket?: Socket;
   /** Aborts when the client goes. */
@@ -31,8 +29,6 @@ export const currentRequestId = (): string | undefined => requestScope.getStore(
 
 /** Who is asking, for limits per client: its address, or "local" for requests without a socket (app.fetch). */
 export const currentClient = (): string => requestScope.getStore()?.client ?? 'local';
-
-export const currentAbort = (): (() => void) | undefined => requestScope.getStore()?.abort;
 
 export const currentSocket = (): Socket | undefined => requestScope.getStore()?.socket;
 
