@@ -435,10 +435,10 @@ describe('the list in slices', () => {
     const fresh = (): PipelineContext => ({ catalog, calc: createCalcService(), marketBest, now });
     const lane = new CpuLane(4, Number.POSITIVE_INFINITY);
     let last = performance.now();
-    let longestGap = 0;
+    const gaps: number[] = [];
     const ticker = setInterval(() => {
       const t = performance.now();
-      longestGap = Math.max(longestGap, t - last);
+      gaps.push(t - last);
       last = t;
     }, 1);
     const started = performance.now();
@@ -450,8 +450,10 @@ describe('the list in slices', () => {
     expect(sliced.items.length).toBeGreaterThan(100);
     expect(JSON.stringify(sliced.items)).toBe(JSON.stringify(atOnce.items));
     expect({ ...sliced, items: null, rows: null }).toEqual({ ...atOnce, items: null, rows: null });
-    // Slices of 4 ms: the loop was let go many times (a machine busy with other tests stretches both).
-    expect(longestGap).toBeLessThan(took / 3);
+    // Slices of 4 ms: the loop was let go many times, most of them within a few ms. Not the longest gap: on a
+    // machine busy with other tests one garbage collection can outlast a third of this (now short) list.
+    expect(gaps.length).toBeGreaterThan(took / 25);
+    expect(gaps.sort((a, b) => a - b)[gaps.length >> 1]).toBeLessThan(10);
   });
 
   it('yields after every offer whose ranking built pieces, and only every 16 offers once they are built', () => {
