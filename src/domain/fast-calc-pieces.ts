@@ -155,7 +155,6 @@ export function answers(piece: Piece, amount: Decimal): boolean {
   return piece.safeHi === null || compareDecimals(amount, piece.safeHi) < 0;
 }
 
-/** The yields from a piece (after `answers`), or null where the reference must answer. */
 /**
  * What a list ranks an offer by (and shows for the best of a type or term): the two yields, without
  * returnPerYear, which only the page's rows show. Null where the reference must answer.
@@ -185,6 +184,7 @@ export function rankYieldsOf(
   return { comparableYield: comparableYield!, effectiveRate };
 }
 
+/** The yields from a piece (after `answers`), or null where the reference must answer. */
 export function yieldsOf(piece: Piece, amount: Decimal, inverseOf: InverseOf): CalcYields | null {
   const yields = rankYieldsOf(piece, amount, inverseOf);
   if (yields === null) return null;

@@ -289,7 +289,7 @@ export function trace(
    * every amount with the same regimes takes the same steps and gets the same digits. Its digits are not
    * the month-by-month loop's, but agree with them to 1e-24 and more (src/domain/fast-calc-runs.test.ts).
    */
-  const closedRun = (regime: Affine, p: number, periods: number, level: Decimal | null, first: boolean) => {
+  const closedRun = (regime: Affine, p: number, periods: number, level: Decimal | null, start: number) => {
     if (periods * p < 3) return null;
     const u = regime.a.times(p); // a period's interest: u·B + v
     const v = regime.c.times(p);
@@ -332,7 +332,7 @@ export function trace(
     }
     const gs = u.times(sumBs);
     const gt = u.times(sumBt).plus(v.times(j));
-    if (first) {
+    if (start === 1) {
       firstS = regime.a.times(bs);
       firstT = bt.isZero() ? regime.c : regime.a.times(bt).plus(regime.c);
     }
@@ -351,6 +351,21 @@ export function trace(
       capDone = false;
     }
     return { count, ...last };
+  };
+
+  /**
+   * The same run month by month, with the general loop's operations (where closedRun would lose digits or
+   * not pay): its periods from month `start` while the balance stays below `level`, the first always.
+   */
+  const stepRun = (regime: Affine, p: number, periods: number, level: Decimal | null, start: number) => {
+    let [lastS, lastT, lastExact] = [bs, bt, exact];
+    let count = 0;
+    for (; count < periods && (count === 0 || level === null || balance.lt(level)); count++) {
+      [lastS, lastT, lastExact] = [bs, bt, exact];
+      for (let q = 0; q < p; q++) accrue(regime, start + count * p + q);
+      credit();
+    }
+    return { count, lastS, lastT, lastExact };
   };
 
   const runs = !stepwise && c.neverFalls;
@@ -379,27 +394,10 @@ export function trace(
       // nothing, left on the bound), and the run keeps its regime: which amount built the piece then
       // does not decide the regime sequence, nor the digits.
       const level = capped && !above && (next === null || c.cap!.lt(next)) ? c.cap! : next;
-      const leap = closedRun(regime, p, periods, level, m === 1);
-      if (leap) {
-        m += leap.count * p;
-        if (top !== null) bounds.lowerHi(at(top, leap.lastS, leap.lastT, leap.lastExact), leap.lastExact);
-        if (capped && !above) bounds.lowerHi(at(c.cap!, leap.lastS, leap.lastT, leap.lastExact), leap.lastExact);
-        continue;
-      }
-      const stays = () => (next === null || balance.lt(next)) && (!capped || above || balance.lt(c.cap!));
-      let lastS = bs;
-      let lastT = bt;
-      let lastExact = exact;
-      for (let j = 0; j < periods && (j === 0 || stays()); j++) {
-        lastS = bs;
-        lastT = bt;
-        lastExact = exact;
-        for (let q = 0; q < p; q++) accrue(regime, m + q);
-        credit();
-        m += p;
-      }
-      if (top !== null) bounds.lowerHi(at(top, lastS, lastT, lastExact), lastExact);
-      if (capped && !above) bounds.lowerHi(at(c.cap!, lastS, lastT, lastExact), lastExact);
+      const run = closedRun(regime, p, periods, level, m) ?? stepRun(regime, p, periods, level, m);
+      m += run.count * p;
+      if (top !== null) bounds.lowerHi(at(top, run.lastS, run.lastT, run.lastExact), run.lastExact);
+      if (capped && !above) bounds.lowerHi(at(c.cap!, run.lastS, run.lastT, run.lastExact), run.lastExact);
       continue;
     }
 
