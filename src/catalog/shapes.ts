@@ -38,9 +38,4 @@ export interface ImpactBasis {
   key: string;
 }
 
-/** What ranking needs. For a fixed amount, returnPerYear = amount × comparableYield / 100 orders offers
- * exactly as comparableYield does, so it is not needed to rank. */
-export interface RankYields {
-  comparableYield: Decimal;
-  effectiveRate: Decimal;
-}
+export type { RankYields } from '../domain/types.js';

@@ -13,6 +13,7 @@ import type {
   Payout,
   Promotion,
   PromotionsMode,
+  RankYields,
   WithholdingKind,
 } from './types.js';
 
@@ -166,10 +167,7 @@ export interface LoopTotals {
  * What follows the monthly loop, the same for the reference and the fast evaluator: net interest
  * (gross − withholding − fees), the end balance and the return per year (amount × comparable yield).
  */
-export function settle(
-  totals: LoopTotals,
-  yields: { comparableYield: Decimal; effectiveRate: Decimal },
-): Omit<CalcResult, 'nominalRate' | 'steps'> {
+export function settle(totals: LoopTotals, yields: RankYields): Omit<CalcResult, 'nominalRate' | 'steps'> {
   const netInterest = totals.grossInterest.minus(totals.withholdingTax).minus(totals.fees);
   return {
     ...totals,

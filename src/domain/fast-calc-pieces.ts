@@ -6,7 +6,7 @@ import { returnPerYearOf, settle, withPromotions } from './calc.js';
 import type { AffineRun, Bounds, Compiled } from './fast-calc-trace.js';
 import { centsAmbiguous } from './present.js';
 import { yearlyGain as gainPerYear } from './root.js';
-import type { CalcSummary, CalcTerms, CalcYields, PromotionsMode } from './types.js';
+import type { CalcSummary, CalcTerms, CalcYields, PromotionsMode, RankYields } from './types.js';
 
 export const ONE = new Decimal(1);
 const TWELVE_HUNDRED = new Decimal(1200);
@@ -159,11 +159,7 @@ export function answers(piece: Piece, amount: Decimal): boolean {
  * What a list ranks an offer by (and shows for the best of a type or term): the two yields, without
  * returnPerYear, which only the page's rows show. Null where the reference must answer.
  */
-export function rankYieldsOf(
-  piece: Piece,
-  amount: Decimal,
-  inverseOf: InverseOf,
-): { comparableYield: Decimal; effectiveRate: Decimal } | null {
+export function rankYieldsOf(piece: Piece, amount: Decimal, inverseOf: InverseOf): RankYields | null {
   const c = piece.entry.compiled;
   let comparableYield = piece.comparableYield;
   if (piece.perYear === null) {

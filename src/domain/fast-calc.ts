@@ -43,7 +43,7 @@ import {
   type ExactResult,
   type Piece,
 } from './fast-calc-pieces.js';
-import type { CalcInput, CalcSummary, CalcYields } from './types.js';
+import type { CalcInput, CalcSummary, CalcYields, RankYields } from './types.js';
 
 /**
  * The closed form of the calculation over one piece: every amount A in [lo, hi) shares its regimes month
@@ -109,12 +109,12 @@ export interface Calculator {
    */
   evaluateYields(key: string, input: CalcInput): CalcYields;
   /** comparableYield and effectiveRate alone, as evaluateYields gives them: what a list ranks every offer by. */
-  evaluateRank(key: string, input: CalcInput): { comparableYield: Decimal; effectiveRate: Decimal };
+  evaluateRank(key: string, input: CalcInput): RankYields;
   /**
    * The comparable yield and effective rate when they are the same for every amount (the key has one
    * linear piece over all amounts and no fees), else null. Ask after an evaluation of the key.
    */
-  constantYields(key: string, input: CalcInput): { comparableYield: Decimal; effectiveRate: Decimal } | null;
+  constantYields(key: string, input: CalcInput): RankYields | null;
   /**
    * The piece that holds the amount (built when missing), or null when the amount has none: a month
    * whose interest is not affine in the balance (see the file comment). The values at any amount still
@@ -340,14 +340,14 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
     return { amount, months, comparableYield, effectiveRate, returnPerYear };
   }
 
-  function evaluateRank(key: string, input: CalcInput): { comparableYield: Decimal; effectiveRate: Decimal } {
+  function evaluateRank(key: string, input: CalcInput): RankYields {
     const resolved = resolve(key, input);
     const yields =
       'entry' in resolved ? (rankYieldsOf(resolved, input.amount, inverseOf) ?? guard(key, input)) : resolved;
     return { comparableYield: yields.comparableYield, effectiveRate: yields.effectiveRate };
   }
 
-  function constantYields(key: string, input: CalcInput): { comparableYield: Decimal; effectiveRate: Decimal } | null {
+  function constantYields(key: string, input: CalcInput): RankYields | null {
     const entry = entryFor(key, input);
     const piece = entry?.pieces.length === 1 ? entry.pieces[0]! : undefined;
     // Every amount a client can ask for (≥ 0.01) falls in it: no upper bound, and a lower one (the first

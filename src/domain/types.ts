@@ -94,5 +94,11 @@ export interface DgsSplit extends DgsScheme {
 /** CalcResult without the monthly steps: what the list needs. */
 export type CalcSummary = Omit<CalcResult, 'steps'>;
 
-/** What ranking an offer needs (sort keys, term curve, type maxima): cheaper than a summary. */
+/** The yields of an offer and amount, with their amount, period and returnPerYear: cheaper than a summary. */
 export type CalcYields = Pick<CalcSummary, 'amount' | 'months' | 'comparableYield' | 'effectiveRate' | 'returnPerYear'>;
+
+/**
+ * What ranking needs (sort keys, term curve, type maxima). For a fixed amount, returnPerYear = amount ×
+ * comparableYield / 100 orders offers exactly as comparableYield does, so it is not needed to rank.
+ */
+export type RankYields = Pick<CalcSummary, 'comparableYield' | 'effectiveRate'>;
