@@ -96,7 +96,7 @@ export const MALLOC_ARENAS = '2';
  */
 export const MMAP_THRESHOLD = '131072';
 
-/** The environment a process of the service starts with: its own, and the malloc arenas unless given. */
+/** The environment a process of the service starts with: its own, and the malloc settings above unless given. */
 export const serviceEnv = (env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv => ({
   ...env,
   MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? MALLOC_ARENAS,
