@@ -2,7 +2,6 @@
 // at /api is a projection of the same schema. Tests call app.fetch(); server.ts listens.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { YogaServerInstance } from 'graphql-yoga';
-import { LRUCache } from 'lru-cache';
 import { createCalcService } from './catalog/calc-service.js';
 import { createChangeFeed } from './catalog/change-feed.js';
 import { TRANSPORTS } from './catalog/follower.js';
@@ -29,23 +28,20 @@ import { createGraphqlReuse, errorsNotReused } from './graphql/reuse-key.js';
 import { createGraphqlServer, documentCaches } from './graphql/server.js';
 import { MAX_BODY_BYTES } from './http/admission.js';
 import { BodyCache } from './http/body-cache.js';
-import { graphiql, graphiqlFiles } from './http/graphiql.js';
-import { createHttpHandler, type HttpHandler } from './http/handler.js';
-import { createMetrics } from './http/metrics.js';
+import { graphiql } from './http/graphiql.js';
+import type { HttpHandler } from './http/handler.js';
+import { createMetrics, type Metrics } from './http/metrics.js';
 import { graphqlVariesByAccept, notFound, prometheus } from './http/plugins.js';
-import { allOf } from './http/static.js';
 import { registerStreamMetrics } from './http/stream-metrics.js';
 import { registerOverloadMetrics } from './http/overload-metrics.js';
-import { InFlight, watchLag } from './http/overload.js';
-import { EVENT_STREAM } from './http/layer.js';
+import { watchLag, type InFlightFigures } from './http/overload.js';
 import { cpuLane } from './catalog/lane.js';
 import { loadWebPage } from './http/web.js';
 import type { Logger } from './logger.js';
 import { planMemory, requestCaches, type MemoryPlan } from './memory.js';
 import { PATHS } from './request/paths.js';
-import { createRestFacade } from './rest/facade.js';
-import { matchRoute } from './rest/index.js';
-import type { RestRoute } from './rest/route.js';
+import { createRestFacade, type RestFacade } from './rest/facade.js';
+import { createFront, type Front } from './front.js';
 import { restSpelling } from './rest/spelling.js';
 
 export interface AppDeps {
@@ -58,6 +54,37 @@ export interface AppDeps {
   memory?: MemoryPlan;
   /** In a worker of several: the way to the primary (shared rate limit, reload news, figures of all). */
   link?: WorkerLink | null;
+}
+
+/** What the front in front of the application tells of itself, for /api/metrics and /metrics. */
+export interface FrontFigures {
+  caches: Record<string, unknown>;
+  inFlight: InFlightFigures | null;
+}
+
+export interface BackendDeps extends AppDeps {
+  /**
+   * The front, when it is on this thread: its caches and its bound are part of this thread's metrics. On
+   * another thread (src/threads/) it keeps metrics of its own, and `figures` asks it for its part.
+   */
+  front?: () => FrontFigures;
+  remoteFront?: () => Promise<FrontFigures>;
+}
+
+/** The application without its HTTP front: the data, the calculation, yoga, the metrics of what it holds. */
+export interface Backend {
+  services: Services;
+  yoga: YogaServerInstance<Record<string, unknown>, Context>;
+  metrics: Metrics;
+  rest: RestFacade;
+  /** The bytes the front's caches may hold, from this process's share of the budget. */
+  frontBytes: { bodies: number; graphqlUrls: number; routeLabels: number };
+  /** Entries, bytes and bounds of every cache the application keeps. */
+  caches(): Record<string, unknown>;
+  closeStreams(): void;
+  close(): Promise<void>;
+  refresh(): void;
+  warmUp(): Promise<number>;
 }
 
 export interface App {
@@ -80,7 +107,66 @@ export interface App {
   warmUp(): Promise<number>;
 }
 
-export async function createApp({ config, db, logger, clock = () => new Date(), memory, link }: AppDeps): Promise<App> {
+/** The application with its front on the same thread: the tests, a cluster's workers, COMPUTE_THREAD=false. */
+export async function createApp(deps: AppDeps): Promise<App> {
+  const { config, logger, clock = () => new Date(), link } = deps;
+  // The backend reports the front's figures, and the front is made from what the backend holds.
+  const made: { front?: Front } = {};
+  const backend = await createBackend({
+    ...deps,
+    front: () => ({ caches: made.front?.caches() ?? {}, inFlight: made.front?.inFlight?.figures() ?? null }),
+  });
+  const { services, yoga, metrics, frontBytes } = backend;
+  const bodies = new BodyCache(frontBytes.bodies);
+  services.store.onSwap(() => bodies.clear()); // new data: every cached answer is of the old version
+  const front = (made.front = createFront({
+    config,
+    logger,
+    clock,
+    upstream: async (request) => yoga.fetch(request),
+    rest: backend.rest,
+    graphqlReuse: createGraphqlReuse(frontBytes.graphqlUrls),
+    bodies,
+    web: await loadWebPage({ logger }),
+    routeLabelBytes: frontBytes.routeLabels,
+    version: () => services.store.current().version,
+    cacheable: () => services.database.ok(),
+    observe: (method, route, status, seconds) => metrics.observeRequest(method, route, status, seconds),
+    link: link ?? null,
+  }));
+  const { http, inFlight } = front;
+  // The limit follows the loop's lag: the latency every request here shares.
+  const stopWatchingLag =
+    inFlight && config.loopLagTargetMs > 0
+      ? watchLag((lag) => inFlight.adjust(lag > config.loopLagTargetMs))
+      : () => {};
+  return {
+    fetch: http.fetch,
+    listener: http.listener,
+    clientError: http.clientError,
+    services,
+    caches: () => ({ ...backend.caches(), ...front.caches() }),
+    yoga,
+    closeStreams: backend.closeStreams,
+    refresh: backend.refresh,
+    warmUp: backend.warmUp,
+    async close() {
+      stopWatchingLag();
+      await backend.close();
+    },
+  };
+}
+
+export async function createBackend({
+  config,
+  db,
+  logger,
+  clock = () => new Date(),
+  memory,
+  link,
+  front = () => ({ caches: {}, inFlight: null }),
+  remoteFront,
+}: BackendDeps): Promise<Backend> {
   const cluster = link ?? null;
   // How much each part may keep: this process's share of MEMORY_BUDGET_MB (src/memory.ts).
   const plan =
@@ -122,19 +208,14 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
     logger,
     cacheBytes: requestBytes.persistedQueries,
   });
-  const graphqlReuse = createGraphqlReuse(requestBytes.graphqlUrls);
   const rest = createRestFacade({
     logger,
     rateLimited: config.rateLimitPerMinute > 0,
     maxUrlBytes: requestBytes.restUrls,
   });
-  const routeLabels = routeLabeller(rest.routes, requestBytes.routeLabels);
-  const bodies = new BodyCache(budget.bodies);
-  store.onSwap(() => bodies.clear()); // new data: every cached answer is of the old version
-
-  // What the process reports: its caches, its figures (/api/metrics), its metrics (/metrics).
+  // What the process reports: its caches, its figures (/api/metrics), its metrics (/metrics). The front's
+  // (finished answers, GraphQL URLs, route labels) are its own.
   const caches = () => ({
-    bodies: bodies.stats(),
     calculator: calc.stats(),
     history: history.stats(),
     market: market.stats(),
@@ -145,37 +226,28 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
     persistedQueries: persistedQueries.stats(),
     // REST URLs and their parsed parameters (named before GraphQL URLs had a cache of their own).
     requests: rest.stats(),
-    graphqlUrls: graphqlReuse.stats(),
-    routeLabels: routeLabels.stats(),
   });
   const ownFigures = async () => {
     const catalog = store.current();
+    const frontPart = remoteFront ? await remoteFront() : front();
     return {
       process: processFigures(),
       data: { version: catalog.version, offers: catalog.offers.length },
-      caches: caches(),
+      caches: { ...caches(), ...frontPart.caches },
       streams: changes.stats(),
-      load: load(),
+      load: { inFlight: frontPart.inFlight, lane: cpuLane.figures() },
     };
   };
   const metrics = createMetrics(
     {
-      caches,
+      caches: () => ({ ...caches(), ...front().caches }),
       dataVersion: () => store.current().version,
       dataAgeSeconds: () => dataAgeSeconds(store.current().lastObservedAt, clock()),
     },
     cluster ? { worker: String(cluster.worker) } : {},
   );
   registerStreamMetrics(metrics.registry, TRANSPORTS, () => changes.stats());
-  const inFlight =
-    config.maxInFlight > 0 ? new InFlight({ limit: config.maxInFlight, queueWaitMs: config.queueWaitMs }) : undefined;
-  // The limit follows the loop's lag: the latency every request here shares.
-  const stopWatchingLag =
-    inFlight && config.loopLagTargetMs > 0
-      ? watchLag((lag) => inFlight.adjust(lag > config.loopLagTargetMs))
-      : () => {};
-  const load = () => ({ inFlight: inFlight?.figures() ?? null, lane: cpuLane.figures() });
-  registerOverloadMetrics(metrics.registry, load);
+  registerOverloadMetrics(metrics.registry, () => ({ inFlight: front().inFlight, lane: cpuLane.figures() }));
   cluster?.useRegistry(metrics.registry);
   cluster?.onStats(ownFigures);
 
@@ -215,34 +287,6 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
     maxBodyBytes: MAX_BODY_BYTES,
     logger,
   });
-  // The comparison page (dist/web) and GraphiQL's bundle: files served as they are, through the same front.
-  const web = await loadWebPage({ logger });
-  // Health and metrics are never limited nor refused for load: the routes that say so, and the scrape.
-  const operational = (path: string) =>
-    path === PATHS.metrics || matchRoute(rest.routes, path)?.route.exemptFromRateLimit === true;
-  const http = createHttpHandler({
-    upstream: async (request) => yoga.fetch(request),
-    cache: bodies,
-    statics: allOf(web.files, graphiqlFiles()),
-    reuseKey: (pathAndQuery, accept) =>
-      pathAndQuery.startsWith(PATHS.graphql)
-        ? graphqlReuse.reuseKey(pathAndQuery, accept)
-        : rest.reuseKey(pathAndQuery),
-    cacheable: () => database.ok(),
-    version: () => store.current().version,
-    clock,
-    logger,
-    rateLimitPerMinute: config.rateLimitPerMinute,
-    ...(cluster ? { takeToken: (client: string) => cluster.take(client) } : {}),
-    counted: (path) => !operational(path),
-    trustedProxies: config.trustedProxies,
-    requestTimeoutMs: config.requestTimeoutMs,
-    inFlight,
-    // Health, the metrics and open streams are never refused for load: the operator needs them most then.
-    shed: (path, accept) => !(accept && EVENT_STREAM.test(accept)) && !operational(path),
-    observe: (method, path, status, seconds) => metrics.observeRequest(method, routeLabels.of(path), status, seconds),
-  });
-
   // New data: looked for, and in a cluster told to the other workers, so that they all answer from it
   // within moments rather than each at its own next poll.
   const watcher = watchDataVersion(store, {
@@ -257,12 +301,12 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
   }
 
   return {
-    fetch: http.fetch,
-    listener: http.listener,
-    clientError: http.clientError,
     services,
-    caches,
     yoga,
+    metrics,
+    rest,
+    frontBytes: { bodies: budget.bodies, graphqlUrls: requestBytes.graphqlUrls, routeLabels: requestBytes.routeLabels },
+    caches,
     closeStreams: () => changes.close(),
     refresh: () => watcher.refresh('asked'),
     // The first list a process answers pays for compiling its query and for the calculation's first runs
@@ -276,7 +320,6 @@ export async function createApp({ config, db, logger, clock = () => new Date(), 
       return performance.now() - started;
     },
     async close() {
-      stopWatchingLag();
       changes.close();
       await watcher.stop();
     },
@@ -290,30 +333,5 @@ function listBoundsPerVersion(store: CatalogStore): () => ListBounds {
     const catalog = store.current();
     if (last?.version !== catalog.version) last = { version: catalog.version, bounds: listBounds(catalog) };
     return last.bounds;
-  };
-}
-
-/**
- * The route a path belongs to, for the metrics: its template, never the raw path. Remembered per path
- * (every answer is counted, a cache hit too), bounded by bytes: paths are the client's, up to 8 KB.
- */
-function routeLabeller(routes: readonly RestRoute[], maxBytes: number) {
-  const labels = new LRUCache<string, string>({
-    maxSize: Math.max(4096, maxBytes),
-    sizeCalculation: (label, path) => 2 * (path.length + label.length) + 64,
-  });
-  return {
-    of(path: string): string {
-      if (path === PATHS.graphql || path === PATHS.metrics || path === PATHS.page) return path;
-      if (path.startsWith(PATHS.graphiqlAssets)) return `${PATHS.graphiqlAssets}{asset}`;
-      if (path.startsWith(PATHS.pageAssets)) return `${PATHS.pageAssets}{file}`;
-      let label = labels.get(path);
-      if (label === undefined) {
-        label = matchRoute(routes, path)?.route.path ?? 'unmatched';
-        labels.set(path, label);
-      }
-      return label;
-    },
-    stats: () => ({ entries: labels.size, bytes: labels.calculatedSize, maxBytes: labels.maxSize }),
   };
 }

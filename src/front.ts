@@ -1,0 +1,114 @@
+// The HTTP front, built the same way whichever thread computes the answers: the gate (bounds, rate
+// limit, preflight, files), the body cache and its 304s, the bound of computed answers in progress, the
+// request metrics and log lines (src/http/handler.ts). `upstream` is yoga on this thread (app.ts, the
+// tests, a cluster's workers) or the application's own thread (src/threads/, a single process's default):
+// then the thread that accepts connections does nothing but this, and a cached answer, a refusal, health
+// and the metrics never wait behind a calculation.
+import { LRUCache } from 'lru-cache';
+import type { WorkerLink } from './cluster/worker-link.js';
+import type { Config } from './config.js';
+import type { GraphqlReuse } from './graphql/reuse-key.js';
+import type { BodyCache } from './http/body-cache.js';
+import { graphiqlFiles } from './http/graphiql.js';
+import { createHttpHandler, type HttpHandler } from './http/handler.js';
+import { EVENT_STREAM } from './http/layer.js';
+import { InFlight } from './http/overload.js';
+import { allOf } from './http/static.js';
+import type { WebPage } from './http/web.js';
+import type { Logger } from './logger.js';
+import { PATHS } from './request/paths.js';
+import type { RestFacade } from './rest/facade.js';
+import { matchRoute } from './rest/index.js';
+import type { RestRoute } from './rest/route.js';
+
+export interface FrontDeps {
+  config: Config;
+  logger: Logger;
+  clock: () => Date;
+  /** What computes an answer the gate passed. */
+  upstream(request: Request): Promise<Response>;
+  /** The REST routes (what is exempt from limits, the route labels) and their URLs' reuse keys. */
+  rest: RestFacade;
+  graphqlReuse: GraphqlReuse;
+  bodies: BodyCache;
+  web: WebPage;
+  /** Bytes for the route labels of the metrics. */
+  routeLabelBytes: number;
+  /** The data version the next request will see. */
+  version(): number;
+  /** Whether new answers may be kept (not while the database fails: they may lack what it holds). */
+  cacheable(): boolean;
+  /** Told of every answer: method, route label, status, seconds. */
+  observe(method: string, route: string, status: number, seconds: number): void;
+  link: WorkerLink | null;
+}
+
+export interface Front {
+  http: HttpHandler;
+  /** The bound of computed answers in progress (none when MAX_IN_FLIGHT is 0); the caller adapts it. */
+  inFlight: InFlight | undefined;
+  /** The front's caches, for /metrics and /api/metrics. */
+  caches(): Record<string, unknown>;
+}
+
+export function createFront(deps: FrontDeps): Front {
+  const { config, rest, graphqlReuse, bodies, link } = deps;
+  const routeLabels = routeLabeller(rest.routes, deps.routeLabelBytes);
+  const inFlight =
+    config.maxInFlight > 0 ? new InFlight({ limit: config.maxInFlight, queueWaitMs: config.queueWaitMs }) : undefined;
+  // Health and metrics are never limited nor refused for load: the routes that say so, and the scrape.
+  const operational = (path: string) =>
+    path === PATHS.metrics || matchRoute(rest.routes, path)?.route.exemptFromRateLimit === true;
+  const http = createHttpHandler({
+    upstream: deps.upstream,
+    cache: bodies,
+    statics: allOf(deps.web.files, graphiqlFiles()),
+    reuseKey: (pathAndQuery, accept) =>
+      pathAndQuery.startsWith(PATHS.graphql)
+        ? graphqlReuse.reuseKey(pathAndQuery, accept)
+        : rest.reuseKey(pathAndQuery),
+    cacheable: deps.cacheable,
+    version: deps.version,
+    clock: deps.clock,
+    logger: deps.logger,
+    rateLimitPerMinute: config.rateLimitPerMinute,
+    ...(link ? { takeToken: (client: string) => link.take(client) } : {}),
+    counted: (path) => !operational(path),
+    trustedProxies: config.trustedProxies,
+    requestTimeoutMs: config.requestTimeoutMs,
+    inFlight,
+    // Health, the metrics and open streams are never refused for load: the operator needs them most then.
+    shed: (path, accept) => !(accept && EVENT_STREAM.test(accept)) && !operational(path),
+    observe: (method, path, status, seconds) => deps.observe(method, routeLabels.of(path), status, seconds),
+  });
+  return {
+    http,
+    inFlight,
+    caches: () => ({ bodies: bodies.stats(), graphqlUrls: graphqlReuse.stats(), routeLabels: routeLabels.stats() }),
+  };
+}
+
+/**
+ * The route a path belongs to, for the metrics: its template, never the raw path. Remembered per path
+ * (every answer is counted, a cache hit too), bounded by bytes: paths are the client's, up to 8 KB.
+ */
+function routeLabeller(routes: readonly RestRoute[], maxBytes: number) {
+  const labels = new LRUCache<string, string>({
+    maxSize: Math.max(4096, maxBytes),
+    sizeCalculation: (label, path) => 2 * (path.length + label.length) + 64,
+  });
+  return {
+    of(path: string): string {
+      if (path === PATHS.graphql || path === PATHS.metrics || path === PATHS.page) return path;
+      if (path.startsWith(PATHS.graphiqlAssets)) return `${PATHS.graphiqlAssets}{asset}`;
+      if (path.startsWith(PATHS.pageAssets)) return `${PATHS.pageAssets}{file}`;
+      let label = labels.get(path);
+      if (label === undefined) {
+        label = matchRoute(routes, path)?.route.path ?? 'unmatched';
+        labels.set(path, label);
+      }
+      return label;
+    },
+    stats: () => ({ entries: labels.size, bytes: labels.calculatedSize, maxBytes: labels.maxSize }),
+  };
+}
