@@ -1,5 +1,5 @@
 // The embedded database's lock: one process opens the folder, any other connects to it.
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -72,6 +72,35 @@ describe('openEmbedded', () => {
     } finally {
       await db.close();
     }
+  });
+});
+
+describe('openEmbedded after a process died while opening', () => {
+  it('takes over a lock left empty, once it is older than its owner could take to write it', async () => {
+    const dir = await tempDir();
+    const lock = path.join(dir, 'embedded.lock.json');
+    await writeFile(lock, '');
+    const past = new Date(Date.now() - 60_000);
+    await utimes(lock, past, past);
+    const db = await openEmbedded(dir, { waitMs: 2_000 });
+    try {
+      expect(db.owner).toBe(true);
+      expect(JSON.parse(await readFile(lock, 'utf8'))).toMatchObject({ pid: process.pid });
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('names its owner in the lock while PostgreSQL starts, before it has a port', async () => {
+    const dir = await tempDir();
+    const lock = path.join(dir, 'embedded.lock.json');
+    const seen: unknown[] = [];
+    const opening = openEmbedded(dir, {
+      onThread: () => void readFile(lock, 'utf8').then((text) => seen.push(JSON.parse(text))),
+    });
+    const db = await opening;
+    await db.close();
+    expect(seen).toEqual([expect.objectContaining({ pid: process.pid, port: 0 })]);
   });
 });
 

@@ -5,7 +5,7 @@
 // that opens the folder (the owner) writes a lock file with its pid and port; any other process —
 // `npm run ingest` while the service runs, say — connects to the owner's socket instead.
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -52,6 +52,7 @@ export function processAlive(pid: number): boolean {
 }
 
 function portAnswers(port: number): Promise<boolean> {
+  if (port === 0) return Promise.resolve(false); // its owner is still starting PostgreSQL
   return new Promise((resolve) => {
     const socket = net.connect({ host: '127.0.0.1', port });
     socket.setTimeout(1000);
@@ -67,11 +68,34 @@ function portAnswers(port: number): Promise<boolean> {
   });
 }
 
-async function readLock(dataDir: string): Promise<LockInfo | null> {
+/**
+ * How long a lock may stay unreadable (created, its owner not written yet) before it is taken for the
+ * remains of a process that died in between: its owner writes it at once.
+ */
+const UNWRITTEN_LOCK_MS = 5_000;
+
+/** The lock: its owner, none, or a file that does not say (empty or cut short). */
+async function readLock(dataDir: string): Promise<LockInfo | 'unreadable' | null> {
+  let text: string;
   try {
-    return JSON.parse(await readFile(lockPath(dataDir), 'utf8')) as LockInfo;
+    text = await readFile(lockPath(dataDir), 'utf8');
   } catch {
     return null;
+  }
+  try {
+    const lock = JSON.parse(text) as LockInfo;
+    return typeof lock?.pid === 'number' ? lock : 'unreadable';
+  } catch {
+    return 'unreadable';
+  }
+}
+
+/** Whether the lock file was last written longer ago than `ms`. */
+async function olderThan(file: string, ms: number): Promise<boolean> {
+  try {
+    return Date.now() - (await stat(file)).mtimeMs > ms;
+  } catch {
+    return false;
   }
 }
 
@@ -218,6 +242,13 @@ export async function openEmbedded(
 
   for (;;) {
     const lock = await readLock(dataDir);
+    if (lock === 'unreadable') {
+      // Being written by a process that has just made it, or left by one that died before it could: a
+      // lock nobody could ever read would otherwise keep every start waiting for good.
+      if (await olderThan(lockPath(dataDir), UNWRITTEN_LOCK_MS)) await rm(lockPath(dataDir), { force: true });
+      else await new Promise((r) => setTimeout(r, 100));
+      continue;
+    }
     if (lock?.pid === process.pid) throw new Error(`the embedded database ${dataDir} is already open in this process`);
     if (lock && processAlive(lock.pid)) {
       if (await portAnswers(lock.port)) {
@@ -247,6 +278,10 @@ export async function openEmbedded(
       throw err;
     }
     try {
+      // Its owner at once (no port yet: "starting"), so that a process that dies while PostgreSQL starts
+      // leaves a lock whose process is gone, taken over by the next start.
+      const starting: LockInfo = { pid: process.pid, port: 0, startedAt: new Date().toISOString() };
+      await handle.write(JSON.stringify(starting), 0);
       const served = await startPglite(
         path.join(dataDir, 'pglite'),
         log,
@@ -254,8 +289,9 @@ export async function openEmbedded(
         TEMPLATE,
         options.onThread,
       );
-      const info: LockInfo = { pid: process.pid, port: served.port, startedAt: new Date().toISOString() };
-      await handle.writeFile(JSON.stringify(info));
+      const info: LockInfo = { pid: process.pid, port: served.port, startedAt: starting.startedAt };
+      await handle.truncate(0);
+      await handle.write(JSON.stringify(info), 0);
       await handle.close();
       return {
         url: socketUrl(served.port),
