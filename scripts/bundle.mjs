@@ -22,7 +22,8 @@ export async function bundle() {
   rmSync(BUNDLE_DIR, { recursive: true, force: true });
   await build({
     absWorkingDir: root,
-    entryPoints: ['dist/main.js'],
+    // The application's thread (src/threads/back.ts) is a second entry: the thread loads it by name.
+    entryPoints: { main: 'dist/main.js', back: 'dist/threads/back.js' },
     outdir: BUNDLE_DIR,
     bundle: true,
     // main.ts loads each stage with import(): each stays a chunk of its own, loaded only when reached

@@ -56,6 +56,10 @@ export interface AppDeps {
   link?: WorkerLink | null;
 }
 
+/** The `worker` label of each thread's own metrics when the front is on a thread of its own. */
+export const FRONT_LABEL = 'front';
+export const BACK_LABEL = 'app';
+
 /** What the front in front of the application tells of itself, for /api/metrics and /metrics. */
 export interface FrontFigures {
   caches: Record<string, unknown>;
@@ -87,16 +91,15 @@ export interface Backend {
   warmUp(): Promise<number>;
 }
 
-export interface App {
+/** What a server listens with: the front, whichever thread the application is on. */
+export interface Serving {
   fetch(request: Request): Promise<Response>;
   /** node:http request listener */
   listener(req: IncomingMessage, res: ServerResponse): void;
   /** node:http 'clientError' listener (requests Node could not parse). */
   clientError: HttpHandler['clientError'];
-  services: Services;
   /** Entries, bytes and bounds of every cache this process keeps (its part of /metrics and /api/metrics). */
   caches(): Record<string, unknown>;
-  yoga: YogaServerInstance<Record<string, unknown>, Context>;
   /** Ends every change stream and subscription and refuses new ones (the first step of a shutdown). */
   closeStreams(): void;
   /** Ends the streams and stops watching for new data (the database itself is the caller's). */
@@ -105,6 +108,11 @@ export interface App {
   refresh(): void;
   /** Answers the default list once, to no client (see below); resolves with the milliseconds it took. */
   warmUp(): Promise<number>;
+}
+
+export interface App extends Serving {
+  services: Services;
+  yoga: YogaServerInstance<Record<string, unknown>, Context>;
 }
 
 /** The application with its front on the same thread: the tests, a cluster's workers, COMPUTE_THREAD=false. */
@@ -244,7 +252,8 @@ export async function createBackend({
       dataVersion: () => store.current().version,
       dataAgeSeconds: () => dataAgeSeconds(store.current().lastObservedAt, clock()),
     },
-    cluster ? { worker: String(cluster.worker) } : {},
+    // Behind a front on another thread, each thread's own figures (heap, event loop) are told apart.
+    cluster ? { worker: String(cluster.worker) } : remoteFront ? { worker: BACK_LABEL } : {},
   );
   registerStreamMetrics(metrics.registry, TRANSPORTS, () => changes.stats());
   registerOverloadMetrics(metrics.registry, () => ({ inFlight: front().inFlight, lane: cpuLane.figures() }));

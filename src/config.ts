@@ -21,8 +21,9 @@ export const MIN_BUDGET_MB = 128;
  * (README, "Overload").
  */
 export const DEFAULT_MAX_IN_FLIGHT = 8;
-export const DEFAULT_QUEUE_WAIT_MS = 100;
+export const DEFAULT_QUEUE_WAIT_MS = 1_000;
 export const DEFAULT_LOOP_LAG_TARGET_MS = 50;
+export const DEFAULT_COMPUTE_THREAD_NICE = 5;
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -90,6 +91,17 @@ const envSchema = z.object({
    * in progress shrinks; below it the limit grows back toward MAX_IN_FLIGHT. 0: the limit stays fixed.
    */
   LOOP_LAG_TARGET_MS: z.coerce.number().int().min(0).max(60_000).default(DEFAULT_LOOP_LAG_TARGET_MS),
+  /**
+   * A single process computes answers on a thread of their own, so that the thread accepting connections
+   * answers cached answers, refusals, health and the metrics at once however busy the calculation is.
+   * false: both on one thread (as a cluster's workers do).
+   */
+  COMPUTE_THREAD: bool.default(true),
+  /**
+   * The nice value of that thread (Linux): the kernel gives the thread that accepts connections the CPU
+   * first when both want it. 0: the same as every other thread.
+   */
+  COMPUTE_THREAD_NICE: z.coerce.number().int().min(0).max(19).default(DEFAULT_COMPUTE_THREAD_NICE),
   /** How long a request beyond MAX_IN_FLIGHT may wait for a slot before it is refused; 0: refused at once. */
   QUEUE_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(DEFAULT_QUEUE_WAIT_MS),
   /** On SIGTERM, how long requests in flight may take to finish before their connections are closed. */
@@ -132,6 +144,8 @@ export type Config = Readonly<{
   maxInFlight: number;
   queueWaitMs: number;
   loopLagTargetMs: number;
+  computeThread: boolean;
+  computeThreadNice: number;
   shutdownGraceMs: number;
   ingestMaxFutureSkewMs: number;
   ingestWaitMs: number;
@@ -182,6 +196,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxInFlight: e.MAX_IN_FLIGHT,
     queueWaitMs: e.QUEUE_WAIT_MS,
     loopLagTargetMs: e.LOOP_LAG_TARGET_MS,
+    computeThread: e.COMPUTE_THREAD,
+    computeThreadNice: e.COMPUTE_THREAD_NICE,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     ingestMaxFutureSkewMs: e.INGEST_MAX_FUTURE_SKEW_MINUTES * 60_000,
     ingestWaitMs: e.INGEST_WAIT_SECONDS * 1000,

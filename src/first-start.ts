@@ -55,8 +55,9 @@ export async function startAgainAfterSeeding(config: Config, db: Database, logge
 
 export async function openAndSeed(config: Config, logger: Logger): Promise<{ db: Database; seeded: boolean }> {
   const turn = (activity: string) => configuredTurn(config, activity, (line) => logger.warn(line));
-  // A single process queries with Prisma next (the catalogue); a cluster's primary never does.
-  const preloading = config.workers === 1 ? preloadQueryCompiler() : undefined;
+  // A single process on one thread queries with Prisma next (the catalogue); a cluster's primary never
+  // does, nor the accepting thread of a process that computes on another (src/threads/back.ts queries).
+  const preloading = config.workers === 1 && !config.computeThread ? preloadQueryCompiler() : undefined;
   const early = await takeEarly();
   await preloading;
   for (const { level, line } of early?.said ?? []) logger[level](line);

@@ -5,7 +5,7 @@
 // file runs in each worker, which serves HTTP on the shared port and shuts down when the primary says.
 import cluster from 'node:cluster';
 import http from 'node:http';
-import { createApp, type App } from './app.js';
+import { createApp, type Serving } from './app.js';
 import { MAX_HEADER_BYTES } from './http/node-writer.js';
 import { CatalogueTooLarge } from './catalog/store.js';
 import { Backoff, serveFallback, type Fallback } from './cluster/fallback.js';
@@ -17,6 +17,7 @@ import { memoryPlanOf } from './memory.js';
 import { openDatabase, type Database } from './db/client.js';
 import { serviceLogger, type Logger } from './logger.js';
 import { openAndSeed, startAgainAfterSeeding } from './first-start.js';
+import { createThreadedApp } from './threads/front.js';
 
 function configOrExit(): Config {
   try {
@@ -52,12 +53,12 @@ const EXIT_UNFIT = 78;
  * repair ingest or a raised budget brings it back without an operator restarting it.
  */
 async function appOrFallback(
-  create: () => Promise<App>,
+  create: () => Promise<Serving>,
   config: Config,
   logger: Logger,
   link: WorkerLink | null,
   flush: () => void,
-): Promise<App> {
+): Promise<Serving> {
   const backoff = new Backoff();
   let fallback: Fallback | null = null;
   for (;;) {
@@ -89,7 +90,7 @@ async function main() {
   const worker = cluster.isWorker ? cluster.worker!.id : null;
   const memory = memoryPlanOf(config);
   const { logger: processLogger, flush } = serviceLogger(config.logLevel, {
-    shared: worker !== null || config.workers > 1,
+    shared: worker !== null || config.workers > 1 || config.computeThread,
   });
   const link = workerLink();
   const logger = worker === null ? processLogger : processLogger.child({ worker });
@@ -117,7 +118,24 @@ async function main() {
       ? await openAndPrepare(config, logger, flush)
       : await openDatabase({ ...config, migrate: false, writeTurn: 'held' });
 
-  const app = await appOrFallback(() => createApp({ config, db, logger, memory, link }), config, logger, link, flush);
+  // A single process computes on a thread of its own (src/threads/); a cluster's worker on its one thread.
+  const threaded = worker === null && config.computeThread;
+  const create = threaded
+    ? () =>
+        createThreadedApp({
+          config,
+          db,
+          logger,
+          memory,
+          onExit(code) {
+            // Nothing can be computed any more: the supervisor starts a fresh process.
+            logger.fatal({ code }, 'the application thread ended; exiting');
+            flush();
+            process.exit(1);
+          },
+        })
+    : () => createApp({ config, db, logger, memory, link });
+  const app = await appOrFallback(create, config, logger, link, flush);
   const server = http.createServer(
     {
       maxHeaderSize: MAX_HEADER_BYTES,

@@ -102,7 +102,7 @@ export function combineStats(
   };
 }
 
-type MetricsJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
+export type MetricsJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
 
 /**
  * /metrics of several processes: their registries (getMetricsAsJSON) put together by each metric's

@@ -29,26 +29,30 @@ export function notFound(): Plugin {
 }
 
 /** GET /metrics: Prometheus text for the operator's scraper; never cached. */
-export function prometheus(metrics: { text(): Promise<string>; contentType: string }): Plugin {
+export function prometheus(metrics: MetricsText): Plugin {
   return {
     onRequest({ url, request, endResponse }) {
       if (url.pathname !== PATHS.metrics) return;
-      if (request.method !== 'GET' && request.method !== 'HEAD') {
-        return endResponse(
-          problemResponse('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${PATHS.metrics}.`, undefined, {
-            allow: 'GET, HEAD',
-          }),
-        );
-      }
-      return metrics.text().then((text) =>
-        endResponse(
-          new Response(text, {
-            headers: { 'content-type': metrics.contentType, 'cache-control': CACHE_CONTROL.none },
-          }),
-        ),
-      );
+      return metricsAnswer(request.method, metrics).then(endResponse);
     },
   };
+}
+
+export interface MetricsText {
+  text(): Promise<string>;
+  contentType: string;
+}
+
+/** The answer to a request for /metrics, whichever thread makes it. */
+export async function metricsAnswer(method: string, metrics: MetricsText): Promise<Response> {
+  if (method !== 'GET' && method !== 'HEAD') {
+    return problemResponse('METHOD_NOT_ALLOWED', `${method} is not allowed on ${PATHS.metrics}.`, undefined, {
+      allow: 'GET, HEAD',
+    });
+  }
+  return new Response(await metrics.text(), {
+    headers: { 'content-type': metrics.contentType, 'cache-control': CACHE_CONTROL.none },
+  });
 }
 
 /** The GraphQL endpoint answers GraphiQL's page or JSON at one URL, chosen by Accept. */
