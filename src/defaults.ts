@@ -60,10 +60,18 @@ export interface EarlyInputs {
   workers: number;
   memoryBudgetMb: number;
   ingestWaitMs: number;
+  computeThread: boolean;
 }
 
 /** The variables behind EarlyInputs that have defaults (DATA_DIR, a path, is taken as given). */
-const DEFAULTED = ['DATABASE_URL', 'SEED_SAMPLE', 'WORKERS', 'MEMORY_BUDGET_MB', 'INGEST_WAIT_SECONDS'] as const;
+const DEFAULTED = [
+  'DATABASE_URL',
+  'SEED_SAMPLE',
+  'WORKERS',
+  'MEMORY_BUDGET_MB',
+  'INGEST_WAIT_SECONDS',
+  'COMPUTE_THREAD',
+] as const;
 
 /**
  * EarlyInputs as loadConfig gives them when the environment leaves them to their defaults, as `npm start`
@@ -80,5 +88,6 @@ export function earlyInputs(env: NodeJS.ProcessEnv): EarlyInputs | null {
     workers,
     memoryBudgetMb: defaultBudgetMb(workers, true),
     ingestWaitMs: DEFAULT_INGEST_WAIT_SECONDS * 1000,
+    computeThread: true,
   };
 }

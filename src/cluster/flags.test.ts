@@ -38,14 +38,17 @@ describe('ownFlags of a single process on the embedded database', () => {
     expect(ownFlags(unseeded, memoryPlanOf(unseeded), [])).toContain(heap(dataDir));
   });
 
-  it('bounds a later start and compiles its WebAssembly once', () => {
+  it.each([
+    ['on a thread of its own, half the young generation each thread', {}, YOUNG_GENERATION_MB / 4],
+    ['on one thread, the whole young generation', { COMPUTE_THREAD: 'false' }, YOUNG_GENERATION_MB / 2],
+  ])('bounds a later start and compiles its WebAssembly once: computing %s', (_name, env, semiSpaceMb) => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'flags-'));
     mkdirSync(path.join(dataDir, 'pglite'));
     writeFileSync(path.join(dataDir, 'pglite', 'PG_VERSION'), '17');
-    expect(ownFlags(config(dataDir), memoryPlanOf(config(dataDir)), [])).toEqual([
+    expect(ownFlags(config(dataDir, env), memoryPlanOf(config(dataDir, env)), [])).toEqual([
       '--liftoff-only',
       heap(dataDir),
-      `--max-semi-space-size=${YOUNG_GENERATION_MB / 2}`,
+      `--max-semi-space-size=${semiSpaceMb}`,
     ]);
   });
 });
@@ -60,6 +63,7 @@ describe('earlyInputs', () => {
       workers: c.workers,
       memoryBudgetMb: c.memoryBudgetMb,
       ingestWaitMs: c.ingestWaitMs,
+      computeThread: c.computeThread,
     };
   };
 
@@ -80,6 +84,7 @@ describe('earlyInputs', () => {
     { MEMORY_BUDGET_MB: '900' },
     { SEED_SAMPLE: 'false' },
     { INGEST_WAIT_SECONDS: '5' },
+    { COMPUTE_THREAD: 'false' },
     { DATABASE_URL: 'postgresql://x@h/db' },
   ])('leaves the decision to loadConfig when one of them is set: %o', async (env) => {
     expect(earlyInputs(env)).toBeNull();
