@@ -93,10 +93,10 @@ const envSchema = z.object({
   LOOP_LAG_TARGET_MS: z.coerce.number().int().min(0).max(60_000).default(DEFAULT_LOOP_LAG_TARGET_MS),
   /**
    * A single process computes answers on a thread of their own, so that the thread accepting connections
-   * answers cached answers, refusals, health and the metrics at once however busy the calculation is.
-   * false: both on one thread (as a cluster's workers do).
+   * answers cached answers, refusals, health and the metrics at once however busy the calculation is; it
+   * costs FRONT_THREAD_MB more of the budget (src/memory.ts). false (the default): both on one thread.
    */
-  COMPUTE_THREAD: bool.default(true),
+  COMPUTE_THREAD: bool.default(false),
   /**
    * The nice value of that thread (Linux): the kernel gives the thread that accepts connections the CPU
    * first when both want it. 0: the same as every other thread.
@@ -187,7 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxDataAgeSeconds: e.MAX_DATA_AGE_HOURS * 3600,
     logLevel: e.LOG_LEVEL,
     workers,
-    memoryBudgetMb: e.MEMORY_BUDGET_MB ?? defaultBudgetMb(workers, !e.DATABASE_URL),
+    memoryBudgetMb: e.MEMORY_BUDGET_MB ?? defaultBudgetMb(workers, !e.DATABASE_URL, e.COMPUTE_THREAD),
     reloadPollMs: e.RELOAD_POLL_MS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     trustedProxies: Object.freeze(e.TRUSTED_PROXIES ?? (e.TRUST_PROXY ? [...TRUST_PROXY_ALIAS] : [])),

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { EMBEDDED_DATABASE_MB, PRIMARY_MB } from './memory.js';
+import { EMBEDDED_DATABASE_MB, FRONT_THREAD_MB, frontsThread, PRIMARY_MB } from './memory.js';
 
 /** Where the embedded database lives when DATA_DIR is not given. */
 export const DEFAULT_DATA_DIR = './data';
@@ -32,8 +32,13 @@ export function defaultWorkers(cores: number, embedded: boolean): number {
 }
 
 /** The budget when MEMORY_BUDGET_MB is not given: the database's part, the primary's, a share per process. */
-export function defaultBudgetMb(workers: number, embedded: boolean): number {
-  return (embedded ? EMBEDDED_DATABASE_MB : 0) + (workers > 1 ? PRIMARY_MB : 0) + workers * DEFAULT_SHARE_MB;
+export function defaultBudgetMb(workers: number, embedded: boolean, computeThread = false): number {
+  return (
+    (embedded ? EMBEDDED_DATABASE_MB : 0) +
+    (workers > 1 ? PRIMARY_MB : 0) +
+    (frontsThread(workers, computeThread) ? FRONT_THREAD_MB : 0) +
+    workers * DEFAULT_SHARE_MB
+  );
 }
 
 /**
@@ -88,6 +93,6 @@ export function earlyInputs(env: NodeJS.ProcessEnv): EarlyInputs | null {
     workers,
     memoryBudgetMb: defaultBudgetMb(workers, true),
     ingestWaitMs: DEFAULT_INGEST_WAIT_SECONDS * 1000,
-    computeThread: true,
+    computeThread: false,
   };
 }

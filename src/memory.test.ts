@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   EMBEDDED_DATABASE_MB,
+  FRONT_THREAD_MB,
   OUTSIDE_HEAP_MB,
   OWN_HEAP_MB,
   planMemory,
@@ -19,14 +20,18 @@ const setting = fc.record({
   budgetMb: fc.integer({ min: 128, max: 64 * 1024 }),
   workers: fc.integer({ min: 1, max: 64 }),
   embedded: fc.boolean(),
+  frontThread: fc.boolean(),
 });
 
 describe('planMemory', () => {
   it('property: the processes together, at their most, stay within the budget whenever it holds them', () => {
     fc.assert(
-      fc.property(setting, ({ budgetMb, workers, embedded }) => {
-        const plan = planMemory({ budgetMb, workers, embedded });
-        const fixed = (embedded ? EMBEDDED_DATABASE_MB : 0) + (workers > 1 ? PRIMARY_MB : 0);
+      fc.property(setting, ({ budgetMb, workers, embedded, frontThread }) => {
+        const plan = planMemory({ budgetMb, workers, embedded, frontThread });
+        const fixed =
+          (embedded ? EMBEDDED_DATABASE_MB : 0) +
+          (workers > 1 ? PRIMARY_MB : 0) +
+          (workers === 1 && frontThread ? FRONT_THREAD_MB : 0);
         expect(resident(plan)).toBeLessThanOrEqual(plan.shareMb + 1);
         const smallest = planMemory({ budgetMb: 0, workers: 1, embedded: false }).shareMb;
         if ((budgetMb - fixed) / workers >= smallest)

@@ -38,17 +38,14 @@ describe('ownFlags of a single process on the embedded database', () => {
     expect(ownFlags(unseeded, memoryPlanOf(unseeded), [])).toContain(heap(dataDir));
   });
 
-  it.each([
-    ['on a thread of its own, half the young generation each thread', {}, YOUNG_GENERATION_MB / 4],
-    ['on one thread, the whole young generation', { COMPUTE_THREAD: 'false' }, YOUNG_GENERATION_MB / 2],
-  ])('bounds a later start and compiles its WebAssembly once: computing %s', (_name, env, semiSpaceMb) => {
+  it('bounds a later start and compiles its WebAssembly once', () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'flags-'));
     mkdirSync(path.join(dataDir, 'pglite'));
     writeFileSync(path.join(dataDir, 'pglite', 'PG_VERSION'), '17');
-    expect(ownFlags(config(dataDir, env), memoryPlanOf(config(dataDir, env)), [])).toEqual([
+    expect(ownFlags(config(dataDir), memoryPlanOf(config(dataDir)), [])).toEqual([
       '--liftoff-only',
       heap(dataDir),
-      `--max-semi-space-size=${semiSpaceMb}`,
+      `--max-semi-space-size=${YOUNG_GENERATION_MB / 2}`,
     ]);
   });
 });

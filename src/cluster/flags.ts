@@ -38,15 +38,16 @@ export const givesWasmTiering = (execArgv: readonly string[]): boolean =>
  * MEMORY_BUDGET_MB (src/memory.ts), the young generation the two 16 MB semi-spaces that share counts
  * (YOUNG_GENERATION_MB; Node 24's V8 sizes it otherwise, and a worker whose caches had filled its share
  * spent most of its time in full collections: detail and GraphQL answers at a quarter of their rate).
- * V8's flags hold for every thread's heap: a process that computes on a thread of its own (src/threads/)
- * has two young generations, each given half of what the share counts (two 8 MB semi-spaces; with
- * 16 MB each the soak ended 68 MB higher, over the default budget).
+ * V8's flags hold for every thread's heap, a worker thread's resourceLimits included: a process that
+ * computes on a thread of its own (src/threads/) has two such heaps, and its budget counts the second
+ * (FRONT_THREAD_MB, src/memory.ts). Two 8 MB semi-spaces each instead made the thread's loop lag more and
+ * the bound of work shrink, refusing a quarter of the requests at half the capacity in one overload run.
  */
-export function heapFlags(execArgv: readonly string[], heapMb: number, threads = 1): string[] {
+export function heapFlags(execArgv: readonly string[], heapMb: number): string[] {
   const flags: string[] = [];
   if (!execArgv.some((a) => a.startsWith('--max-old-space-size'))) flags.push(`--max-old-space-size=${heapMb}`);
   if (!execArgv.some((a) => a.startsWith('--max-semi-space-size')))
-    flags.push(`--max-semi-space-size=${YOUNG_GENERATION_MB / 2 / threads}`);
+    flags.push(`--max-semi-space-size=${YOUNG_GENERATION_MB / 2}`);
   return flags;
 }
 
@@ -78,7 +79,7 @@ export function ownFlags(config: FlagInputs, memory: MemoryPlan, execArgv: reado
   // The first start's seeding ends in a restart with these flags (server.ts); bounded by a worker's share
   // meanwhile, the seeding's heap (the modules of the service loaded besides) collected for 4 s more.
   const seeding = !config.databaseUrl && !existing && config.seedSample;
-  if (config.workers === 1 && !seeding) flags.push(...heapFlags(execArgv, memory.heapMb, config.computeThread ? 2 : 1));
+  if (config.workers === 1 && !seeding) flags.push(...heapFlags(execArgv, memory.heapMb));
   return flags;
 }
 

@@ -32,7 +32,7 @@ describe('the capacity check of a snapshot', () => {
   });
 
   it("names the configuration's limit and the smallest budget, in 64 MB steps, that holds the snapshot", () => {
-    const config = { memoryBudgetMb: 896, workers: 2, databaseUrl: undefined };
+    const config = { memoryBudgetMb: 896, workers: 2, databaseUrl: undefined, computeThread: true };
     const { maxOffers, describe } = capacityOf(config);
     expect(maxOffers).toBe(planMemory({ budgetMb: 896, workers: 2, embedded: true }).maxOffers);
     const needed = budgetFor(60_698, { workers: 2, embedded: true })!;

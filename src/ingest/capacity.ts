@@ -13,7 +13,7 @@ export interface Capacity {
 }
 
 export function capacityOf(config: ServiceShape): Capacity {
-  const shape = { workers: config.workers, embedded: !config.databaseUrl };
+  const shape = { workers: config.workers, embedded: !config.databaseUrl, frontThread: config.computeThread };
   const { maxOffers } = memoryPlanOf(config);
   return {
     maxOffers,
