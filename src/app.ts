@@ -24,10 +24,9 @@ import type { ListBounds } from './graphql/cost.js';
 import { listBounds } from './graphql/limits.js';
 import { HistoryCache } from './graphql/loaders.js';
 import { createPersistedQueryStore } from './graphql/persisted-queries.js';
-import { createGraphqlReuse, errorsNotReused } from './graphql/reuse-key.js';
+import { errorsNotReused } from './graphql/reuse-key.js';
 import { createGraphqlServer, documentCaches } from './graphql/server.js';
 import { MAX_BODY_BYTES } from './http/admission.js';
-import { BodyCache } from './http/body-cache.js';
 import { graphiql } from './http/graphiql.js';
 import type { HttpHandler } from './http/handler.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
@@ -36,7 +35,6 @@ import { registerStreamMetrics } from './http/stream-metrics.js';
 import { registerOverloadMetrics } from './http/overload-metrics.js';
 import { watchLag, type InFlightFigures } from './http/overload.js';
 import { cpuLane } from './catalog/lane.js';
-import { loadWebPage } from './http/web.js';
 import type { Logger } from './logger.js';
 import { planMemory, requestCaches, type MemoryPlan } from './memory.js';
 import { PATHS } from './request/paths.js';
@@ -81,8 +79,8 @@ export interface Backend {
   yoga: YogaServerInstance<Record<string, unknown>, Context>;
   metrics: Metrics;
   rest: RestFacade;
-  /** The bytes the front's caches may hold, from this process's share of the budget. */
-  frontBytes: { bodies: number; graphqlUrls: number; routeLabels: number };
+  /** This process's share of the budget, of which the front's caches take their parts. */
+  plan: MemoryPlan;
   /** Entries, bytes and bounds of every cache the application keeps. */
   caches(): Record<string, unknown>;
   closeStreams(): void;
@@ -115,7 +113,7 @@ export interface App extends Serving {
   yoga: YogaServerInstance<Record<string, unknown>, Context>;
 }
 
-/** The application with its front on the same thread: the tests, a cluster's workers, COMPUTE_THREAD=false. */
+/** The application with its front on the same thread: the default, the tests, a cluster's workers. */
 export async function createApp(deps: AppDeps): Promise<App> {
   const { config, logger, clock = () => new Date(), link } = deps;
   // The backend reports the front's figures, and the front is made from what the backend holds.
@@ -124,30 +122,24 @@ export async function createApp(deps: AppDeps): Promise<App> {
     ...deps,
     front: () => ({ caches: made.front?.caches() ?? {}, inFlight: made.front?.inFlight?.figures() ?? null }),
   });
-  const { services, yoga, metrics, frontBytes } = backend;
-  const bodies = new BodyCache(frontBytes.bodies);
-  services.store.onSwap(() => bodies.clear()); // new data: every cached answer is of the old version
-  const front = (made.front = createFront({
+  const { services, yoga, metrics } = backend;
+  const front = (made.front = await createFront({
     config,
     logger,
     clock,
     upstream: async (request) => yoga.fetch(request),
     rest: backend.rest,
-    graphqlReuse: createGraphqlReuse(frontBytes.graphqlUrls),
-    bodies,
-    web: await loadWebPage({ logger }),
-    routeLabelBytes: frontBytes.routeLabels,
+    memory: backend.plan,
     version: () => services.store.current().version,
     cacheable: () => services.database.ok(),
     observe: (method, route, status, seconds) => metrics.observeRequest(method, route, status, seconds),
     link: link ?? null,
   }));
-  const { http, inFlight } = front;
-  // The limit follows the loop's lag: the latency every request here shares.
+  services.store.onSwap(() => front.newVersion());
+  const { http } = front;
+  // The bound follows the loop's lag: the latency every request here shares.
   const stopWatchingLag =
-    inFlight && config.loopLagTargetMs > 0
-      ? watchLag((lag) => inFlight.adjust(lag > config.loopLagTargetMs))
-      : () => {};
+    front.inFlight && config.loopLagTargetMs > 0 ? watchLag((lag) => front.lagged(lag)) : () => {};
   return {
     fetch: http.fetch,
     listener: http.listener,
@@ -314,7 +306,7 @@ export async function createBackend({
     yoga,
     metrics,
     rest,
-    frontBytes: { bodies: budget.bodies, graphqlUrls: requestBytes.graphqlUrls, routeLabels: requestBytes.routeLabels },
+    plan,
     caches,
     closeStreams: () => changes.close(),
     refresh: () => watcher.refresh('asked'),

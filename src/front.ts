@@ -1,21 +1,22 @@
 // The HTTP front, built the same way whichever thread computes the answers: the gate (bounds, rate
 // limit, preflight, files), the body cache and its 304s, the bound of computed answers in progress, the
-// request metrics and log lines (src/http/handler.ts). `upstream` is yoga on this thread (app.ts, the
-// tests, a cluster's workers) or the application's own thread (src/threads/, a single process's default):
+// request metrics and log lines (src/http/handler.ts). `upstream` is yoga on this thread (app.ts: the
+// default, the tests, a cluster's workers) or the application's own thread (src/threads/, COMPUTE_THREAD):
 // then the thread that accepts connections does nothing but this, and a cached answer, a refusal, health
 // and the metrics never wait behind a calculation.
 import { LRUCache } from 'lru-cache';
 import type { WorkerLink } from './cluster/worker-link.js';
 import type { Config } from './config.js';
-import type { GraphqlReuse } from './graphql/reuse-key.js';
-import type { BodyCache } from './http/body-cache.js';
+import { createGraphqlReuse } from './graphql/reuse-key.js';
+import { BodyCache } from './http/body-cache.js';
 import { graphiqlFiles } from './http/graphiql.js';
 import { createHttpHandler, type HttpHandler } from './http/handler.js';
 import { EVENT_STREAM } from './http/layer.js';
 import { InFlight } from './http/overload.js';
 import { allOf } from './http/static.js';
-import type { WebPage } from './http/web.js';
+import { loadWebPage } from './http/web.js';
 import type { Logger } from './logger.js';
+import { requestCaches, type MemoryPlan } from './memory.js';
 import { PATHS } from './request/paths.js';
 import type { RestFacade } from './rest/facade.js';
 import { matchRoute } from './rest/index.js';
@@ -29,11 +30,8 @@ export interface FrontDeps {
   upstream(request: Request): Promise<Response>;
   /** The REST routes (what is exempt from limits, the route labels) and their URLs' reuse keys. */
   rest: RestFacade;
-  graphqlReuse: GraphqlReuse;
-  bodies: BodyCache;
-  web: WebPage;
-  /** Bytes for the route labels of the metrics. */
-  routeLabelBytes: number;
+  /** This process's share of the budget: the front's caches take their parts of it. */
+  memory: MemoryPlan;
   /** The data version the next request will see. */
   version(): number;
   /** Whether new answers may be kept (not while the database fails: they may lack what it holds). */
@@ -45,15 +43,27 @@ export interface FrontDeps {
 
 export interface Front {
   http: HttpHandler;
-  /** The bound of computed answers in progress (none when MAX_IN_FLIGHT is 0); the caller adapts it. */
+  /** The bound of computed answers in progress (none when MAX_IN_FLIGHT is 0). */
   inFlight: InFlight | undefined;
+  /**
+   * The most the application's event loop lagged in the last window (ms): the bound shrinks beyond
+   * LOOP_LAG_TARGET_MS while reached, and grows back below it (overload.ts).
+   */
+  lagged(ms: number): void;
+  /** New data: every finished answer kept is of the old version. */
+  newVersion(): void;
   /** The front's caches, for /metrics and /api/metrics. */
   caches(): Record<string, unknown>;
 }
 
-export function createFront(deps: FrontDeps): Front {
-  const { config, rest, graphqlReuse, bodies, link } = deps;
-  const routeLabels = routeLabeller(rest.routes, deps.routeLabelBytes);
+export async function createFront(deps: FrontDeps): Promise<Front> {
+  const { config, rest, link } = deps;
+  const requestBytes = requestCaches(deps.memory.caches.requests);
+  const bodies = new BodyCache(deps.memory.caches.bodies);
+  const graphqlReuse = createGraphqlReuse(requestBytes.graphqlUrls);
+  const routeLabels = routeLabeller(rest.routes, requestBytes.routeLabels);
+  // The comparison page (dist/web) and GraphiQL's bundle: files served as they are, through the same gate.
+  const web = await loadWebPage({ logger: deps.logger });
   const inFlight =
     config.maxInFlight > 0 ? new InFlight({ limit: config.maxInFlight, queueWaitMs: config.queueWaitMs }) : undefined;
   // Health and metrics are never limited nor refused for load: the routes that say so, and the scrape.
@@ -62,7 +72,7 @@ export function createFront(deps: FrontDeps): Front {
   const http = createHttpHandler({
     upstream: deps.upstream,
     cache: bodies,
-    statics: allOf(deps.web.files, graphiqlFiles()),
+    statics: allOf(web.files, graphiqlFiles()),
     reuseKey: (pathAndQuery, accept) =>
       pathAndQuery.startsWith(PATHS.graphql)
         ? graphqlReuse.reuseKey(pathAndQuery, accept)
@@ -84,6 +94,10 @@ export function createFront(deps: FrontDeps): Front {
   return {
     http,
     inFlight,
+    lagged(ms) {
+      if (config.loopLagTargetMs > 0) inFlight?.adjust(ms > config.loopLagTargetMs);
+    },
+    newVersion: () => bodies.clear(),
     caches: () => ({ bodies: bodies.stats(), graphqlUrls: graphqlReuse.stats(), routeLabels: routeLabels.stats() }),
   };
 }

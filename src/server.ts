@@ -13,7 +13,7 @@ import { stopOnSignals } from './cluster/lifecycle.js';
 import { runPrimary } from './cluster/primary.js';
 import { workerLink, type WorkerLink } from './cluster/worker-link.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { memoryPlanOf } from './memory.js';
+import { frontsThread, memoryPlanOf } from './memory.js';
 import { openDatabase, type Database } from './db/client.js';
 import { serviceLogger, type Logger } from './logger.js';
 import { openAndSeed, startAgainAfterSeeding } from './first-start.js';
@@ -90,7 +90,7 @@ async function main() {
   const worker = cluster.isWorker ? cluster.worker!.id : null;
   const memory = memoryPlanOf(config);
   const { logger: processLogger, flush } = serviceLogger(config.logLevel, {
-    shared: worker !== null || config.workers > 1 || config.computeThread,
+    shared: worker !== null || config.workers > 1 || frontsThread(config.workers, config.computeThread),
   });
   const link = workerLink();
   const logger = worker === null ? processLogger : processLogger.child({ worker });
@@ -119,7 +119,7 @@ async function main() {
       : await openDatabase({ ...config, migrate: false, writeTurn: 'held' });
 
   // A single process computes on a thread of its own (src/threads/); a cluster's worker on its one thread.
-  const threaded = worker === null && config.computeThread;
+  const threaded = worker === null && frontsThread(config.workers, config.computeThread);
   const create = threaded
     ? () =>
         createThreadedApp({

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { siblingModule, startWorker } from '../worker-file.js';
 import type { WorkerInput, WorkerMessage } from './pglite-worker.js';
 
 /** pg's pool size for the embedded database; the socket server must accept at least this many. */
@@ -99,13 +99,9 @@ async function olderThan(file: string, ms: number): Promise<boolean> {
   }
 }
 
-// Under tsx or vitest this module is TypeScript, and so is its worker, which then needs tsx's loader.
 // '../db/' rather than './': from the bundle (dist/bundle/, scripts/bundle.mjs) too, the worker and the
 // template are tsc's files in dist/db/.
-const workerFile = new URL(
-  import.meta.url.endsWith('.ts') ? '../db/pglite-worker.ts' : '../db/pglite-worker.js',
-  import.meta.url,
-);
+const workerFile = siblingModule(import.meta.url, '../db/pglite-worker');
 
 /**
  * A migrated, empty data folder, packed by the build (npm run build, after the compiler): `node
@@ -178,12 +174,7 @@ export async function startPglite(
     maxConnections: EMBEDDED_POOL_SIZE * (processes + 1) + 4,
     ...(await compiledWasm()),
   };
-  const worker = workerFile.pathname.endsWith('.ts')
-    ? new Worker(
-        `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(workerFile.href)}); })`,
-        { eval: true, workerData: input },
-      )
-    : new Worker(workerFile, { workerData: input });
+  const worker = startWorker(workerFile, input);
   onThread();
   let closed: () => void = () => {};
   return new Promise((resolve, reject) => {

@@ -1,42 +1,30 @@
-// A single process's default (COMPUTE_THREAD): the thread that accepts connections keeps the HTTP front
+// A single process with COMPUTE_THREAD: the thread that accepts connections keeps the HTTP front
 // (src/front.ts: the gate, the body cache and its 304s, the bound of work and its refusals, the log and
 // the request metrics) and hands every answer that must be computed to the application's own thread
 // (back.ts). A cached answer, a refusal, a file then costs this thread a fraction of a millisecond however
-// busy the calculation is; health and the metrics wait for one turn of the application's loop at most.
-import { Worker } from 'node:worker_threads';
+// busy the calculation is; health and the metrics are answered here from the application's last report.
 import { FRONT_LABEL, type FrontFigures, type Serving } from '../app.js';
 import { CatalogueTooLarge } from '../catalog/store.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
-import { createFront } from '../front.js';
-import { createGraphqlReuse } from '../graphql/reuse-key.js';
-import { BodyCache } from '../http/body-cache.js';
+import { createFront, type Front } from '../front.js';
 import { Gauge } from 'prom-client';
 import { aggregateMetrics, type MetricsJson } from '../cluster/stats.js';
 import { createMetrics } from '../http/metrics.js';
 import { metricsAnswer } from '../http/plugins.js';
 import { PATHS } from '../request/paths.js';
 import { registerOverloadMetrics } from '../http/overload-metrics.js';
-import { loadWebPage } from '../http/web.js';
 import { cpuLane } from '../catalog/lane.js';
 import type { Logger } from '../logger.js';
 import { requestCaches, type MemoryPlan } from '../memory.js';
 import { requestScope } from '../request/context.js';
 import { createRestFacade } from '../rest/facade.js';
+import { siblingModule, startWorker } from '../worker-file.js';
 import { HEALTH_PATH, type Answer, type BackInput, type ToBack, type ToFront } from './messages.js';
 
-// Under tsx or vitest this module is TypeScript, and so is the thread's; from the bundle (dist/bundle/,
-// scripts/bundle.mjs) the thread is the bundle's second entry, beside the chunk this is in.
-const backFile = new URL(import.meta.url.endsWith('.ts') ? './back.ts' : './back.js', import.meta.url);
-
-function spawn(input: BackInput): Worker {
-  return backFile.pathname.endsWith('.ts')
-    ? new Worker(
-        `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(backFile.href)}); })`,
-        { eval: true, workerData: input },
-      )
-    : new Worker(backFile, { workerData: input });
-}
+// From the bundle (dist/bundle/, scripts/bundle.mjs) the thread is the bundle's second entry, beside the
+// chunk this is in.
+const backFile = siblingModule(import.meta.url, './back');
 
 /** How old the application's last health answer may be and still answer for it. */
 const HEALTH_STALE_MS = 3_000;
@@ -64,7 +52,8 @@ export interface ThreadedDeps {
  * list. A catalogue too large for the budget rejects with CatalogueTooLarge, as createApp does.
  */
 export async function createThreadedApp({ config, db, logger, memory, onExit }: ThreadedDeps): Promise<Serving> {
-  const worker = spawn({ config, memory, database: { url: db.url, kind: db.kind } });
+  const input: BackInput = { config, memory, database: { url: db.url, kind: db.kind } };
+  const worker = startWorker(backFile, input);
   const send = (message: ToBack) => worker.postMessage(message);
   const pending = new Map<number, Pending>();
   let nextId = 1;
@@ -72,17 +61,13 @@ export async function createThreadedApp({ config, db, logger, memory, onExit }: 
   let cacheable = true;
   let closing = false;
 
-  const budget = memory.caches;
-  const requestBytes = requestCaches(budget.requests);
-  const bodies = new BodyCache(budget.bodies);
   // Only for what the front reads of a URL (its reuse key, its route); the application parses its own.
   const rest = createRestFacade({
     logger,
     rateLimited: config.rateLimitPerMinute > 0,
-    maxUrlBytes: requestBytes.restUrls,
+    maxUrlBytes: requestCaches(memory.caches.requests).restUrls,
   });
-  const graphqlReuse = createGraphqlReuse(requestBytes.graphqlUrls);
-  const made: { front?: ReturnType<typeof createFront> } = {};
+  const made: { front?: Front } = {};
   const figures = (): FrontFigures => ({
     caches: { ...(made.front?.caches() ?? {}), requests: rest.stats() },
     inFlight: made.front?.inFlight?.figures() ?? null,
@@ -196,13 +181,12 @@ export async function createThreadedApp({ config, db, logger, memory, onExit }: 
         case 'end':
           return received(m);
         case 'state':
-          if (m.version !== version) bodies.clear(); // every cached answer is of the old version
+          if (m.version !== version) made.front?.newVersion();
           version = m.version;
           cacheable = m.cacheable;
           return;
         case 'lag':
-          if (config.loopLagTargetMs > 0) made.front?.inFlight?.adjust(m.ms > config.loopLagTargetMs);
-          return;
+          return made.front?.lagged(m.ms);
         case 'figures':
           return send({ t: 'figures', id: m.id, value: figures() });
         case 'report':
@@ -238,16 +222,13 @@ export async function createThreadedApp({ config, db, logger, memory, onExit }: 
     throw err;
   });
 
-  const front = (made.front = createFront({
+  const front = (made.front = await createFront({
     config,
     logger,
     clock: () => new Date(),
     upstream,
     rest,
-    graphqlReuse,
-    bodies,
-    web: await loadWebPage({ logger }),
-    routeLabelBytes: requestBytes.routeLabels,
+    memory,
     version: () => version,
     cacheable: () => cacheable,
     observe: (method, route, status, seconds) => metrics.observeRequest(method, route, status, seconds),
