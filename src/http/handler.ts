@@ -96,9 +96,16 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
   const admit = createAdmission(deps);
 
   const proxies = trustedProxies.length > 0 ? trustedMatcher(trustedProxies) : null;
-  // Asked by the rate limit, then by the request's scope (the stream caps) and the log line: found once.
+  // Asked by the rate limit, then by the request's scope (the stream caps) and the log line: found once
+  // per request, or once per connection when no proxy is trusted (then the peer is the client).
   const clients = new WeakMap<IncomingMessage, string>();
+  const peers = new WeakMap<Duplex, string>();
   const clientOf = (req: IncomingMessage): string => {
+    if (!proxies) {
+      let peer = peers.get(req.socket);
+      if (peer === undefined) peers.set(req.socket, (peer = clientAddress(req.socket.remoteAddress, undefined, null)));
+      return peer;
+    }
     let client = clients.get(req);
     if (client === undefined) {
       client = clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], proxies);

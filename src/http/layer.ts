@@ -78,6 +78,8 @@ export const etagOf = (body: Uint8Array | string): string =>
 /** Weak comparison (RFC 9110 §13.1.2): opaque tags equal, W/ ignored; a list, or *. */
 export function matchesIfNoneMatch(header: string | null, etag: string): boolean {
   if (!header) return false;
+  // What a client sends back is most often the very tag it was given.
+  if (header === etag) return true;
   if (header.trim() === '*') return true;
   const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
   const own = opaque(etag);

@@ -7,7 +7,7 @@
 // each metric says how: counts and sizes are added up (prom-client's default), the data version is the
 // lowest (the most behind) and the data age the highest, and the process's own figures carry a `worker`
 // label (the worker's number, or `primary`) so that each process keeps its own series.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry, type Metric, type MetricObjectWithValues } from 'prom-client';
 
 export interface MetricsSources {
   /** Sizes and hit counts of the caches, by cache name (see Services.caches). */
@@ -42,23 +42,25 @@ export function processRegistry(worker?: string): Registry {
 export function createMetrics(sources: MetricsSources, { worker }: { worker?: string } = {}): Metrics {
   const registry = processRegistry(worker);
 
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'Answers given, by route template, method and status.',
-    labelNames: ['route', 'method', 'status'],
-    registers: [registry],
-  });
-  const durations = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from receiving a request to its answer, by route template and method.',
-    labelNames: ['route', 'method'],
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
-  const seriesOf = new Map<
-    string,
-    { count: ReturnType<typeof requests.labels>; duration: ReturnType<typeof durations.labels> }
-  >();
+  const answers = new RequestFigures();
+  // Given to the registry as prom-client's own counter and histogram would be (the same text, the same
+  // JSON for a cluster's aggregation); only the recording is ours (see RequestFigures).
+  registry.registerMetric(
+    asMetric({
+      name: 'http_requests_total',
+      help: 'Answers given, by route template, method and status.',
+      type: 'counter',
+      values: () => answers.counts(),
+    }),
+  );
+  registry.registerMetric(
+    asMetric({
+      name: 'http_request_duration_seconds',
+      help: 'Time from receiving a request to its answer, by route template and method.',
+      type: 'histogram',
+      values: () => answers.durations('http_request_duration_seconds'),
+    }),
+  );
 
   const numbers = (stats: unknown): Record<string, number> =>
     Object.fromEntries(
@@ -130,21 +132,109 @@ export function createMetrics(sources: MetricsSources, { worker }: { worker?: st
   return {
     registry,
     contentType: registry.contentType,
-    observeRequest(method, route, status, seconds) {
-      // Each label set's series looked up once: prom-client hashes the labels on every inc/observe.
-      const key = `${route} ${method} ${status}`;
-      let series = seriesOf.get(key);
-      if (!series) {
-        if (seriesOf.size >= 10_000) seriesOf.clear(); // routes are templates: only odd methods come here
-        series = {
-          count: requests.labels({ route, method, status: String(status) }),
-          duration: durations.labels({ route, method }),
-        };
-        seriesOf.set(key, series);
-      }
-      series.count.inc();
-      series.duration.observe(seconds);
-    },
+    observeRequest: (method, route, status, seconds) => answers.record(method, route, status, seconds),
     text: () => registry.metrics(),
   };
+}
+
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
+
+interface Durations {
+  labels: { route: string; method: string };
+  /** Answers per bucket, the last for those beyond the largest bound. */
+  perBucket: Float64Array;
+  sum: number;
+}
+
+interface Answers {
+  labels: { route: string; method: string; status: string };
+  count: number;
+  durations: Durations;
+}
+
+/**
+ * Every answer's count and duration, recorded without allocating: a series is found through maps by
+ * route, method and status (prom-client's counter and histogram hash the labels into a new string, and
+ * build a labels object, on every observation: 3 µs of a 40 µs cached answer). The series stay few:
+ * routes are templates, and Node's parser takes only the methods it knows.
+ */
+class RequestFigures {
+  private readonly byRoute = new Map<string, Map<string, Map<number, Answers>>>();
+  private readonly durationsOf = new Map<string, Durations>();
+  /** In the order first seen, as prom-client lists them. */
+  private readonly all: Answers[] = [];
+
+  record(method: string, route: string, status: number, seconds: number): void {
+    const answers = this.byRoute.get(route)?.get(method)?.get(status) ?? this.add(method, route, status);
+    answers.count++;
+    const { durations } = answers;
+    durations.sum += seconds;
+    let bucket = 0;
+    while (bucket < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[bucket]!) bucket++;
+    durations.perBucket[bucket]!++;
+  }
+
+  private add(method: string, route: string, status: number): Answers {
+    let byMethod = this.byRoute.get(route);
+    if (!byMethod) this.byRoute.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+    const key = `${route} ${method}`;
+    let durations = this.durationsOf.get(key);
+    if (!durations) {
+      durations = { labels: { route, method }, perBucket: new Float64Array(DURATION_BUCKETS.length + 1), sum: 0 };
+      this.durationsOf.set(key, durations);
+    }
+    const answers: Answers = { labels: { route, method, status: String(status) }, count: 0, durations };
+    byStatus.set(status, answers);
+    this.all.push(answers);
+    return answers;
+  }
+
+  counts(): { labels: Record<string, string>; value: number }[] {
+    return this.all.map(({ labels, count }) => ({ labels: { ...labels }, value: count }));
+  }
+
+  /** prom-client's histogram's values: cumulative buckets (le), then +Inf, the sum and the count. */
+  durations(name: string): { labels: Record<string, string | number>; value: number; metricName: string }[] {
+    const values = [];
+    for (const { labels, perBucket, sum } of this.durationsOf.values()) {
+      let below = 0;
+      DURATION_BUCKETS.forEach((le, i) => {
+        below += perBucket[i]!;
+        values.push({ labels: { le, ...labels }, value: below, metricName: `${name}_bucket` });
+      });
+      const count = below + perBucket[DURATION_BUCKETS.length]!;
+      values.push({ labels: { le: '+Inf', ...labels }, value: count, metricName: `${name}_bucket` });
+      values.push({ labels: { ...labels }, value: sum, metricName: `${name}_sum` });
+      values.push({ labels: { ...labels }, value: count, metricName: `${name}_count` });
+    }
+    return values;
+  }
+}
+
+/**
+ * A metric whose values are read when scraped, in the shape a registry takes from its own metrics
+ * (Registry.registerMetric asks only for a name and `get`; its type names prom-client's classes).
+ */
+function asMetric({
+  name,
+  help,
+  type,
+  values,
+}: {
+  name: string;
+  help: string;
+  type: 'counter' | 'histogram';
+  values: () => MetricObjectWithValues<never>['values'] | object[];
+}): Metric {
+  const metric = {
+    name,
+    help,
+    type,
+    aggregator: 'sum',
+    get: async () => ({ name, help, type, aggregator: 'sum', values: values() }),
+    reset() {},
+  };
+  return metric as unknown as Metric;
 }
