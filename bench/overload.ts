@@ -36,6 +36,7 @@ const CLIENT_TIMEOUT_MS = 10_000;
 const CACHED = '/api/products?amount=25000';
 
 interface Request {
+  kind: string;
   method: 'GET' | 'POST';
   path: string;
   headers?: Record<string, string>;
@@ -43,6 +44,8 @@ interface Request {
 }
 
 interface Outcome {
+  /** The mix's kind of request (list, detail, export …). */
+  kind: string;
   status: number; // 0: a socket error or a timeout (`error` says which)
   error?: string;
   /** For an error: the request, and whether it went on a connection an earlier request had used. */
@@ -67,13 +70,14 @@ function send(base: URL, r: Request, due: number): Promise<Outcome> {
       },
       (res) => {
         res.on('data', () => {});
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - due }));
-        res.on('error', () => resolve({ status: 0, ms: performance.now() - due }));
+        res.on('end', () => resolve({ kind: r.kind, status: res.statusCode ?? 0, ms: performance.now() - due }));
+        res.on('error', () => resolve({ kind: r.kind, status: 0, ms: performance.now() - due }));
       },
     );
     req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
     req.on('error', (err: Error & { code?: string }) =>
       resolve({
+        kind: r.kind,
         status: 0,
         error: err.code ?? err.message,
         what: `${r.method} ${r.path.slice(0, 80)}${req.reusedSocket ? ' (reused connection)' : ''}`,
@@ -152,6 +156,16 @@ function cachedThroughput(base: string, secs: number): Promise<number> {
 }
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
+
+function byKind(outcomes: readonly Outcome[]) {
+  const kinds = new Map<string, number[]>();
+  for (const o of outcomes) {
+    const ms = kinds.get(o.kind);
+    if (ms) ms.push(o.ms);
+    else kinds.set(o.kind, [o.ms]);
+  }
+  return Object.fromEntries([...kinds].sort(([a], [b]) => a.localeCompare(b)).map(([k, ms]) => [k, summary(ms)]));
+}
 function summary(values: number[]) {
   const sorted = [...values].sort((a, b) => a - b);
   if (sorted.length === 0) return { n: 0, p50: 0, p99: 0, max: 0 };
@@ -239,6 +253,8 @@ async function main() {
           .slice(0, 10)
           .map((o) => `${o.error}: ${o.what}`),
         admittedMs: summary(admitted),
+        // which kinds make the tail: a slow kind's own work, or every kind waiting alike
+        admittedByKindMs: byKind(run.outcomes.filter((o) => o.status === 200 || o.status === 304)),
         admittedPerSecond: Math.round(admitted.length / seconds),
         refusedShare: round1((100 * refused.length) / run.outcomes.length),
         refusalMs: summary(refused),
@@ -302,7 +318,11 @@ async function main() {
       1,
       path.join(root, 'bench', 'results', 'overload-bare.json'),
     );
-    const bareRun = await openLoop(bare.base, topRate, 5, () => ({ method: 'GET', path: '/api/health' }));
+    const bareRun = await openLoop(bare.base, topRate, 5, () => ({
+      kind: 'health',
+      method: 'GET',
+      path: '/api/health',
+    }));
     bare.stop();
     const generator = {
       rate: topRate,
@@ -348,6 +368,10 @@ async function main() {
     }));
     console.log(`capacity (soak mix, closed loop, 16 connections): ${capacity} answers/s`);
     console.table(table);
+    for (const r of rows) {
+      const kinds = Object.entries(r.admittedByKindMs).map(([k, v]) => `${k} ${v.p50} / ${v.p99} (${v.n})`);
+      console.log(`${r.level}× admitted p50 / p99 ms by kind: ${kinds.join(', ')}`);
+    }
     console.log(
       `hard plans (8 × 4): answers ${JSON.stringify(planAnswers)}; ` +
         `cached list ${JSON.stringify(plans.cachedListMs)}; ` +
