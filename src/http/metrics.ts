@@ -155,8 +155,8 @@ interface Answers {
 /**
  * Every answer's count and duration, recorded without allocating: a series is found through maps by
  * route, method and status (prom-client's counter and histogram hash the labels into a new string, and
- * build a labels object, on every observation: 3 µs of a 40 µs cached answer). The series stay few:
- * routes are templates, and Node's parser takes only the methods it knows.
+ * build a labels object, on every observation: 1.5 µs an answer on our machines, and its garbage; this
+ * 0.04 µs). The series stay few: routes are templates, and Node's parser takes only the methods it knows.
  */
 class RequestFigures {
   private readonly byRoute = new Map<string, Map<string, Map<number, Answers>>>();
