@@ -4,6 +4,7 @@
 // every other request gets a 503 problem+json with Retry-After (retry later or elsewhere, not at once).
 import http from 'node:http';
 import { problem } from '../request/errors.js';
+import { PATHS } from '../request/paths.js';
 
 export interface Fallback {
   /** Serves until closed; what it says can change while it serves. */
@@ -29,7 +30,7 @@ export function serveFallback(port: number, host: string, onError: (err: Error) 
       'access-control-allow-origin': '*',
       connection: 'close',
     };
-    if (path === '/api/health') {
+    if (path === PATHS.health) {
       res.writeHead(503, { ...headers, 'content-type': 'application/json; charset=utf-8' });
       res.end(
         JSON.stringify({

@@ -7,6 +7,8 @@ export const PATHS = {
   api: '/api',
   /** Prometheus text. */
   metrics: '/metrics',
+  /** Liveness and readiness: the REST route, the primary's fallback, the front of a process on two threads. */
+  health: '/api/health',
   /** yoga's own health check, moved out of the way of /api/health (yoga answers any path ending in /health). */
   yogaHealth: '/_yoga/health',
   /** GraphiQL's bundle. */

@@ -12,7 +12,8 @@ import { STREAM_ETAG, isEventStream } from '../http/layer.js';
 import { watchLag } from '../http/overload.js';
 import { serviceLogger } from '../logger.js';
 import { requestScope } from '../request/context.js';
-import { HEALTH_PATH, type BackInput, type ToBack, type ToFront } from './messages.js';
+import { PATHS } from '../request/paths.js';
+import { type BackInput, type ToBack, type ToFront } from './messages.js';
 
 const port = parentPort as MessagePort;
 const input = workerData as BackInput;
@@ -124,7 +125,7 @@ function report(backend: Backend): () => void {
     try {
       const [metrics, health] = await Promise.all([
         backend.metrics.registry.getMetricsAsJSON(),
-        backend.yoga.fetch(new Request(`http://localhost${HEALTH_PATH}`)),
+        backend.yoga.fetch(new Request(`http://localhost${PATHS.health}`)),
       ]);
       send({
         t: 'report',

@@ -20,7 +20,7 @@ import { requestCaches, type MemoryPlan } from '../memory.js';
 import { requestScope } from '../request/context.js';
 import { createRestFacade } from '../rest/facade.js';
 import { siblingModule, startWorker } from '../worker-file.js';
-import { HEALTH_PATH, type Answer, type BackInput, type ToBack, type ToFront } from './messages.js';
+import { type Answer, type BackInput, type ToBack, type ToFront } from './messages.js';
 
 // From the bundle (dist/bundle/, scripts/bundle.mjs) the thread is the bundle's second entry, beside the
 // chunk this is in.
@@ -107,7 +107,7 @@ export async function createThreadedApp({ config, db, logger, memory, onExit }: 
   function answeredHere(request: Request): Promise<Response> | Response | null {
     const url = new URL(request.url);
     if (url.pathname === PATHS.metrics) return metricsAnswer(request.method, scrape);
-    if (url.pathname !== HEALTH_PATH || url.search !== '' || !last) return null;
+    if (url.pathname !== PATHS.health || url.search !== '' || !last) return null;
     if (request.method !== 'GET' && request.method !== 'HEAD') return null;
     if (performance.now() - last.at > HEALTH_STALE_MS) return null;
     return new Response(request.method === 'HEAD' ? null : last.health.body, {

@@ -5,7 +5,6 @@ import type { Config } from '../config.js';
 import type { FrontFigures } from '../app.js';
 import type { MemoryPlan } from '../memory.js';
 import type { Refused } from '../catalog/store.js';
-import { PATHS } from '../request/paths.js';
 
 /** What the application's thread is started with (workerData). */
 export interface BackInput {
@@ -14,9 +13,6 @@ export interface BackInput {
   /** The database the process opened and migrated: the application's thread connects to it too. */
   database: { url: string; kind: 'embedded' | 'postgresql' };
 }
-
-/** The health route, answered by the front from the application's last report. */
-export const HEALTH_PATH = `${PATHS.api}/health`;
 
 /** A whole answer. */
 export interface Answer {

@@ -1,13 +1,14 @@
 // GET /api/health: Query.health, answered 200 when ok and 503 when degraded; never reused.
 import { schema } from '../../graphql/schema/index.js';
 import { CACHE_CONTROL } from '../../http/layer.js';
+import { PATHS } from '../../request/paths.js';
 import { sofaProjection } from '../projection.js';
 import { json, type RestRoute } from '../route.js';
 
 const operation = sofaProjection(schema)('health');
 
 export const healthRoute: RestRoute = {
-  path: '/api/health',
+  path: PATHS.health,
   exemptFromRateLimit: true,
   operationId: 'getHealth',
   tag: 'Service',
