@@ -36,15 +36,18 @@ const running = new Map<number, AbortController>();
 let nextAsk = 1;
 const askedFront = new Map<number, (figures: FrontFigures) => void>();
 
-async function start(): Promise<Backend> {
+function connect(): Database {
   const prisma = createPrisma(input.database.url, input.database.kind === 'embedded' ? EMBEDDED_POOL_SIZE : 10);
-  const db: Database = {
+  return {
     prisma,
     kind: input.database.kind,
     url: input.database.url,
     // The process that opened the database closes it; this thread only lets its connections go.
     close: () => prisma.$disconnect(),
   };
+}
+
+function start(db: Database): Promise<Backend> {
   return createBackend({
     config,
     db,
@@ -161,9 +164,10 @@ function yieldToTheFront(nice: number): void {
 
 async function main(): Promise<void> {
   yieldToTheFront(config.computeThreadNice);
+  const db = connect();
   let backend: Backend;
   try {
-    backend = await start();
+    backend = await start(db);
   } catch (err) {
     const tooLarge = err instanceof CatalogueTooLarge ? err.refused : undefined;
     send({ t: 'failed', message: err instanceof Error ? err.message : String(err), ...(tooLarge ? { tooLarge } : {}) });
@@ -206,7 +210,7 @@ async function main(): Promise<void> {
         stopReporting();
         void backend
           .close()
-          .then(() => backend.services.prisma.$disconnect())
+          .then(() => db.close())
           .catch((err: unknown) => logger.warn({ err }, 'could not close the application cleanly'))
           .finally(() => {
             flush();
