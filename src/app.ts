@@ -33,13 +33,13 @@ import { createMetrics, type Metrics } from './http/metrics.js';
 import { graphqlVariesByAccept, notFound, prometheus } from './http/plugins.js';
 import { registerStreamMetrics } from './http/stream-metrics.js';
 import { registerOverloadMetrics } from './http/overload-metrics.js';
-import { watchLag, type InFlightFigures } from './http/overload.js';
+import { watchLag } from './http/overload.js';
 import { cpuLane } from './catalog/lane.js';
 import type { Logger } from './logger.js';
 import { planMemory, requestCaches, type MemoryPlan } from './memory.js';
 import { PATHS } from './request/paths.js';
 import { createRestFacade, type RestFacade } from './rest/facade.js';
-import { createFront, type Front } from './front.js';
+import { createFront, NO_FRONT, type Front, type FrontFigures } from './front.js';
 import { restSpelling } from './rest/spelling.js';
 
 export interface AppDeps {
@@ -58,11 +58,7 @@ export interface AppDeps {
 export const FRONT_LABEL = 'front';
 export const BACK_LABEL = 'app';
 
-/** What the front in front of the application tells of itself, for /api/metrics and /metrics. */
-export interface FrontFigures {
-  caches: Record<string, unknown>;
-  inFlight: InFlightFigures | null;
-}
+export type { FrontFigures } from './front.js';
 
 export interface BackendDeps extends AppDeps {
   /**
@@ -120,7 +116,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const made: { front?: Front } = {};
   const backend = await createBackend({
     ...deps,
-    front: () => ({ caches: made.front?.caches() ?? {}, inFlight: made.front?.inFlight?.figures() ?? null }),
+    front: () => made.front?.figures() ?? NO_FRONT,
   });
   const { services, yoga, metrics } = backend;
   const front = (made.front = await createFront({
@@ -164,7 +160,7 @@ export async function createBackend({
   clock = () => new Date(),
   memory,
   link,
-  front = () => ({ caches: {}, inFlight: null }),
+  front = () => NO_FRONT,
   remoteFront,
 }: BackendDeps): Promise<Backend> {
   const cluster = link ?? null;

@@ -12,7 +12,7 @@ import { BodyCache } from './http/body-cache.js';
 import { graphiqlFiles } from './http/graphiql.js';
 import { createHttpHandler, type HttpHandler } from './http/handler.js';
 import { EVENT_STREAM } from './http/layer.js';
-import { InFlight } from './http/overload.js';
+import { InFlight, type InFlightFigures } from './http/overload.js';
 import { allOf } from './http/static.js';
 import { loadWebPage } from './http/web.js';
 import type { Logger } from './logger.js';
@@ -41,6 +41,15 @@ export interface FrontDeps {
   link: WorkerLink | null;
 }
 
+/** What the front in front of the application tells of itself, for /api/metrics and /metrics. */
+export interface FrontFigures {
+  caches: Record<string, unknown>;
+  inFlight: InFlightFigures | null;
+}
+
+/** The figures of a front not made yet. */
+export const NO_FRONT: FrontFigures = { caches: {}, inFlight: null };
+
 export interface Front {
   http: HttpHandler;
   /** The bound of computed answers in progress (none when MAX_IN_FLIGHT is 0). */
@@ -54,6 +63,8 @@ export interface Front {
   newVersion(): void;
   /** The front's caches, for /metrics and /api/metrics. */
   caches(): Record<string, unknown>;
+  /** Its caches and its bound's figures. */
+  figures(): FrontFigures;
 }
 
 export async function createFront(deps: FrontDeps): Promise<Front> {
@@ -91,6 +102,11 @@ export async function createFront(deps: FrontDeps): Promise<Front> {
     shed: (path, accept) => !(accept && EVENT_STREAM.test(accept)) && !operational(path),
     observe: (method, path, status, seconds) => deps.observe(method, routeLabels.of(path), status, seconds),
   });
+  const caches = () => ({
+    bodies: bodies.stats(),
+    graphqlUrls: graphqlReuse.stats(),
+    routeLabels: routeLabels.stats(),
+  });
   return {
     http,
     inFlight,
@@ -98,7 +114,8 @@ export async function createFront(deps: FrontDeps): Promise<Front> {
       if (config.loopLagTargetMs > 0) inFlight?.adjust(ms > config.loopLagTargetMs);
     },
     newVersion: () => bodies.clear(),
-    caches: () => ({ bodies: bodies.stats(), graphqlUrls: graphqlReuse.stats(), routeLabels: routeLabels.stats() }),
+    caches,
+    figures: () => ({ caches: caches(), inFlight: inFlight?.figures() ?? null }),
   };
 }
 

@@ -7,7 +7,7 @@ import { FRONT_LABEL, type FrontFigures, type Serving } from '../app.js';
 import { CatalogueTooLarge } from '../catalog/store.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
-import { createFront, type Front } from '../front.js';
+import { createFront, NO_FRONT, type Front } from '../front.js';
 import { Gauge } from 'prom-client';
 import { aggregateMetrics, type MetricsJson } from '../cluster/stats.js';
 import { createMetrics } from '../http/metrics.js';
@@ -68,10 +68,10 @@ export async function createThreadedApp({ config, db, logger, memory, onExit }: 
     maxUrlBytes: requestCaches(memory.caches.requests).restUrls,
   });
   const made: { front?: Front } = {};
-  const figures = (): FrontFigures => ({
-    caches: { ...(made.front?.caches() ?? {}), requests: rest.stats() },
-    inFlight: made.front?.inFlight?.figures() ?? null,
-  });
+  const figures = (): FrontFigures => {
+    const own = made.front?.figures() ?? NO_FRONT;
+    return { ...own, caches: { ...own.caches, requests: rest.stats() } };
+  };
   const metrics = createMetrics(
     { caches: () => figures().caches, dataVersion: () => version, dataAgeSeconds: () => null },
     { worker: FRONT_LABEL },
