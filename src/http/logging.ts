@@ -43,7 +43,7 @@ export function logLine(
   const long = query !== undefined && query.length > MAX_LOGGED_QUERY;
   const own = logger as unknown as Record<symbol, unknown>;
   const line =
-    `{"level":${INFO},"time":${Date.now()}${own[pino.symbols.chindingsSym] as string}` +
+    `{"level":${logger.levels.values.info},"time":${Date.now()}${own[pino.symbols.chindingsSym] as string}` +
     `,"requestId":${JSON.stringify(requestId)},"method":${JSON.stringify(method)}` +
     `,"path":${JSON.stringify(path.length > MAX_LOGGED_QUERY ? `${path.slice(0, MAX_LOGGED_QUERY)}…` : path)}` +
     (query === undefined ? '' : `,"query":${JSON.stringify(long ? `${query.slice(0, MAX_LOGGED_QUERY)}…` : query)}`) +
@@ -53,9 +53,6 @@ export function logLine(
     `,"durationMs":${Math.round(durationMs * 100) / 100},"msg":"request"}\n`;
   (own[pino.symbols.streamSym] as pino.DestinationStream).write(line);
 }
-
-/** pino's number for the info level. */
-const INFO = 30;
 
 /** The response with headers every answer carries (the request id, CORS), logged. */
 export function logged(

@@ -7,7 +7,7 @@
 // each metric says how: counts and sizes are added up (prom-client's default), the data version is the
 // lowest (the most behind) and the data age the highest, and the process's own figures carry a `worker`
 // label (the worker's number, or `primary`) so that each process keeps its own series.
-import { collectDefaultMetrics, Counter, Gauge, Registry, type Metric, type MetricObjectWithValues } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry, type Metric } from 'prom-client';
 
 export interface MetricsSources {
   /** Sizes and hit counts of the caches, by cache name (see Services.caches). */
@@ -226,7 +226,7 @@ function asMetric({
   name: string;
   help: string;
   type: 'counter' | 'histogram';
-  values: () => MetricObjectWithValues<never>['values'] | object[];
+  values: () => object[];
 }): Metric {
   const metric = {
     name,
