@@ -1,7 +1,9 @@
-// npm run bench:overload [-- --seconds 20 --levels 0.5,1,2,4 --scale 1 --workers N --seed 1 --log FILE]
+// npm run bench:overload [-- --seconds 20 --levels 0.5,1,2,4 --scale 1 --workers N --seed 1 --log FILE
+//   --capacity N]
 // The service under open-loop load: clients arrive at a fixed rate whatever its latency, as real traffic
 // does (a closed-loop benchmark waits for each answer before the next request and so never overloads).
-//  1. Capacity: the soak's mix, closed loop at 16 connections after a warm-up: answers per second.
+//  1. Capacity: the soak's mix, closed loop at 16 connections after a warm-up: answers per second. Given
+//     (--capacity), it is not measured: two builds compared at the same arrival rates.
 //  2. For each level (× capacity): the same mix sent at that fixed rate for `seconds`, with probes beside
 //     it: /api/health and /metrics every 100 ms, and a cached list asked in a closed loop (its throughput
 //     against the same probe on the idle service). Reported: admitted answers' latency (from the instant
@@ -32,6 +34,7 @@ const days = Number(arg('days', scale === 1 ? '400' : '30'));
 const workers = arg('workers', '');
 const seed = Number(arg('seed', '1'));
 const logFile = arg('log', '');
+const givenCapacity = Number(arg('capacity', '0'));
 const CLIENT_TIMEOUT_MS = 10_000;
 const CACHED = '/api/products?amount=25000';
 
@@ -218,7 +221,9 @@ async function main() {
     const rng = new Rng(seed);
     console.error('warm-up: the soak mix, closed loop, 30 s');
     await closedLoop(base, market, rng, 30);
-    const capacity = await closedLoop(base, market, rng, 20);
+    const measured = await closedLoop(base, market, rng, 20);
+    const capacity = givenCapacity > 0 ? givenCapacity : measured;
+    if (givenCapacity > 0) console.error(`capacity measured ${measured} answers/s; levels from the given ${capacity}`);
     const cachedIdle = await cachedThroughput(base, 5);
     console.error(`capacity ${capacity} answers/s; the cached list alone ${cachedIdle}/s`);
     const workersAtStart = await processes();
