@@ -18,7 +18,7 @@ import path from 'node:path';
 import { descendantsOf, root, rssMbOf, startService, type RunningService } from './service.js';
 import { startBare } from './bare-server.js';
 import { arg } from './support.js';
-import { ensureWrk, NEW_AMOUNT_LUA, runWrk, type Measured, type WrkScenario } from './wrk.js';
+import { ensureWrk, NEW_AMOUNT_LUA, NEW_SMALL_AMOUNT_LUA, runWrk, type Measured, type WrkScenario } from './wrk.js';
 
 const base = arg('base', '1ea7a2d');
 const duration = Number(arg('duration', '5'));
@@ -135,6 +135,20 @@ async function main() {
         path: `/api/products/${JSON.parse(ids[0]!)}?amount=1000.00`,
         preludeLua: `local ids = { ${ids.join(', ')} }`,
         varyLua: `"/api/products/" .. ids[(n * 8 + id) % #ids + 1] .. "?amount=" .. ${NEW_AMOUNT_LUA}`,
+      },
+      {
+        name: 'plan (REST, defaults), c=4 (new amount each)',
+        connections: 4,
+        method: 'GET',
+        path: '/api/plan?amount=150000.00',
+        varyLua: `"/api/plan?amount=" .. ${NEW_AMOUNT_LUA}`,
+      },
+      {
+        name: 'CSV export of the whole market, c=4 (new amount each)',
+        connections: 4,
+        method: 'GET',
+        path: '/api/products/export?type=all&amount=25000.00',
+        varyLua: `"/api/products/export?type=all&amount=" .. ${NEW_SMALL_AMOUNT_LUA}`,
       },
       {
         name: 'GraphQL POST products, c=4',

@@ -143,3 +143,11 @@ export function runWrk(
  * a bijection of the request's number onto the 109,900,000 amounts in cents.
  */
 export const NEW_AMOUNT_LUA = 'string.format("%.2f", 1000 + (((run * 100000 + n) * 8 + id) * 7919 % 109900000) / 100)';
+
+/**
+ * Lua: the same, 1,000.00 to 99,999.99 (9,900,000 amounts in cents, 7919 prime to them too): amounts
+ * nearly every offer takes, so that an export at each lists the whole market (most maxima are 100,000 or
+ * above; at 420,000 an export of the sample has a few rows).
+ */
+export const NEW_SMALL_AMOUNT_LUA =
+  'string.format("%.2f", 1000 + (((run * 100000 + n) * 8 + id) * 7919 % 9900000) / 100)';
