@@ -67,15 +67,29 @@ export async function createCatalogStore(prisma: PrismaClient, maxOffers = Infin
     return true;
   };
 
-  return {
-    current: () => catalog,
-    refresh() {
-      // Concurrent callers share one reload.
-      inFlight ??= refresh().finally(() => {
+  let next: Promise<boolean> | null = null;
+  const request = (): Promise<boolean> => {
+    if (inFlight === null) {
+      inFlight = refresh().finally(() => {
         inFlight = null;
       });
       return inFlight;
-    },
+    }
+    // The reload under way may have read the data version before the caller's change (an ingest it was
+    // told of): one more follows it, shared by everyone who asks meanwhile. Sharing the one under way
+    // instead left a store on the old version until the next news, with PostgreSQL's notifications.
+    next ??= inFlight
+      .catch(() => false)
+      .then(() => {
+        next = null;
+        return request();
+      });
+    return next;
+  };
+
+  return {
+    current: () => catalog,
+    refresh: request,
     onSwap(listener) {
       listeners.push(listener);
     },
