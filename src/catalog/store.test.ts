@@ -13,13 +13,18 @@ describe('createCatalogStore', () => {
       await applySnapshot(db.prisma, first!, { now: () => new Date(first!.observedAt) });
       // The store's reads of the data version, held back on request: a reload that has read it, not finished.
       let held: Promise<void> | null = null;
+      let read!: () => void;
+      const hasRead = new Promise<void>((resolve) => (read = resolve));
       const prisma = new Proxy(db.prisma, {
         get(target, prop) {
           if (prop !== 'dataVersion') return Reflect.get(target, prop, target) as unknown;
           return {
             findUnique: async (args: Parameters<PrismaClient['dataVersion']['findUnique']>[0]) => {
               const row = await target.dataVersion.findUnique(args);
-              if (held) await held;
+              if (held) {
+                read();
+                await held;
+              }
               return row;
             },
           };
@@ -30,8 +35,8 @@ describe('createCatalogStore', () => {
 
       let release!: () => void;
       held = new Promise((resolve) => (release = resolve));
-      const underWay = store.refresh(); // reads the version now: unchanged
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      const underWay = store.refresh();
+      await hasRead; // the old version, read before the ingest below
       await applySnapshot(db.prisma, second!, { now: () => new Date(second!.observedAt) });
       const asked = store.refresh(); // after the ingest, as its notification would
       held = null;
