@@ -138,16 +138,19 @@ export function runWrk(
 }
 
 /**
- * Lua: a new amount for every request, 1,000.00 to 1,099,999.99, never the same twice across threads nor
- * across the runs of one benchmark (`run` numbers them; a thread makes fewer than 100,000 requests a run):
- * a bijection of the request's number onto the 109,900,000 amounts in cents.
+ * Lua: a new amount for every request, 1,000.00 plus one of `spanCents` cent amounts, never the same twice across
+ * threads nor across the runs of one benchmark (`run` numbers them; a thread makes fewer than 100,000
+ * requests a run): a bijection of the request's number onto the amounts in cents, 7919 being prime to the
+ * spans used here.
  */
-export const NEW_AMOUNT_LUA = 'string.format("%.2f", 1000 + (((run * 100000 + n) * 8 + id) * 7919 % 109900000) / 100)';
+const newAmountLua = (spanCents: number) =>
+  `string.format("%.2f", 1000 + (((run * 100000 + n) * 8 + id) * 7919 % ${spanCents}) / 100)`;
+
+/** 1,000.00 to 1,099,999.99. */
+export const NEW_AMOUNT_LUA = newAmountLua(109_900_000);
 
 /**
- * Lua: the same, 1,000.00 to 99,999.99 (9,900,000 amounts in cents, 7919 prime to them too): amounts
- * nearly every offer takes, so that an export at each lists the whole market (most maxima are 100,000 or
- * above; at 420,000 an export of the sample has a few rows).
+ * 1,000.00 to 99,999.99: amounts nearly every offer takes, so that an export at each lists the whole market
+ * (most maxima are 100,000 or above; at 420,000 an export of the sample has a few rows).
  */
-export const NEW_SMALL_AMOUNT_LUA =
-  'string.format("%.2f", 1000 + (((run * 100000 + n) * 8 + id) * 7919 % 9900000) / 100)';
+export const NEW_SMALL_AMOUNT_LUA = newAmountLua(9_900_000);
