@@ -58,8 +58,6 @@ export interface AppDeps {
 export const FRONT_LABEL = 'front';
 export const BACK_LABEL = 'app';
 
-export type { FrontFigures } from './front.js';
-
 export interface BackendDeps extends AppDeps {
   /**
    * The front, when it is on this thread: its caches and its bound are part of this thread's metrics. On

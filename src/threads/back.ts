@@ -4,7 +4,8 @@
 import { readlinkSync } from 'node:fs';
 import os from 'node:os';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { createBackend, type Backend, type FrontFigures } from '../app.js';
+import { createBackend, type Backend } from '../app.js';
+import type { FrontFigures } from '../front.js';
 import { CatalogueTooLarge } from '../catalog/store.js';
 import { createPrisma, type Database } from '../db/client.js';
 import { EMBEDDED_POOL_SIZE } from '../db/embedded.js';

@@ -3,11 +3,11 @@
 // the request metrics) and hands every answer that must be computed to the application's own thread
 // (back.ts). A cached answer, a refusal, a file then costs this thread a fraction of a millisecond however
 // busy the calculation is; health and the metrics are answered here from the application's last report.
-import { FRONT_LABEL, type FrontFigures, type Serving } from '../app.js';
+import { FRONT_LABEL, type Serving } from '../app.js';
 import { CatalogueTooLarge } from '../catalog/store.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
-import { createFront, NO_FRONT, type Front } from '../front.js';
+import { createFront, NO_FRONT, type Front, type FrontFigures } from '../front.js';
 import { Gauge } from 'prom-client';
 import { aggregateMetrics, type MetricsJson } from '../cluster/stats.js';
 import { createMetrics } from '../http/metrics.js';

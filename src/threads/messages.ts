@@ -2,7 +2,7 @@
 // over the worker's MessagePort. A request goes over whole (its body read by the front); its answer comes
 // back as a head with the whole body, or, for streams (events, a long CSV), a head and then its chunks.
 import type { Config } from '../config.js';
-import type { FrontFigures } from '../app.js';
+import type { FrontFigures } from '../front.js';
 import type { MemoryPlan } from '../memory.js';
 import type { Refused } from '../catalog/store.js';
 
