@@ -1,4 +1,6 @@
 // The list pipeline over a real catalogue (a generated market, ingested and loaded from the database).
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCalcService, type CalcService } from '../src/catalog/calc-service.js';
@@ -473,5 +475,27 @@ describe('the list in slices', () => {
     expect(built).toBeGreaterThan(50);
     expect(cold).toBeGreaterThanOrEqual(built);
     expect(warm).toBeLessThan(cold - built / 2);
+  });
+});
+
+describe('what a finished list holds', () => {
+  it('only its rows and page, not an array per offer of the catalogue: kept lists are counted by their rows', () => {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    // 30 copies of the market (≈22,000 offers) and lists at an amount above every offer's maximum: no rows
+    const large: Catalog = { ...catalog, offers: Array.from({ length: 30 }, () => catalog.offers).flat() };
+    const q = productQuery({ amount: new Decimal('20000000'), type: 'all' });
+    const heapAfter = (lists: number) => {
+      const kept: ProductList[] = [];
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      for (let i = 0; i < lists; i++) kept.push(listProducts({ catalog: large, calc, marketBest, now }, q));
+      gc();
+      expect(kept.every((l) => l.total === 0)).toBe(true);
+      return process.memoryUsage().heapUsed - before;
+    };
+    heapAfter(1); // the calculator's own pieces for these terms, once
+    // an array per offer would be ≥ 8 bytes × 22,000 × 5 arrays ≈ 0.9 MB a list, 36 MB for 40
+    expect(heapAfter(40)).toBeLessThan(4 * 1024 * 1024);
   });
 });

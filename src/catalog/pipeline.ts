@@ -288,7 +288,6 @@ export function* listSteps(ctx: PipelineContext, q: ProductQuery): Generator<voi
   const start = (q.page - 1) * q.pageSize;
   // A page needs only the best start + pageSize offers in order; the whole order waits for `rows`.
   const page = firstK(rows, cmp, start + q.pageSize).slice(start);
-  let sorted: RankedOffer[] | undefined;
   const facets = Object.fromEntries(
     FACETS.map((facet, k) => {
       const values = [...facetCounts[k]!].map(([value, count]) => ({ value, count }));
@@ -307,10 +306,7 @@ export function* listSteps(ctx: PipelineContext, q: ProductQuery): Generator<voi
     items.push(withCalc(calc, q, r));
   }
 
-  return {
-    get rows() {
-      return (sorted ??= rows.sort(cmp));
-    },
+  return sortedWhenAsked(rows, cmp, {
     items,
     total: rows.length,
     hiddenByDgs,
@@ -325,5 +321,26 @@ export function* listSteps(ctx: PipelineContext, q: ProductQuery): Generator<voi
     typeMax: { flexible: best(typeMax.flexible), notice: best(typeMax.notice), deposit: best(typeMax.deposit) },
     market: marketSummary(catalog, ctx.marketBest),
     generatedAt: answerInstant(catalog.generatedAt, ctx.now, q.freshness === '24h'),
+  });
+}
+
+/**
+ * The list with its whole order sorted on first use. Made here, not in listSteps: a getter made there
+ * would hold listSteps' scope, and with it an array per offer of the catalogue (masks, stages, reasons,
+ * covered amounts, ranked results) in every list the calculator keeps, which counts only its rows. At
+ * 13,000 offers that was ≈430 KB a list for a few KB counted, and cold lists at new amounts filled the
+ * heap with 800 of them.
+ */
+function sortedWhenAsked(
+  rows: RankedOffer[],
+  cmp: (a: RankedOffer, b: RankedOffer) => number,
+  list: Omit<ProductList, 'rows'>,
+): ProductList {
+  let sorted: RankedOffer[] | undefined;
+  return {
+    get rows() {
+      return (sorted ??= rows.sort(cmp));
+    },
+    ...list,
   };
 }
