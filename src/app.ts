@@ -172,6 +172,8 @@ export async function createBackend({
   // The data: the catalogue and its calculations, the database's reads, the change feed.
   const store = await createCatalogStore(db.prisma, plan.maxOffers);
   const calc = createCalcService({ maxBytes: budget.calc });
+  calc.holdPassOver(store.current());
+  store.onSwap((catalog) => calc.holdPassOver(catalog));
   // The market view per window of days (up to 3,650): a quarter of the database reads' part; past
   // versions' catalogues (asOf) another quarter.
   const marketBytes = Math.floor(budget.history / 4);

@@ -141,3 +141,42 @@ describe('kept', () => {
     ).toEqual({ n: 42 });
   });
 });
+
+describe('holdPassOver', () => {
+  it('keeps a piece per offer of the catalogue however small its bytes: a second list traces nothing', () => {
+    const tier = (from: string, to: string | null, rate: string) => ({
+      from: new Decimal(from),
+      to: to === null ? null : new Decimal(to),
+      rate: new Decimal(rate),
+    });
+    // 40 offers of distinct terms whose yields depend on the amount (two tiers, applied whole)
+    const offers = Array.from({ length: 40 }, (_, i) => ({
+      id: `o${i}`,
+      type: 'flexible',
+      termMonths: null,
+      termsId: i + 1,
+      terms: {
+        tierMode: 'whole',
+        tiers: [tier('0', '25000', `1.${10 + i}`), tier('25000', null, `2.${10 + i}`)],
+        promotion: null,
+        payout: 'MONTHLY',
+        interestCompounds: true,
+        annualFee: new Decimal(0),
+        withholdingRate: new Decimal(0),
+      },
+    }));
+    const catalog = { offers } as unknown as Catalog;
+    const twoLists = (calc: ReturnType<typeof createCalcService>) => {
+      for (const amount of ['1000.37', '2000.41'])
+        for (const offer of offers) calc.rank(offer as never, new Decimal(amount), 12, 'include');
+      return calc.stats();
+    };
+    // 100 KB: its share for pieces holds ten
+    const starved = twoLists(createCalcService({ maxBytes: 100 * 1024 }));
+    expect(starved.hits).toBe(0);
+
+    const held = createCalcService({ maxBytes: 100 * 1024 });
+    held.holdPassOver(catalog);
+    expect(twoLists(held)).toMatchObject({ pieces: 40, evictions: 0, misses: 40, hits: 40 });
+  });
+});

@@ -52,6 +52,13 @@ export interface CalcService {
    * when a calculation was not a lookup.
    */
   work(): number;
+  /**
+   * Keeps, whatever the budget's count, the pieces a list over the whole catalogue needs: one per offer
+   * at most (offers of the same terms share theirs). With fewer, least-recently-used eviction drops each
+   * piece just before the next list asks for it, and every list traces the market again: at 13,000
+   * offers, ≈1 s a list and 22 s a CSV export of the whole market, where the pieces kept make it 0.18 s.
+   */
+  holdPassOver(catalog: Catalog): void;
   stats(): CalculatorStats & {
     constantYields: number;
     recentRanks: number;
@@ -307,6 +314,7 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
       return pending;
     },
     work: () => calculator.work(),
+    holdPassOver: (catalog) => calculator.holdAtLeast(catalog.offers.length),
     stats: () => {
       const own = calculator.stats();
       const sizes = {

@@ -313,6 +313,29 @@ describe('createCalculator: pieces', () => {
     expect(calc.stats().misses).toBe(31);
   });
 
+  it('keeps the pieces of a whole pass when told to hold them, where least-recently-used kept none', () => {
+    const t = terms({ tiers: tiers(['0', null, '2.00']) });
+    // Two passes over 30 keys, as two lists at new amounts over a market of 30 offers.
+    const twoPasses = (calc: ReturnType<typeof createCalculator>) => {
+      for (const amount of ['1000', '2000.5'])
+        for (let i = 0; i < 30; i++) calc.evaluateRank(`offer-${i}`, input(amount, 12, t));
+      return calc.stats();
+    };
+    const starved = twoPasses(createCalculator({ maxPieces: 10 }));
+    expect(starved.hits).toBe(0);
+    expect(starved.misses).toBe(60);
+
+    const held = createCalculator({ maxPieces: 10 });
+    held.holdAtLeast(30);
+    const stats = twoPasses(held);
+    expect(stats).toMatchObject({ pieces: 30, evictions: 0, misses: 30, hits: 30 });
+
+    // Back to the budget's count (a smaller catalogue): the next piece built evicts down to it.
+    held.holdAtLeast(5);
+    held.evaluateRank('offer-new', input('1000', 12, t));
+    expect(held.stats().pieces).toBeLessThanOrEqual(10);
+  });
+
   it('starts a key again when its terms change', () => {
     const calc = createCalculator();
     const before = terms({ tiers: tiers(['0', null, '2.00']) });

@@ -124,13 +124,20 @@ export interface Calculator {
   stats(): CalculatorStats;
   /** Pieces traced and reference runs so far: a caller working through many offers yields when it moves. */
   work(): number;
+  /**
+   * Keep at least this many pieces, whatever maxPieces says: the pieces one pass over a catalogue needs.
+   * A list ranks every offer in turn; kept in least-recently-used order, pieces fewer than that pass
+   * needs are each evicted just before the next list asks for them again, and every list traces them all.
+   */
+  holdAtLeast(pieces: number): void;
   clear(): void;
 }
 
 export function createCalculator(options: CalculatorOptions = {}): Calculator {
-  const maxPieces = options.maxPieces ?? 50_000;
+  const budgetPieces = options.maxPieces ?? 50_000;
   const maxExact = options.maxExact ?? 5_000;
-  if (!(maxPieces >= 1) || !(maxExact >= 0)) throw new RangeError('maxPieces must be ≥ 1 and maxExact ≥ 0');
+  if (!(budgetPieces >= 1) || !(maxExact >= 0)) throw new RangeError('maxPieces must be ≥ 1 and maxExact ≥ 0');
+  let maxPieces = budgetPieces;
   const entries = new Map<string, Entry>();
   // Least-recently-used by a use counter on each piece: a hit is one assignment, and eviction,
   // when the pieces exceed maxPieces, sorts them once and drops the oldest tenth in one go.
@@ -374,6 +381,9 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
     constantYields,
     pieceAt,
     work: () => traces + fallbacks,
+    holdAtLeast: (pieces) => {
+      maxPieces = Math.max(budgetPieces, Math.ceil(pieces));
+    },
     stats: () => ({
       keys: entries.size,
       pieces: pieceCount,
