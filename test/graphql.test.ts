@@ -414,6 +414,44 @@ describe('protection', () => {
   });
 });
 
+describe('pages of one list', () => {
+  it('share its ranking: pages after the first rank no offer again, each the page of the whole order', async () => {
+    const calc = t.app.services.calc;
+    let ranked = 0;
+    t.app.services.calc = {
+      ...calc,
+      rank: (...args) => {
+        ranked++;
+        return calc.rank(...args);
+      },
+    };
+    try {
+      const page = async (n: number) =>
+        (
+          await data<{ products: { total: number; items: { id: string }[] } }>(
+            `{ products(amount: "31415.92", type: ALL, page: ${n}, pageSize: 100) { total items { id } } }`,
+          )
+        ).products;
+      const first = await page(1);
+      expect(ranked).toBeGreaterThan(100);
+      ranked = 0;
+      const later = [await page(2), await page(3), await page(Math.ceil(first.total / 100))];
+      expect(ranked).toBe(0);
+      const services = t.app.services;
+      const catalog = services.store.current();
+      const whole = listProducts(
+        { catalog, calc, marketBest: await services.market.best(catalog), now: services.clock() },
+        productQuery({ amount: new Decimal('31415.92'), type: 'all', pageSize: 500 }),
+      ).rows.map((r) => r.offer.id);
+      expect([first, ...later].map((p) => p.items.map((i) => i.id))).toEqual(
+        [0, 1, 2, Math.ceil(first.total / 100) - 1].map((k) => whole.slice(k * 100, k * 100 + 100)),
+      );
+    } finally {
+      t.app.services.calc = calc;
+    }
+  });
+});
+
 describe('database access', () => {
   it('loads the details of 50 offers with a constant number of queries', async () => {
     const prisma = t.app.services.prisma;

@@ -59,23 +59,32 @@ export interface MarketSummary {
   best: MarketBest;
 }
 
-export interface ProductList {
+/**
+ * What a list is whatever its page: its rows, counts, facets, curve, maxima and market. Pages of one
+ * query share it (an export asks for every page of a list; a client paging through asks for several).
+ */
+export interface ListCore {
   /** Every matching offer in order (the export shows all of them: see `withCalc`); sorted on first use. */
   readonly rows: RankedOffer[];
-  /** The requested page of `rows`, calculated in full. */
-  items: OfferResult[];
+  /** The first `k` rows in order: from `rows` once sorted, else the best k of them without sorting the rest. */
+  first(k: number): RankedOffer[];
   total: number;
   hiddenByDgs: number;
   hiddenIneligible: number;
-  page: number;
-  pageSize: number;
-  /** Pages of pageSize that hold the total; 1 for an empty list (its first page exists, empty). */
-  pages: number;
   facets: Facets;
   termCurve: TermPoint[];
   typeMax: Record<OfferType, BestRate | null>;
   market: MarketSummary;
   generatedAt: Date;
+}
+
+export interface ProductList extends Omit<ListCore, 'first'> {
+  /** The requested page of `rows`, calculated in full. */
+  items: OfferResult[];
+  page: number;
+  pageSize: number;
+  /** Pages of pageSize that hold the total; 1 for an empty list (its first page exists, empty). */
+  pages: number;
 }
 
 type Stage = 'ok' | 'ineligible' | 'dgs';
@@ -203,6 +212,44 @@ export function listProducts(ctx: PipelineContext, q: ProductQuery): ProductList
  * it is paused.
  */
 export function* listSteps(ctx: PipelineContext, q: ProductQuery): Generator<void, ProductList, void> {
+  return yield* pageSteps(yield* coreSteps(ctx, q), ctx.calc, q);
+}
+
+/** The page `q` asks for of a list's core, its rows calculated in full, in steps as listSteps. */
+export function* pageSteps(
+  core: ListCore,
+  calc: CalcService,
+  q: Pick<ProductQuery, 'amount' | 'horizon' | 'promotions' | 'page' | 'pageSize'>,
+): Generator<void, ProductList, void> {
+  const start = (q.page - 1) * q.pageSize;
+  const page = core.first(start + q.pageSize).slice(start);
+  const items: OfferResult[] = [];
+  for (const r of page) {
+    if (items.length % LIST_STEP === LIST_STEP - 1) yield;
+    items.push(withCalc(calc, q, r));
+  }
+  // Field by field: a spread of the core would read its rows, and sort them all.
+  return {
+    get rows() {
+      return core.rows;
+    },
+    items,
+    total: core.total,
+    hiddenByDgs: core.hiddenByDgs,
+    hiddenIneligible: core.hiddenIneligible,
+    page: q.page,
+    pageSize: q.pageSize,
+    pages: pageCount(core.total, q.pageSize),
+    facets: core.facets,
+    termCurve: core.termCurve,
+    typeMax: core.typeMax,
+    market: core.market,
+    generatedAt: core.generatedAt,
+  };
+}
+
+/** The list's core for `q` (its page and pageSize aside), in steps as listSteps. */
+export function* coreSteps(ctx: PipelineContext, q: ProductQuery): Generator<void, ListCore, void> {
   const { catalog, calc } = ctx;
   const failures = compileFilters(q, ctx.now);
   const offers = catalog.offers;
@@ -285,9 +332,6 @@ export function* listSteps(ctx: PipelineContext, q: ProductQuery): Generator<voi
   }
 
   const cmp = comparator(q.sort, q.order);
-  const start = (q.page - 1) * q.pageSize;
-  // A page needs only the best start + pageSize offers in order; the whole order waits for `rows`.
-  const page = firstK(rows, cmp, start + q.pageSize).slice(start);
   const facets = Object.fromEntries(
     FACETS.map((facet, k) => {
       const values = [...facetCounts[k]!].map(([value, count]) => ({ value, count }));
@@ -300,20 +344,11 @@ export function* listSteps(ctx: PipelineContext, q: ProductQuery): Generator<voi
     }),
   ) as unknown as Facets;
   const best = (r: RankedOffer | null): BestRate | null => r && { rate: r.yields.comparableYield, offerId: r.offer.id };
-  const items: OfferResult[] = [];
-  for (const r of page) {
-    if (items.length % LIST_STEP === LIST_STEP - 1) yield;
-    items.push(withCalc(calc, q, r));
-  }
 
   return sortedWhenAsked(rows, cmp, {
-    items,
     total: rows.length,
     hiddenByDgs,
     hiddenIneligible,
-    page: q.page,
-    pageSize: q.pageSize,
-    pages: pageCount(rows.length, q.pageSize),
     facets,
     termCurve: [...termBest.entries()]
       .sort(([a], [b]) => a - b)
@@ -325,8 +360,8 @@ export function* listSteps(ctx: PipelineContext, q: ProductQuery): Generator<voi
 }
 
 /**
- * The list with its whole order sorted on first use. Made here, not in listSteps: a getter made there
- * would hold listSteps' scope, and with it an array per offer of the catalogue (masks, stages, reasons,
+ * The core with its whole order sorted on first use. Made here, not in coreSteps: a getter made there
+ * would hold coreSteps' scope, and with it an array per offer of the catalogue (masks, stages, reasons,
  * covered amounts, ranked results) in every list the calculator keeps, which counts only its rows. At
  * 13,000 offers that was ≈430 KB a list for a few KB counted, and cold lists at new amounts filled the
  * heap with 800 of them.
@@ -334,13 +369,17 @@ export function* listSteps(ctx: PipelineContext, q: ProductQuery): Generator<voi
 function sortedWhenAsked(
   rows: RankedOffer[],
   cmp: (a: RankedOffer, b: RankedOffer) => number,
-  list: Omit<ProductList, 'rows'>,
-): ProductList {
+  core: Omit<ListCore, 'rows' | 'first'>,
+): ListCore {
   let sorted: RankedOffer[] | undefined;
+  const all = () => (sorted ??= rows.sort(cmp));
   return {
     get rows() {
-      return (sorted ??= rows.sort(cmp));
+      return all();
     },
-    ...list,
+    // A first page needs only the best pageSize offers (n·log k); a page further on, or all of them, the
+    // whole order, sorted once for every page after it.
+    first: (k) => (sorted !== undefined || k * 4 >= rows.length ? all().slice(0, k) : firstK(rows, cmp, k)),
+    ...core,
   };
 }
