@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { arbitraryCase, arbitraryTerms } from '../domain/__tests__/arbitraries.js';
 import { Decimal } from '../domain/decimal.js';
 import { changeImpact } from '../domain/impact.js';
-import { createCalcService, RecentByAmount } from './calc-service.js';
+import { createCalcService, ITEM_BYTES, RecentByAmount } from './calc-service.js';
 import type { Catalog } from './types.js';
 
 describe('RecentByAmount', () => {
@@ -177,6 +177,10 @@ describe('holdPassOver', () => {
 
     const held = createCalcService({ maxBytes: 100 * 1024 });
     held.holdPassOver(catalog);
-    expect(twoLists(held)).toMatchObject({ pieces: 40, evictions: 0, misses: 40, hits: 40 });
+    const stats = twoLists(held);
+    expect(stats).toMatchObject({ pieces: 40, evictions: 0, misses: 40, hits: 40 });
+    // what it keeps beyond its count is counted in its bound, which it stays within
+    expect(stats.maxBytes).toBe(100 * 1024 + (40 - 10) * ITEM_BYTES.piece);
+    expect(stats.bytes).toBeLessThanOrEqual(stats.maxBytes);
   });
 });

@@ -191,6 +191,8 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
   const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
   const count = (item: keyof typeof ITEM_BYTES) => Math.max(1, Math.floor((maxBytes * PARTS[item]) / ITEM_BYTES[item]));
   const calculator = createCalculator({ maxPieces: count('piece'), maxExact: count('exact') });
+  // The pieces kept whatever the count: one per offer of the current catalogue (holdPassOver).
+  let held = 0;
   // Popular amounts come back (25,000; 50,000): their results are kept, so a repeat under other filters,
   // or through GraphQL, costs a lookup. The text of the amount is made once per list, not per offer.
   const recentRanks = new RecentByAmount<RankYields>(count('rank'));
@@ -314,7 +316,10 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
       return pending;
     },
     work: () => calculator.work(),
-    holdPassOver: (catalog) => calculator.holdAtLeast(catalog.offers.length),
+    holdPassOver: (catalog) => {
+      held = catalog.offers.length;
+      calculator.holdAtLeast(held);
+    },
     stats: () => {
       const own = calculator.stats();
       const sizes = {
@@ -340,7 +345,9 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
         keptLists: lists.size,
         entries: entries + (models?.kept.size ?? 0) + lists.size,
         bytes,
-        maxBytes,
+        // The pieces held beyond the budget's count are the catalogue's part of the budget (src/memory.ts):
+        // counted here too, so that what is kept never reads as more than the bound.
+        maxBytes: maxBytes + Math.max(0, held - count('piece')) * ITEM_BYTES.piece,
       };
     },
     clear: () => {
