@@ -17,7 +17,7 @@ export const DEFAULT_INGEST_WAIT_SECONDS = 600;
 /**
  * A serving process's share of the budget when MEMORY_BUDGET_MB is not given: room for ≈90 MB of caches
  * (every offer's calculation pieces for many amounts, a few hundred finished answers) and a catalogue of
- * ≈10,300 offers with a piece of the calculation each, as src/memory.ts divides it.
+ * ≈16,900 offers, of which ≈10,300 with a piece of the calculation kept each, as src/memory.ts divides it.
  */
 export const DEFAULT_SHARE_MB = 384;
 

@@ -29,6 +29,11 @@ export interface MemoryPlan {
   caches: CacheBudget;
   /** The most active offers a serving process can hold (see catalogueCapacity). */
   maxOffers: number;
+  /**
+   * The most for which it can also keep a piece of the calculation per offer (PASS_BYTES_PER_OFFER). A
+   * catalogue between the two is served, its lists tracing the market again each time.
+   */
+  heldOffers: number;
 }
 
 const MB = 1024 * 1024;
@@ -57,19 +62,18 @@ export const OWN_HEAP_MB = 60;
  */
 const GC_ROOM = 2;
 /**
- * The calculator's piece for an offer, which it keeps whatever its share of the caches says so that one
- * list over the whole catalogue finds every piece the list before it built (src/domain/fast-calc.ts,
- * holdAtLeast): the piece, its key's entry and compiled terms. Measured on the sample ×20 (13,249
- * offers): 8,825 pieces added 38.6 MB to the heap after a collection, 4.4 KB each.
+ * What one active offer costs a serving process at its peak: its catalogue entry twice (the old catalogue
+ * serves while the new one loads) and the list's work per offer. Calibrated at the default budget with
+ * two workers, between the sample ×20 (served) and ×30 (both workers out of heap).
+ */
+export const PEAK_BYTES_PER_OFFER = 7 * 1024;
+/**
+ * The calculator's piece for an offer, which it keeps whatever its share of the caches says when the room
+ * holds one per offer, so that one list over the whole catalogue finds every piece the list before it
+ * built (src/domain/fast-calc.ts, holdAtLeast): the piece, its key's entry and compiled terms. Measured on
+ * the sample ×20 (13,249 offers): 8,825 pieces added 38.6 MB to the heap after a collection, 4.4 KB each.
  */
 export const PASS_BYTES_PER_OFFER = 4.5 * 1024;
-/**
- * What one active offer costs a serving process at its peak: its catalogue entry twice (the old catalogue
- * serves while the new one loads), the list's work per offer (7 KB, calibrated at the default budget with
- * two workers between the sample ×20, served, and ×30, both workers out of heap, when the calculator
- * kept only its share's pieces), and its piece held for the next list.
- */
-export const PEAK_BYTES_PER_OFFER = 7 * 1024 + PASS_BYTES_PER_OFFER;
 /** The smallest room for caches that still lets repeats be answered from memory. */
 const MIN_CACHES_MB = 8;
 
@@ -109,7 +113,13 @@ export function planMemory({
     Object.entries(SHARES).map(([name, part]) => [name, Math.floor(cachesMb * part * MB)]),
   ) as unknown as CacheBudget;
   const heapMb = Math.ceil(GC_ROOM * (OWN_HEAP_MB + IN_HEAP * cachesMb));
-  return { shareMb, heapMb, caches, maxOffers: catalogueCapacity(heapMb, cachesMb) };
+  return {
+    shareMb,
+    heapMb,
+    caches,
+    maxOffers: catalogueCapacity(heapMb, cachesMb, PEAK_BYTES_PER_OFFER),
+    heldOffers: catalogueCapacity(heapMb, cachesMb, PEAK_BYTES_PER_OFFER + PASS_BYTES_PER_OFFER),
+  };
 }
 
 /** Whether the service has an accepting thread apart from its application's: a single process only. */
@@ -138,18 +148,24 @@ export const memoryPlanOf = (config: ServiceShape): MemoryPlan =>
  * stops it (every worker out of heap, again after each restart), so the ingest refuses a snapshot that
  * would need more (src/ingest/capacity.ts) and a worker does not load one (src/catalog/store.ts).
  */
-function catalogueCapacity(heapMb: number, cachesMb: number): number {
+function catalogueCapacity(heapMb: number, cachesMb: number, bytesPerOffer: number): number {
   const room = heapMb - (OWN_HEAP_MB + IN_HEAP * cachesMb);
-  return Math.max(0, Math.floor((room * MB) / PEAK_BYTES_PER_OFFER));
+  return Math.max(0, Math.floor((room * MB) / bytesPerOffer));
 }
 
-/** The smallest MEMORY_BUDGET_MB, in steps of 64 MB, whose serving processes hold `offers` (null: none does). */
+/**
+ * The smallest MEMORY_BUDGET_MB, in steps of 64 MB, whose serving processes hold `offers` (null: none does);
+ * `held`: with a piece of the calculation kept per offer too.
+ */
 export function budgetFor(
   offers: number,
-  options: { workers: number; embedded: boolean; frontThread?: boolean },
+  options: { workers: number; embedded: boolean; frontThread?: boolean; held?: boolean },
 ): number | null {
-  for (let budgetMb = 256; budgetMb <= 1024 * 1024; budgetMb += 64)
-    if (planMemory({ budgetMb, ...options }).maxOffers >= offers) return budgetMb;
+  const { held = false, ...shape } = options;
+  for (let budgetMb = 256; budgetMb <= 1024 * 1024; budgetMb += 64) {
+    const plan = planMemory({ budgetMb, ...shape });
+    if ((held ? plan.heldOffers : plan.maxOffers) >= offers) return budgetMb;
+  }
   return null;
 }
 

@@ -1,9 +1,8 @@
 // A snapshot too large for the memory budget cannot take the service down (it once did: a valid 60,698-offer
 // snapshot was ingested, every worker ran out of heap loading it, was replaced at once and died again, for
 // good). The service as `npm start` runs it (two workers, the embedded database), fed by `npm run ingest`:
-// - a market 20x the sample fits a budget that holds it (1,280 MB for two workers: each holds the catalogue
-//   and a piece of the calculation per offer): ingested and served, health answered throughout, no worker
-//   restarted;
+// - a market 20x the sample fits the default budget: ingested and served, health answered throughout, no
+//   worker restarted;
 // - the same snapshot against a smaller budget is refused before anything is written (exit 5, saying the
 //   budget that would hold it);
 // - a database already holding more than the budget (ingested under a larger one) does not crash-loop: the
@@ -22,8 +21,7 @@ import { upToNow } from './support/snapshots.js';
 import { runCli } from './support/cli-process.js';
 import { freePort } from './support/port.js';
 
-const SMALL_BUDGET = '640'; // holds 5,805 offers with two workers (src/memory.ts); the 20x market has ~14,000
-const LARGE_BUDGET = '1280'; // holds 15,337 with two workers
+const SMALL_BUDGET = '640'; // holds 9,537 offers with two workers (src/memory.ts); the 20x market has ~14,000
 
 let dataDir: string;
 let files: string;
@@ -121,7 +119,7 @@ beforeAll(async () => {
   port = await freePort();
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'capacity-'));
   files = await mkdtemp(path.join(os.tmpdir(), 'capacity-files-'));
-  await start(LARGE_BUDGET);
+  await start();
 }, 120_000);
 
 afterAll(() => {
@@ -137,18 +135,18 @@ describe('a catalogue larger than the memory budget', () => {
     const { code, stderr } = await ingest(large, SMALL_BUDGET);
     expect(code).toBe(5);
     expect(stderr).toMatch(
-      /would leave 1\d,\d{3} active offers \(now \d+\); MEMORY_BUDGET_MB=640 with 2 workers holds at most 5,805/,
+      /would leave 1\d,\d{3} active offers \(now \d+\); MEMORY_BUDGET_MB=640 with 2 workers holds at most 9,537/,
     );
     expect(stderr).toMatch(/need MEMORY_BUDGET_MB=\d+/);
     expect(await total()).toBe(before);
   });
 
   it(
-    '20x the sample fits a budget that holds it: ingested, served by every worker, health up throughout',
+    '20x the sample fits the default budget: ingested, served by every worker, health up throughout',
     { timeout: 180_000 },
     async () => {
       const { result, seen } = await watchingHealth(async () => {
-        const run = await ingest(large, LARGE_BUDGET);
+        const run = await ingest(large);
         // every worker loads it (each new connection goes to the next worker)
         const deadline = Date.now() + 60_000;
         while (Date.now() < deadline && (await Promise.all([total(), total()])).some((n) => n < 13_000))
@@ -190,7 +188,7 @@ describe('a catalogue larger than the memory budget', () => {
       expect(health.ms).toBeLessThan(250);
       const said = JSON.parse(health.body) as { status: string; checks: Record<string, string>; detail: string };
       expect(said).toMatchObject({ status: 'degraded', checks: { capacity: 'exceeded' } });
-      expect(said.detail).toMatch(/has 1\d,\d{3} active offers; .* holds at most 5,805/);
+      expect(said.detail).toMatch(/has 1\d,\d{3} active offers; .* holds at most 9,537/);
       const list = await get('/api/products?amount=1000');
       expect(list.status).toBe(503);
       expect(list.headers['content-type']).toMatch(/^application\/problem\+json/);
@@ -221,7 +219,7 @@ describe('a catalogue larger than the memory budget', () => {
     async () => {
       const before = await total();
       // ingested under a budget that holds it: this service's does not
-      const { code, stderr } = await ingest(await snapshot('x20-again', 20), LARGE_BUDGET);
+      const { code, stderr } = await ingest(await snapshot('x20-again', 20), '896');
       expect(code, stderr).toBe(0);
       const deadline = Date.now() + 30_000;
       let health = await get('/api/health');

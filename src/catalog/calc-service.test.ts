@@ -182,5 +182,10 @@ describe('holdPassOver', () => {
     // what it keeps beyond its count is counted in its bound, which it stays within
     expect(stats.maxBytes).toBe(100 * 1024 + (40 - 10) * ITEM_BYTES.piece);
     expect(stats.bytes).toBeLessThanOrEqual(stats.maxBytes);
+
+    // a catalogue larger than the room for its pieces gets the share's count only
+    const over = createCalcService({ maxBytes: 100 * 1024 });
+    over.holdPassOver(catalog, 39);
+    expect(twoLists(over)).toMatchObject({ hits: 0, maxBytes: 100 * 1024 });
   });
 });

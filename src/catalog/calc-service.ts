@@ -57,8 +57,10 @@ export interface CalcService {
    * at most (offers of the same terms share theirs). With fewer, least-recently-used eviction drops each
    * piece just before the next list asks for it, and every list traces the market again: at 13,000
    * offers, ≈1 s a list and 22 s a CSV export of the whole market, where the pieces kept make it 0.18 s.
+   * Only for a catalogue of at most `upTo` offers (what the memory budget has room for: src/memory.ts,
+   * heldOffers); a larger one gets its share's count.
    */
-  holdPassOver(catalog: Catalog): void;
+  holdPassOver(catalog: Catalog, upTo?: number): void;
   stats(): CalculatorStats & {
     constantYields: number;
     recentRanks: number;
@@ -316,8 +318,8 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
       return pending;
     },
     work: () => calculator.work(),
-    holdPassOver: (catalog) => {
-      held = catalog.offers.length;
+    holdPassOver: (catalog, upTo = Infinity) => {
+      held = catalog.offers.length <= upTo ? catalog.offers.length : 0;
       calculator.holdAtLeast(held);
     },
     stats: () => {
