@@ -11,7 +11,7 @@ import { compileFilters, F } from './filters.js';
 import { answerInstant } from './freshness.js';
 import type { MarketBest } from './market.js';
 import type { ProductQuery } from './query.js';
-import { betterYield, comparator, firstK, type Ranked } from './sort.js';
+import { betterYield, comparator, firstK, sortsWhole, type Ranked } from './sort.js';
 import type { AmountRange, Catalog, CatalogOffer } from './types.js';
 
 export type IneligibleReason = 'below_minimum' | 'above_maximum';
@@ -379,7 +379,7 @@ function sortedWhenAsked(
     },
     // A first page needs only the best pageSize offers (n·log k); a page further on, or all of them, the
     // whole order, sorted once for every page after it.
-    first: (k) => (sorted !== undefined || k * 4 >= rows.length ? all().slice(0, k) : firstK(rows, cmp, k)),
+    first: (k) => (sorted !== undefined || sortsWhole(k, rows.length) ? all().slice(0, k) : firstK(rows, cmp, k)),
     ...core,
   };
 }

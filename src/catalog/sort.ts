@@ -90,13 +90,16 @@ export function betterYield(a: Ranked, b: Ranked): boolean {
   return c > 0 || (c === 0 && tieBreak(a, b) < 0);
 }
 
+/** Whether the first `k` of `n` items are had sooner by sorting them all than by firstK's heap. */
+export const sortsWhole = (k: number, n: number): boolean => k * 4 >= n;
+
 /**
  * The first `k` items in `cmp` order, sorted: a bounded heap instead of a full sort, for a list page
  * that needs the best 50 of hundreds (n·log k comparisons against n·log n). Stable for a total order.
  */
 export function firstK<T>(items: readonly T[], cmp: (a: T, b: T) => number, k: number): T[] {
   if (k <= 0) return [];
-  if (k * 4 >= items.length) return [...items].sort(cmp).slice(0, k);
+  if (sortsWhole(k, items.length)) return [...items].sort(cmp).slice(0, k);
   // A max-heap (by cmp) of the k best seen so far: its root is the worst of them.
   const heap: T[] = [];
   const up = (i: number) => {
