@@ -176,7 +176,7 @@ describe('holdPassOver', () => {
     expect(starved.hits).toBe(0);
 
     const held = createCalcService({ maxBytes: 100 * 1024 });
-    held.holdPassOver(catalog);
+    expect(held.holdPassOver(catalog)).toBe(true);
     const stats = twoLists(held);
     expect(stats).toMatchObject({ pieces: 40, evictions: 0, misses: 40, hits: 40 });
     // what it keeps beyond its count is counted in its bound, which it stays within
@@ -185,7 +185,7 @@ describe('holdPassOver', () => {
 
     // a catalogue larger than the room for its pieces gets the share's count only
     const over = createCalcService({ maxBytes: 100 * 1024 });
-    over.holdPassOver(catalog, 39);
+    expect(over.holdPassOver(catalog, 39)).toBe(false);
     expect(twoLists(over)).toMatchObject({ hits: 0, maxBytes: 100 * 1024 });
   });
 });

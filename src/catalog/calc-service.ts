@@ -58,9 +58,9 @@ export interface CalcService {
    * piece just before the next list asks for it, and every list traces the market again: at 13,000
    * offers, ≈1 s a list and 22 s a CSV export of the whole market, where the pieces kept make it 0.18 s.
    * Only for a catalogue of at most `upTo` offers (what the memory budget has room for: src/memory.ts,
-   * heldOffers); a larger one gets its share's count.
+   * heldOffers); a larger one gets its share's count. Whether it holds them.
    */
-  holdPassOver(catalog: Catalog, upTo?: number): void;
+  holdPassOver(catalog: Catalog, upTo?: number): boolean;
   stats(): CalculatorStats & {
     constantYields: number;
     recentRanks: number;
@@ -319,8 +319,10 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
     },
     work: () => calculator.work(),
     holdPassOver: (catalog, upTo = Infinity) => {
-      held = catalog.offers.length <= upTo ? catalog.offers.length : 0;
+      const fits = catalog.offers.length <= upTo;
+      held = fits ? catalog.offers.length : 0;
       calculator.holdAtLeast(held);
+      return fits;
     },
     stats: () => {
       const own = calculator.stats();
