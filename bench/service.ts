@@ -130,7 +130,8 @@ export async function startService({
   // The sample ×20 gets a piece of the calculation kept per offer from 704 MB on one process (the default,
   // 544 MB, serves it without): 800 MB is the bound issue 25 sets there. A baseline keeps its own default.
   const budget = scale > 1 && checkout === root ? { MEMORY_BUDGET_MB: '800' } : {};
-  const database = { ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir }), ...budget };
+  // Where the data is and how much memory it may take: for the seeding ingest and the service alike.
+  const dataEnv = { ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir }), ...budget };
   if (databaseUrl ? !(await hasData(databaseUrl)) : !existsSync(path.join(dataDir, 'pglite'))) {
     console.error(
       `seeding ${databaseUrl ? 'PostgreSQL' : dataDir}: the sample market, ${days} days, scale ${scale} (once; ` +
@@ -139,7 +140,7 @@ export async function startService({
     await run(
       node,
       ['dist/sample/cli.js', '--ingest', '--scale', String(scale), '--days', String(days), '--end', today],
-      database,
+      dataEnv,
       checkout,
     );
   }
@@ -155,7 +156,7 @@ export async function startService({
     cwd: checkout,
     env: {
       ...process.env,
-      ...database,
+      ...dataEnv,
       PORT: String(port),
       HOST: '127.0.0.1',
       SEED_SAMPLE: 'false',
