@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cutAndMerge, insertSteps } from './envelope.js';
+import { cutAndMerge, insertSteps, mergeSteepest } from './envelope.js';
 import { problemArb, spaceFor, valueOf } from './__tests__/problems.js';
 import type { Item } from './types.js';
 
@@ -149,6 +149,20 @@ describe('openTables', () => {
         expect(tables.laterCaps[order.groups.length]).toEqual({ group: 0, flexible: 0, fixed: 0 });
         const steepest = tables.bySteepest.map((j) => cands[j]!.steps[0]!.slope);
         expect(steepest).toEqual([...steepest].sort((a, b) => b - a));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('property: two sorted lists merged are ordered as a stable sort of both would order them', () => {
+    // few distinct slopes, so that ties are common; widths tell the items of both lists apart
+    const sorted = (first: number) =>
+      fc
+        .array(fc.integer({ min: -3, max: 3 }), { maxLength: 12 })
+        .map((xs) => xs.sort((a, b) => b - a).map((x, k) => step(x / 2, first + k)));
+    fc.assert(
+      fc.property(sorted(1), sorted(100), (a, b) => {
+        expect(mergeSteepest(a, b)).toEqual([...a, ...b].sort((x, y) => y.slope - x.slope));
       }),
       { numRuns: 300 },
     );
