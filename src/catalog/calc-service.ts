@@ -7,6 +7,7 @@ import { createCalculator, type CalculatorStats, type PieceShape } from '../doma
 import type { CalcResult, CalcSummary, CalcTerms, CalcYields, PromotionsMode } from '../domain/types.js';
 import { changeImpact, type ChangeImpact } from '../domain/impact.js';
 import type { OfferModel } from '../domain/plan-model.js';
+import type { CandidateFacts } from '../domain/plan.js';
 import type { ImpactBasis, RankYields } from './shapes.js';
 import type { Catalog, CatalogOffer } from './types.js';
 
@@ -36,6 +37,12 @@ export interface CalcService {
    * the client's choice, and each (horizon, promotions, objective) asked makes a model per candidate.
    */
   planModels(catalog: Catalog): LRUCache<string, OfferModel>;
+  /**
+   * By the same keys, what the plan's search reads of a model to decide whether it keeps the candidate
+   * (src/domain/plan/candidates.ts, candidateFacts): a few numbers, kept for many more offers than their
+   * models, so that a plan over a large market makes models only for the candidates its search keeps.
+   */
+  planFacts(catalog: Catalog): LRUCache<string, CandidateFacts>;
   /**
    * What `make` gives for `key` over a catalogue, made once and kept by its `bytes`: a whole list asked
    * again (GraphQL POSTs, which the body cache does not see, and the REST forms of one query). Only for
@@ -180,6 +187,11 @@ export const ITEM_BYTES = {
  */
 export const MODEL_BYTES = { model: 6_000, segment: 700 } as const;
 
+/** A model's facts (CandidateFacts) with its key and entry in their cache. */
+export const FACTS_BYTES = 300;
+/** The share of the models' part that their facts may take. */
+const FACTS_SHARE = 0.5;
+
 /**
  * How the calculator's part of the memory budget is shared among what it keeps; whole lists get a
  * twentieth (a few dozen lists of the sample), the plan's models what is left (a fifth), enough for
@@ -205,13 +217,16 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
   const constants = new LRUCache<string, RankYields>({ max: count('constant') });
   // A rate event reaches every client that follows it, often with the same few amounts.
   const impacts = new LRUCache<string, ChangeImpact>({ max: count('impact') });
-  const modelBytes = Math.max(64 * 1024, Math.floor(maxBytes * MODEL_PART));
+  const modelPart = Math.floor(maxBytes * MODEL_PART);
+  const modelBytes = Math.max(64 * 1024, Math.floor(modelPart * (1 - FACTS_SHARE)));
+  const factsCount = Math.max(1, Math.floor((modelPart * FACTS_SHARE) / FACTS_BYTES));
   const making = new Map<string, Promise<object>>();
   const lists = new LRUCache<string, { value: object; bytes: number }>({
     maxSize: Math.max(64 * 1024, Math.floor(maxBytes * LIST_PART)),
     sizeCalculation: (entry, key) => entry.bytes + 2 * key.length,
   });
-  let models: { catalog: Catalog; kept: LRUCache<string, OfferModel> } | undefined;
+  let models:
+    { catalog: Catalog; kept: LRUCache<string, OfferModel>; facts: LRUCache<string, CandidateFacts> } | undefined;
   let lastAmount: Decimal | undefined;
   let lastText = '';
   const textOf = (amount: Decimal) => {
@@ -225,6 +240,20 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
     const months = periodOf(offer, horizon);
     const mode = calcMode(promotions);
     return [`${offer.termsId}:${months}:${mode}`, { amount, months, promotions: mode, terms: offer.terms }] as const;
+  };
+  const modelsOf = (catalog: Catalog) => {
+    if (models?.catalog !== catalog) {
+      models = {
+        catalog,
+        kept: new LRUCache<string, OfferModel>({
+          maxSize: modelBytes,
+          sizeCalculation: (model, key) =>
+            MODEL_BYTES.model + model.segments.length * MODEL_BYTES.segment + 2 * key.length,
+        }),
+        facts: new LRUCache<string, CandidateFacts>({ max: factsCount }),
+      };
+    }
+    return models;
   };
   return {
     rank(offer, amount, horizon, promotions) {
@@ -280,19 +309,8 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
       }
       return impact;
     },
-    planModels(catalog) {
-      if (models?.catalog !== catalog) {
-        models = {
-          catalog,
-          kept: new LRUCache<string, OfferModel>({
-            maxSize: modelBytes,
-            sizeCalculation: (model, key) =>
-              MODEL_BYTES.model + model.segments.length * MODEL_BYTES.segment + 2 * key.length,
-          }),
-        };
-      }
-      return models.kept;
-    },
+    planModels: (catalog) => modelsOf(catalog).kept,
+    planFacts: (catalog) => modelsOf(catalog).facts,
     kept<T extends object>(
       catalog: Catalog,
       key: string,
@@ -338,6 +356,7 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
       const bytes =
         (Object.keys(sizes) as (keyof typeof sizes)[]).reduce((n, item) => n + sizes[item] * ITEM_BYTES[item], 0) +
         (models?.kept.calculatedSize ?? 0) +
+        (models?.facts.size ?? 0) * FACTS_BYTES +
         lists.calculatedSize;
       return {
         ...own,
@@ -347,7 +366,7 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
         impacts: impacts.size,
         planModels: models?.kept.size ?? 0,
         keptLists: lists.size,
-        entries: entries + (models?.kept.size ?? 0) + lists.size,
+        entries: entries + (models?.kept.size ?? 0) + (models?.facts.size ?? 0) + lists.size,
         bytes,
         // The pieces held beyond the budget's count are the catalogue's part of the budget (src/memory.ts):
         // counted here too, so that what is kept never reads as more than the bound.

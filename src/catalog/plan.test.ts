@@ -309,6 +309,32 @@ describe('planAllocation: the offer models it keeps', () => {
   });
 });
 
+describe('planAllocation: models for the candidates it keeps', () => {
+  // per bank six flexible accounts of one domain and rising rates: with two parts at most, the four
+  // lowest are dominated by two better ones of their bank and never part of a plan
+  const institutions = Array.from({ length: 8 }, (_, i) => bank(`b${i}`));
+  const offers = institutions.flatMap((b, i) =>
+    Array.from({ length: 6 }, (_, k) => flex(`${b.id}-flex-${k}`, b.id, `${1 + i / 10 + k / 7}`.slice(0, 4))),
+  );
+
+  it('makes, once their facts are known, the models of the kept candidates only, and the same plan', () => {
+    const catalog = buildCatalog(institutions, offers);
+    const calc = createCalcService();
+    const q = (a: string) => planQuery({ amount: amount(a), maxOffers: 2 });
+    const first = planAllocation({ catalog, calc, now }, q('150000'));
+    const models = calc.planModels(catalog);
+    // unknown facts: every candidate modelled to learn them
+    expect(models.size).toBe(first.search.candidates);
+    models.clear();
+    const second = planAllocation({ catalog, calc, now }, q('180000.50'));
+    expect(second.search.kept).toBeLessThan(second.search.candidates);
+    expect(models.size).toBe(second.search.kept);
+    const fresh = planAllocation({ catalog, calc: createCalcService(), now }, q('180000.50'));
+    expect(shown(second)).toEqual(shown(fresh));
+    expect(second.search).toEqual(fresh.search);
+  });
+});
+
 describe('planSteps: a plan computed in slices', () => {
   const institutions = Array.from({ length: 10 }, (_, i) => bank(`b${i}`, { limit: `${50_000 + i * 10_000}` }));
   const offers = institutions.flatMap((b, i) => [

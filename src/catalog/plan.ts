@@ -13,6 +13,7 @@ import {
   type PlanObjective,
 } from '../domain/plan-model.js';
 import {
+  candidateFacts,
   drain,
   planSearch,
   WORK_BUDGET,
@@ -130,39 +131,69 @@ function domainOf(offer: CatalogOffer): readonly [number, number] {
   return domain;
 }
 
-function modelOf(
+/**
+ * A candidate of the search for an offer: its model's facts at once, its model when the search asks for
+ * its segments (it keeps the candidate) or its values. Facts are kept longer than models (calc-service),
+ * so over a large market the search reads them for every offer and models only the few hundred it keeps;
+ * an offer whose facts are not known yet is modelled here to learn them.
+ */
+function candidateOf(
   ctx: PlanContext,
   q: PlanQuery,
   objective: PlanObjective,
   offer: CatalogOffer,
-  lo: number,
-  hi: number,
-): OfferModel {
+  group: number,
+  [lo, hi]: readonly [number, number],
+): PlanCandidate {
   const months = periodOf(offer, q.horizon);
   const mode = calcMode(q.promotions);
-  const models = ctx.calc.planModels(ctx.catalog);
+  const { calc, catalog } = ctx;
   const key = `${offer.id}|${months}|${mode}|${objective}`;
-  let model = models.get(key);
-  if (!model) {
-    const { calc } = ctx;
-    const { horizon, promotions } = q;
-    model = offerModel(
-      {
-        terms: offer.terms,
-        months,
-        promotions: mode,
-        pieceAt: (amount) => calc.piece(offer, amount, horizon, promotions),
-        yieldsAt: (amount) => calc.yieldsAt(offer, amount, horizon, promotions),
-        comparableAt: (amount) => comparableTotals({ amount, months, promotions: mode, terms: offer.terms }),
-      },
-      objective,
-      EURO,
-      lo,
-      hi,
-    );
-    models.set(key, model);
-  }
-  return model;
+  const models = calc.planModels(catalog);
+  const known = calc.planFacts(catalog);
+  // One model per request once made, whatever the cache does meanwhile: a segment is refined by its own model.
+  let model: OfferModel | undefined;
+  const modelNow = (): OfferModel => {
+    model ??= models.get(key);
+    if (!model) {
+      const { horizon, promotions } = q;
+      model = offerModel(
+        {
+          terms: offer.terms,
+          months,
+          promotions: mode,
+          pieceAt: (amount) => calc.piece(offer, amount, horizon, promotions),
+          yieldsAt: (amount) => calc.yieldsAt(offer, amount, horizon, promotions),
+          comparableAt: (amount) => comparableTotals({ amount, months, promotions: mode, terms: offer.terms }),
+        },
+        objective,
+        EURO,
+        lo,
+        hi,
+      );
+      models.set(key, model);
+    }
+    return model;
+  };
+  let facts = known.get(key);
+  if (!facts) known.set(key, (facts = candidateFacts(modelNow().segments)));
+  // The search asks again for values it has asked before (bounds, leaves): once per request.
+  const seen = new Map<number, Decimal>();
+  return {
+    id: offer.id,
+    group,
+    flexible: offer.type === 'flexible',
+    facts,
+    get segments() {
+      return modelNow().segments;
+    },
+    value: (k) => {
+      let v = seen.get(k);
+      if (v === undefined) seen.set(k, (v = modelNow().value(k)));
+      return v;
+    },
+    refine: (segment, k) => modelNow().refine(segment, k),
+  };
 }
 
 /** The list's query for the filters a plan shares with it. */
@@ -224,31 +255,17 @@ export function* planSteps(ctx: PlanContext, q: PlanQuery): Generator<void, Savi
   for (const offer of catalog.offers) {
     if (due()) yield;
     if (fails(offer) !== 0 || !offer.institution.dgs.verified) continue;
-    const [lo, hi] = domainOf(offer);
-    if (lo > hi) continue;
+    const domain = domainOf(offer);
+    if (domain[0] > domain[1]) continue;
     eligible.push(offer);
-    if (lo > total) continue;
+    if (domain[0] > total) continue;
     let group = groupOf.get(offer.institution);
     if (group === undefined) {
       groupOf.set(offer.institution, (group = institutions.length));
       institutions.push(offer.institution);
     }
-    const model = modelOf(ctx, q, objective, offer, lo, hi);
-    // The search asks again for values it has asked before (bounds, leaves): once per request.
-    const seen = new Map<number, Decimal>();
     offers.push(offer);
-    candidates.push({
-      id: offer.id,
-      group,
-      flexible: offer.type === 'flexible',
-      segments: model.segments,
-      value: (k) => {
-        let v = seen.get(k);
-        if (v === undefined) seen.set(k, (v = model.value(k)));
-        return v;
-      },
-      refine: (segment, k) => model.refine(segment, k),
-    });
+    candidates.push(candidateOf(ctx, q, objective, offer, group, domain));
   }
   const problem: PlanProblem = {
     candidates,

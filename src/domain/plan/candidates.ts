@@ -8,6 +8,7 @@ import {
   FLOAT_MARGIN,
   up,
   type Cand,
+  type CandidateFacts,
   type GroupOrder,
   type PlanCandidate,
   type PlanLimits,
@@ -31,36 +32,47 @@ function yieldRange(s: Seg): [number, number] {
   return a < b ? [a, b] : [b, a];
 }
 
-/** What a candidate's segments say whatever the request: kept per segment list (offer models are cached). */
-interface SegmentFacts {
-  segs: Seg[];
-  yieldHi: number;
-  yieldLo: number;
-  constantSlope: Decimal | null;
+// What a candidate's segments say whatever the request: kept per segment list (offer models are cached).
+const SEGS = new WeakMap<readonly PlanSegment[], Seg[]>();
+const FACTS = new WeakMap<readonly PlanSegment[], CandidateFacts>();
+
+/** The segments from one unit on, in floating point. */
+function segsOf(segments: readonly PlanSegment[]): Seg[] {
+  let segs = SEGS.get(segments);
+  if (segs) return segs;
+  segs = [];
+  for (const s of segments) {
+    const lo = Math.max(1, s.lo);
+    if (lo <= s.hi) segs.push(toSeg(s, lo, s.hi));
+  }
+  SEGS.set(segments, segs);
+  return segs;
 }
 
-const FACTS = new WeakMap<readonly PlanSegment[], SegmentFacts>();
-
-function factsOf(segments: readonly PlanSegment[]): SegmentFacts {
+/** What the search reads of a candidate before it knows whether it keeps it (see CandidateFacts). */
+export function candidateFacts(segments: readonly PlanSegment[]): CandidateFacts {
   let facts = FACTS.get(segments);
   if (facts) return facts;
-  const segs: Seg[] = [];
+  const segs = segsOf(segments);
   let yieldHi = -Infinity;
   let yieldLo = Infinity;
   let constantSlope: Decimal | null = segments[0]?.slope ?? null;
-  for (const s of segments) {
-    const lo = Math.max(1, s.lo);
-    if (lo > s.hi) continue;
-    const seg = toSeg(s, lo, s.hi);
-    segs.push(seg);
+  for (const seg of segs) {
     const [a, b] = yieldRange(seg);
     yieldHi = Math.max(yieldHi, b);
     yieldLo = Math.min(yieldLo, a);
+    const s = seg.src;
     if (constantSlope !== null && (!s.exact || !s.intercept.isZero() || !s.slope.eq(constantSlope)))
       constantSlope = null;
   }
   const exact = segments.every((s) => s.exact);
-  facts = { segs, yieldHi: up(yieldHi), yieldLo: exact ? down(yieldLo) : -Infinity, constantSlope };
+  facts = {
+    lo: segs[0]?.lo ?? 1,
+    top: segs[segs.length - 1]?.hi ?? 0,
+    yieldHi: up(yieldHi),
+    yieldLo: exact ? down(yieldLo) : -Infinity,
+    constantSlope,
+  };
   FACTS.set(segments, facts);
   return facts;
 }
@@ -72,12 +84,11 @@ function factsOf(segments: readonly PlanSegment[]): SegmentFacts {
 export function prepare(candidates: readonly PlanCandidate[], limits: PlanLimits): Cand[] {
   const out: Cand[] = [];
   candidates.forEach((src, index) => {
-    const facts = factsOf(src.segments);
-    if (facts.segs.length === 0) return;
+    const facts = src.facts ?? candidateFacts(src.segments);
+    const { lo, top } = facts;
+    if (lo > top) return;
     const limit = limits.groupLimits[src.group] ?? 0;
     const cap = Math.min(limit, limits.total, src.flexible ? Infinity : limits.maxNonFlexible);
-    const lo = facts.segs[0]!.lo;
-    const top = facts.segs[facts.segs.length - 1]!.hi;
     if (lo > cap) return;
     const only = limits.placementOnly;
     out.push({
@@ -104,7 +115,7 @@ export function segmentsOf(c: Cand, placementOnly: boolean): void {
     const whole: PlanSegment = { lo: c.lo, hi: c.hi, slope: ZERO, intercept: ZERO, exact: true };
     c.segs = [{ src: whole, lo: c.lo, hi: c.hi, slope: 0, intercept: 0 }];
   } else {
-    const all = factsOf(c.src.segments).segs;
+    const all = segsOf(c.src.segments);
     c.segs =
       all[all.length - 1]!.hi <= c.hi
         ? all

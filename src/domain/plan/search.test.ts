@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bruteForcePlan, line } from '../__tests__/plan-fixtures.js';
 import { workBudget, type SearchBudget } from './budget.js';
+import { candidateFacts } from './candidates.js';
 import { optimizePlan } from './search.js';
 import { problemArb } from './__tests__/problems.js';
 import type { PlanProblem, PlanSolution } from './types.js';
@@ -50,6 +51,29 @@ describe('optimizePlan: the budget it asks', () => {
         expect(summary(optimizePlan(p, workBudget(maxWork)))).toEqual(first);
       }),
       { numRuns: 200 },
+    );
+  });
+
+  it('property: given their facts, the segments of the candidates kept only are read, and the same plan', () => {
+    fc.assert(
+      fc.property(problemArb(), (p) => {
+        const read = new Set<number>();
+        const given: PlanProblem = {
+          ...p,
+          candidates: p.candidates.map((c, i) => ({
+            ...c,
+            facts: candidateFacts(c.segments),
+            get segments() {
+              read.add(i);
+              return c.segments;
+            },
+          })),
+        };
+        const s = optimizePlan(given);
+        expect(summary(s)).toEqual(summary(optimizePlan(p)));
+        expect(read.size).toBeLessThanOrEqual(s.stats.kept);
+      }),
+      { numRuns: 300 },
     );
   });
 

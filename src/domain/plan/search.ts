@@ -63,7 +63,7 @@ export function* planSearch(
   budget: SearchBudget = workBudget(problem.maxWork ?? WORK_BUDGET),
 ): Generator<void, PlanSolution, void> {
   const stats: PlanStats = { candidates: 0, kept: 0, nodes: 0, leaves: 0, refinements: 0, work: 0 };
-  const space = searchSpace(problem, stats);
+  const space = yield* searchSpace(problem, stats);
   if (space === null) return { parts: [], placed: 0, value: ZERO, proven: true, gap: 0, stats };
   const { limits, cands } = space;
   const { groupLimits, total, maxParts, maxNonFlexible } = limits;

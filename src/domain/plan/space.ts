@@ -28,21 +28,32 @@ export function limitsOf(problem: PlanProblem): PlanLimits {
 
 /**
  * The space of a problem with something to search (an amount, a part, a candidate), and the first
- * counts of its stats; null when there is nothing to search.
+ * counts of its stats; null when there is nothing to search. It yields after each candidate it keeps is
+ * given its segments: a caller that gave `facts` may make the segments then (an offer's model), so only
+ * the candidates kept cost that, between pauses.
  */
-export function searchSpace(problem: PlanProblem, stats: PlanStats): SearchSpace | null {
+export function* searchSpace(problem: PlanProblem, stats: PlanStats): Generator<void, SearchSpace | null, void> {
   const limits = limitsOf(problem);
   const all = prepare(problem.candidates, limits);
   stats.candidates = all.length;
   if (limits.total === 0 || limits.maxParts < 1 || all.length === 0) return null;
   const cands = removeDominated(all, limits.maxParts);
   stats.kept = cands.length;
-  return spaceOf(cands, limits, problem.candidates.length);
+  for (const c of cands) {
+    segmentsOf(c, limits.placementOnly);
+    yield;
+  }
+  return ordered(cands, limits, problem.candidates.length);
 }
 
 /** The space over these candidates (prepared, in any order): they are sorted and given their envelopes. */
 export function spaceOf(cands: Cand[], limits: PlanLimits, candidates: number): SearchSpace {
   for (const c of cands) segmentsOf(c, limits.placementOnly);
+  return ordered(cands, limits, candidates);
+}
+
+/** The space over candidates with their segments: in search order, with the bound's tables. */
+function ordered(cands: Cand[], limits: PlanLimits, candidates: number): SearchSpace {
   const order = searchOrder(cands);
   return { limits, cands, order, tables: openTables(cands, order, limits), candidates };
 }

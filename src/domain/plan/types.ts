@@ -19,8 +19,13 @@ export interface PlanCandidate {
   /** Index into `groupLimits`. */
   group: number;
   flexible: boolean;
-  /** Ascending and contiguous: they cover every amount the offer accepts, without gaps. */
-  segments: readonly PlanSegment[];
+  /**
+   * Ascending and contiguous: they cover every amount the offer accepts, without gaps. Read only for the
+   * candidates the search keeps when `facts` are given, so a caller may make them on demand.
+   */
+  readonly segments: readonly PlanSegment[];
+  /** What `candidateFacts` reads off the segments, when the caller knows it already (it kept them). */
+  facts?: CandidateFacts;
   /** The objective's value of placing k grid units in the offer (exact, Decimal). */
   value(units: number): Decimal;
   /**
@@ -28,6 +33,21 @@ export interface PlanCandidate {
    * empty ones left out, each with a bound at least as tight.
    */
   refine(segment: PlanSegment, units: number): PlanSegment[];
+}
+
+/**
+ * What the search reads of a candidate's segments to decide whether it keeps it (prepare, dominance):
+ * its amounts and the bounds of what a unit earns. No amount when lo > top.
+ */
+export interface CandidateFacts {
+  lo: number;
+  top: number;
+  /** Upper bound of value(k)/k over every amount (margin included). */
+  yieldHi: number;
+  /** Lower bound of value(k)/k (margin included); −Infinity unless every segment is exact. */
+  yieldLo: number;
+  /** Every segment exact, through the origin and with the same slope. */
+  constantSlope: Decimal | null;
 }
 
 export interface PlanProblem {
