@@ -38,11 +38,12 @@ export interface CalcService {
    */
   planModels(catalog: Catalog): LRUCache<string, OfferModel>;
   /**
-   * By the same keys, what the plan's search reads of a model to decide whether it keeps the candidate
-   * (src/domain/plan/candidates.ts, candidateFacts): a few numbers, kept for many more offers than their
-   * models, so that a plan over a large market makes models only for the candidates its search keeps.
+   * What the plan's search reads of a model to decide whether it keeps the candidate (candidateFacts in
+   * src/domain/plan/candidates.ts), by horizon, mode and objective, then by offer: a few numbers, kept
+   * for many more offers than their models, so that a plan over a large market makes models only for the
+   * candidates its search keeps. Bounded by the offers counted when a map is stored.
    */
-  planFacts(catalog: Catalog): LRUCache<string, CandidateFacts>;
+  planFacts(catalog: Catalog): LRUCache<string, Map<CatalogOffer, CandidateFacts>>;
   /**
    * What `make` gives for `key` over a catalogue, made once and kept by its `bytes`: a whole list asked
    * again (GraphQL POSTs, which the body cache does not see, and the REST forms of one query). Only for
@@ -187,8 +188,8 @@ export const ITEM_BYTES = {
  */
 export const MODEL_BYTES = { model: 6_000, segment: 700 } as const;
 
-/** A model's facts (CandidateFacts) with its key and entry in their cache. */
-export const FACTS_BYTES = 300;
+/** A model's facts (CandidateFacts) and their entry in an offer's map: measured 125 B, counted with room. */
+export const FACTS_BYTES = 200;
 /** The share of the models' part that their facts may take. */
 const FACTS_SHARE = 0.5;
 
@@ -226,7 +227,12 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
     sizeCalculation: (entry, key) => entry.bytes + 2 * key.length,
   });
   let models:
-    { catalog: Catalog; kept: LRUCache<string, OfferModel>; facts: LRUCache<string, CandidateFacts> } | undefined;
+    | {
+        catalog: Catalog;
+        kept: LRUCache<string, OfferModel>;
+        facts: LRUCache<string, Map<CatalogOffer, CandidateFacts>>;
+      }
+    | undefined;
   let lastAmount: Decimal | undefined;
   let lastText = '';
   const textOf = (amount: Decimal) => {
@@ -250,7 +256,10 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
           sizeCalculation: (model, key) =>
             MODEL_BYTES.model + model.segments.length * MODEL_BYTES.segment + 2 * key.length,
         }),
-        facts: new LRUCache<string, CandidateFacts>({ max: factsCount }),
+        facts: new LRUCache<string, Map<CatalogOffer, CandidateFacts>>({
+          maxSize: factsCount,
+          sizeCalculation: (byOffer) => Math.max(1, byOffer.size),
+        }),
       };
     }
     return models;
@@ -356,7 +365,7 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
       const bytes =
         (Object.keys(sizes) as (keyof typeof sizes)[]).reduce((n, item) => n + sizes[item] * ITEM_BYTES[item], 0) +
         (models?.kept.calculatedSize ?? 0) +
-        (models?.facts.size ?? 0) * FACTS_BYTES +
+        (models?.facts.calculatedSize ?? 0) * FACTS_BYTES +
         lists.calculatedSize;
       return {
         ...own,
@@ -366,7 +375,7 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
         impacts: impacts.size,
         planModels: models?.kept.size ?? 0,
         keptLists: lists.size,
-        entries: entries + (models?.kept.size ?? 0) + (models?.facts.size ?? 0) + lists.size,
+        entries: entries + (models?.kept.size ?? 0) + (models?.facts.calculatedSize ?? 0) + lists.size,
         bytes,
         // The pieces held beyond the budget's count are the catalogue's part of the budget (src/memory.ts):
         // counted here too, so that what is kept never reads as more than the bound.

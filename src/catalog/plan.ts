@@ -4,6 +4,7 @@
 // as the list calculates an offer (contract §2) and carries its DGS split (§3). The optimizer and why
 // its plan is the best one: src/domain/plan/ and docs/calculation.md, "The savings plan". Pure: the
 // catalogue, the query and the time go in, the plan comes out.
+import type { LRUCache } from 'lru-cache';
 import { compareDecimals, Decimal, HUNDRED, toFixed2, ZERO } from '../domain/decimal.js';
 import {
   comparableTotals,
@@ -17,12 +18,15 @@ import {
   drain,
   planSearch,
   WORK_BUDGET,
+  type CandidateFacts,
   type PlanCandidate,
   type PlanProblem,
+  type PlanSegment,
   type PlanStats,
   type SearchBudget,
 } from '../domain/plan.js';
 import { planTotals, type PlanTotals } from '../domain/plan-totals.js';
+import type { PromotionsMode } from '../domain/types.js';
 import type { PlanSort, UnplacedCode } from '../domain/vocabulary.js';
 import { calcMode, pausePoints, periodOf, type CalcService } from './calc-service.js';
 import { compileFilters } from './filters.js';
@@ -131,32 +135,67 @@ function domainOf(offer: CatalogOffer): readonly [number, number] {
   return domain;
 }
 
+/** What the candidates of one plan share to make their offers' models. */
+interface ModelSource {
+  calc: CalcService;
+  models: LRUCache<string, OfferModel>;
+  horizon: number;
+  promotions: PromotionsMode;
+  mode: PromotionsMode;
+  objective: PlanObjective;
+}
+
 /**
  * A candidate of the search for an offer: its model's facts at once, its model when the search asks for
  * its segments (it keeps the candidate) or its values. Facts are kept longer than models (calc-service),
  * so over a large market the search reads them for every offer and models only the few hundred it keeps;
- * an offer whose facts are not known yet is modelled here to learn them.
+ * an offer whose facts are not known yet is modelled to learn them. A class, not closures: a plan makes
+ * one per offer of the market.
  */
-function candidateOf(
-  ctx: PlanContext,
-  q: PlanQuery,
-  objective: PlanObjective,
-  offer: CatalogOffer,
-  group: number,
-  [lo, hi]: readonly [number, number],
-): PlanCandidate {
-  const months = periodOf(offer, q.horizon);
-  const mode = calcMode(q.promotions);
-  const { calc, catalog } = ctx;
-  const key = `${offer.id}|${months}|${mode}|${objective}`;
-  const models = calc.planModels(catalog);
-  const known = calc.planFacts(catalog);
+class OfferCandidate implements PlanCandidate {
+  readonly id: string;
+  readonly flexible: boolean;
+  readonly facts: CandidateFacts;
   // One model per request once made, whatever the cache does meanwhile: a segment is refined by its own model.
-  let model: OfferModel | undefined;
-  const modelNow = (): OfferModel => {
-    model ??= models.get(key);
+  private model: OfferModel | undefined;
+  // The search asks again for values it has asked before (bounds, leaves): once per request.
+  private seen: Map<number, Decimal> | undefined;
+
+  constructor(
+    private readonly source: ModelSource,
+    private readonly offer: CatalogOffer,
+    readonly group: number,
+    private readonly domain: readonly [number, number],
+    facts: CandidateFacts | undefined,
+  ) {
+    this.id = offer.id;
+    this.flexible = offer.type === 'flexible';
+    this.facts = facts ?? candidateFacts(this.modelNow().segments);
+  }
+
+  get segments(): readonly PlanSegment[] {
+    return this.modelNow().segments;
+  }
+
+  value(k: number): Decimal {
+    this.seen ??= new Map();
+    let v = this.seen.get(k);
+    if (v === undefined) this.seen.set(k, (v = this.modelNow().value(k)));
+    return v;
+  }
+
+  refine(segment: PlanSegment, k: number): PlanSegment[] {
+    return this.modelNow().refine(segment, k);
+  }
+
+  private modelNow(): OfferModel {
+    if (this.model) return this.model;
+    const { offer } = this;
+    const { calc, models, horizon, promotions, mode, objective } = this.source;
+    const months = periodOf(offer, horizon);
+    const key = `${offer.id}|${months}|${mode}|${objective}`;
+    let model = models.get(key);
     if (!model) {
-      const { horizon, promotions } = q;
       model = offerModel(
         {
           terms: offer.terms,
@@ -168,32 +207,13 @@ function candidateOf(
         },
         objective,
         EURO,
-        lo,
-        hi,
+        this.domain[0],
+        this.domain[1],
       );
       models.set(key, model);
     }
-    return model;
-  };
-  let facts = known.get(key);
-  if (!facts) known.set(key, (facts = candidateFacts(modelNow().segments)));
-  // The search asks again for values it has asked before (bounds, leaves): once per request.
-  const seen = new Map<number, Decimal>();
-  return {
-    id: offer.id,
-    group,
-    flexible: offer.type === 'flexible',
-    facts,
-    get segments() {
-      return modelNow().segments;
-    },
-    value: (k) => {
-      let v = seen.get(k);
-      if (v === undefined) seen.set(k, (v = modelNow().value(k)));
-      return v;
-    },
-    refine: (segment, k) => modelNow().refine(segment, k),
-  };
+    return (this.model = model);
+  }
 }
 
 /** The list's query for the filters a plan shares with it. */
@@ -252,6 +272,20 @@ export function* planSteps(ctx: PlanContext, q: PlanQuery): Generator<void, Savi
   const eligible: CatalogOffer[] = [];
   // Every 16 offers, and after an offer whose model traced its pieces over its amounts (milliseconds).
   const due = pausePoints(calc, 16);
+  const mode = calcMode(q.promotions);
+  const source: ModelSource = {
+    calc,
+    models: calc.planModels(catalog),
+    horizon: q.horizon,
+    promotions: q.promotions,
+    mode,
+    objective,
+  };
+  // An offer's facts depend on its period (the horizon's, or its term), the mode and the objective.
+  const variant = `${q.horizon}|${mode}|${objective}`;
+  const factsByHorizon = calc.planFacts(catalog);
+  const facts = factsByHorizon.get(variant) ?? new Map<CatalogOffer, CandidateFacts>();
+  let learned = false;
   for (const offer of catalog.offers) {
     if (due()) yield;
     if (fails(offer) !== 0 || !offer.institution.dgs.verified) continue;
@@ -265,8 +299,15 @@ export function* planSteps(ctx: PlanContext, q: PlanQuery): Generator<void, Savi
       institutions.push(offer.institution);
     }
     offers.push(offer);
-    candidates.push(candidateOf(ctx, q, objective, offer, group, domain));
+    const candidate = new OfferCandidate(source, offer, group, domain, facts.get(offer));
+    if (!facts.has(offer)) {
+      facts.set(offer, candidate.facts);
+      learned = true;
+    }
+    candidates.push(candidate);
   }
+  // stored again: the cache counts its entries when they are stored
+  if (learned) factsByHorizon.set(variant, facts);
   const problem: PlanProblem = {
     candidates,
     groupLimits: institutions.map((i) => i.dgs.limit.floor().toNumber()),
