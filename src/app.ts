@@ -37,6 +37,7 @@ import { registerOverloadMetrics } from './http/overload-metrics.js';
 import { watchLag } from './http/overload.js';
 import { cpuLane } from './catalog/lane.js';
 import type { Logger } from './logger.js';
+import { capacityOf } from './ingest/capacity.js';
 import { planMemory, requestCaches, type MemoryPlan } from './memory.js';
 import { PATHS } from './request/paths.js';
 import { createRestFacade, type RestFacade } from './rest/facade.js';
@@ -171,7 +172,7 @@ export async function createBackend({
   const requestBytes = requestCaches(budget.requests);
 
   // The data: the catalogue and its calculations, the database's reads, the change feed.
-  const store = await createCatalogStore(db.prisma, plan.maxOffers);
+  const store = await createCatalogStore(db.prisma, capacityOf(config, plan.maxOffers));
   const calc = createCalcService({ maxBytes: budget.calc });
   // A piece of the calculation per offer, where the budget has room for it; a larger catalogue is served
   // all the same, each list tracing the market again (at 13,000 offers 0.6–1.6 s a list against 0.06–0.16 s).

@@ -4,23 +4,25 @@
 // catalogue keeps serving and health says why, instead of the process running out of heap.
 import type { PrismaClient } from '../db/client.js';
 import { INGEST_LOCK } from '../ingest/apply.js';
+import type { Capacity } from '../ingest/capacity.js';
 import { ensureLedger } from '../ingest/ledger.js';
 import { loadCatalog } from './load.js';
 import type { Catalog } from './types.js';
 
-/** A data version left unloaded: its active offers, and the most this process holds. */
+/** A data version left unloaded: its active offers, the most this process holds, and what would hold them. */
 export interface Refused {
   version: number;
   offers: number;
   maxOffers: number;
+  /** The settings and the budget that would hold the offers, as the ingest says it (capacity.ts). */
+  advice: string;
 }
 
 export class CatalogueTooLarge extends Error {
   constructor(readonly refused: Refused) {
     super(
       `the catalogue of data version ${refused.version} has ${refused.offers.toLocaleString('en')} active ` +
-        `offers; this process's share of MEMORY_BUDGET_MB holds at most ${refused.maxOffers.toLocaleString('en')}` +
-        ` (raise MEMORY_BUDGET_MB or lower WORKERS, or ingest a snapshot that removes offers)`,
+        `offers; ${refused.advice}, or ingest a snapshot that removes offers`,
     );
   }
 }
@@ -40,11 +42,18 @@ const dataVersion = async (prisma: PrismaClient) =>
 const activeOffers = (prisma: PrismaClient) => prisma.offer.count({ where: { status: 'active' } });
 
 /** Throws CatalogueTooLarge when even the first catalogue does not fit. */
-export async function createCatalogStore(prisma: PrismaClient, maxOffers = Infinity): Promise<CatalogStore> {
+export async function createCatalogStore(prisma: PrismaClient, capacity?: Capacity): Promise<CatalogStore> {
+  const maxOffers = capacity?.maxOffers ?? Infinity;
+  const refusal = (version: number, offers: number): Refused => ({
+    version,
+    offers,
+    maxOffers,
+    advice: capacity?.describe(offers) ?? '',
+  });
   // A database from before the ledger: its ledger starts at its current version (catalogues load from it).
   await ensureLedger(prisma, INGEST_LOCK);
   const offers = await activeOffers(prisma);
-  if (offers > maxOffers) throw new CatalogueTooLarge({ version: await dataVersion(prisma), offers, maxOffers });
+  if (offers > maxOffers) throw new CatalogueTooLarge(refusal(await dataVersion(prisma), offers));
   let catalog = await loadCatalog(prisma);
   let refused: Refused | null = null;
   let inFlight: Promise<boolean> | null = null;
@@ -56,7 +65,7 @@ export async function createCatalogStore(prisma: PrismaClient, maxOffers = Infin
     // Counted before loading (the count and the load may straddle an ingest: the ingest checks too).
     const offers = await activeOffers(prisma);
     if (offers > maxOffers) {
-      refused = { version, offers, maxOffers };
+      refused = refusal(version, offers);
       return false;
     }
     const next = await loadCatalog(prisma);

@@ -12,9 +12,9 @@ export interface Capacity {
   describe(offers: number): string;
 }
 
-export function capacityOf(config: ServiceShape): Capacity {
+/** `maxOffers`: what the serving process's own plan holds, when it has one (else the configuration's). */
+export function capacityOf(config: ServiceShape, maxOffers = memoryPlanOf(config).maxOffers): Capacity {
   const shape = { workers: config.workers, embedded: !config.databaseUrl, frontThread: config.computeThread };
-  const { maxOffers } = memoryPlanOf(config);
   return {
     maxOffers,
     describe(offers) {
