@@ -11,7 +11,7 @@ import { compileFilters, F } from './filters.js';
 import { answerInstant } from './freshness.js';
 import type { MarketBest } from './market.js';
 import type { ProductQuery } from './query.js';
-import { betterYield, comparator, firstK, sortsWhole, type Ranked } from './sort.js';
+import { betterYield, comparator, lazyOrder, type Ranked } from './sort.js';
 import type { AmountRange, Catalog, CatalogOffer } from './types.js';
 
 export type IneligibleReason = 'below_minimum' | 'above_maximum';
@@ -371,15 +371,12 @@ function sortedWhenAsked(
   cmp: (a: RankedOffer, b: RankedOffer) => number,
   core: Omit<ListCore, 'rows' | 'first'>,
 ): ListCore {
-  let sorted: RankedOffer[] | undefined;
-  const all = () => (sorted ??= rows.sort(cmp));
+  const order = lazyOrder(rows, cmp);
   return {
     get rows() {
-      return all();
+      return order.all;
     },
-    // A first page needs only the best pageSize offers (n·log k); a page further on, or all of them, the
-    // whole order, sorted once for every page after it.
-    first: (k) => (sorted !== undefined || sortsWhole(k, rows.length) ? all().slice(0, k) : firstK(rows, cmp, k)),
+    first: (k) => order.first(k),
     ...core,
   };
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Decimal } from '../domain/decimal.js';
-import { compareYields, firstK } from './sort.js';
+import { compareYields, firstK, lazyOrder } from './sort.js';
 
 describe('firstK', () => {
   it('gives the first k of the full sort, for any k and input', () => {
@@ -47,5 +47,40 @@ describe('compareYields', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('lazyOrder', () => {
+  const cmp = (a: number, b: number) => a - b;
+  const shuffled = (n: number) => Array.from({ length: n }, (_, i) => (i * 7919) % n);
+
+  it('property: any sequence of asks gives the prefixes of the full sort', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 400 }),
+        fc.array(fc.integer({ min: 0, max: 420 }), { maxLength: 6 }),
+        (n, asks) => {
+          const order = lazyOrder(shuffled(n), cmp);
+          const whole = shuffled(n).sort(cmp);
+          for (const k of asks) expect(order.first(k)).toEqual(whole.slice(0, k));
+          expect(order.all).toEqual(whole);
+        },
+      ),
+    );
+  });
+
+  it('selects once for a first page, then sorts once for every page after it', () => {
+    let compared = 0;
+    const counting = (a: number, b: number) => (compared++, a - b);
+    const order = lazyOrder(shuffled(10_000), counting);
+    order.first(100);
+    const selection = compared;
+    order.first(50); // within the first page: no comparison
+    expect(compared).toBe(selection);
+    order.first(200); // a client paging: the whole order
+    const sorting = compared - selection;
+    expect(sorting).toBeGreaterThan(10_000);
+    for (let page = 3; page <= 30; page++) order.first(page * 100);
+    expect(compared).toBe(selection + sorting); // the pages after it cost no comparison
   });
 });

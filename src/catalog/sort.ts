@@ -93,6 +93,35 @@ export function betterYield(a: Ranked, b: Ranked): boolean {
 /** Whether the first `k` of `n` items are had sooner by sorting them all than by firstK's heap. */
 export const sortsWhole = (k: number, n: number): boolean => k * 4 >= n;
 
+/** Items put in order only as far as they are asked for (see `lazyOrder`). */
+export interface LazyOrder<T> {
+  /** All of them, sorted on first use (in place). */
+  readonly all: T[];
+  /** The first k, sorted: from `all` once sorted, else the best k without sorting the rest. */
+  first(k: number): T[];
+}
+
+/**
+ * A list's order, made when asked: a first page needs only the best pageSize items (n·log k); a page
+ * further on (more than the first asked for: a client paging, the export's pages) or all of them, the
+ * whole order, sorted once for every page after it. `items` is sorted in place then.
+ */
+export function lazyOrder<T>(items: T[], cmp: (a: T, b: T) => number): LazyOrder<T> {
+  let sorted: T[] | undefined;
+  let best: T[] | undefined;
+  const all = () => (sorted ??= items.sort(cmp));
+  return {
+    get all() {
+      return all();
+    },
+    first(k) {
+      if (best !== undefined && k <= best.length) return best.slice(0, k);
+      if (sorted !== undefined || best !== undefined || sortsWhole(k, items.length)) return all().slice(0, k);
+      return (best = firstK(items, cmp, k)).slice();
+    },
+  };
+}
+
 /**
  * The first `k` items in `cmp` order, sorted: a bounded heap instead of a full sort, for a list page
  * that needs the best 50 of hundreds (n·log k comparisons against n·log n). Stable for a total order.
