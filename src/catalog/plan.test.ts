@@ -335,6 +335,27 @@ describe('planAllocation: models for the candidates it keeps', () => {
   });
 });
 
+describe('planSteps: a plan stopped while it learns its candidates’ facts', () => {
+  it('keeps those it learned, counted by the cache', () => {
+    const institutions = Array.from({ length: 8 }, (_, i) => bank(`b${i}`));
+    const offers = institutions.flatMap((b, i) =>
+      Array.from({ length: 6 }, (_, k) => flex(`${b.id}-flex-${k}`, b.id, `${1 + i / 10 + k / 7}`.slice(0, 4))),
+    );
+    const catalog = buildCatalog(institutions, offers);
+    const calc = createCalcService();
+    const steps = planSteps({ catalog, calc, now }, planQuery({ amount: amount('150000') }));
+    // a few pauses into the offers (every 16, and after each model made), then its client goes
+    for (let i = 0; i < 3; i++) expect(steps.next().done).toBe(false);
+    steps.return(undefined as never);
+    const facts = calc.planFacts(catalog);
+    const learned = [...facts.values()];
+    expect(learned).toHaveLength(1);
+    expect(learned[0]!.size).toBeGreaterThan(0);
+    expect(learned[0]!.size).toBeLessThan(offers.length);
+    expect(facts.calculatedSize).toBe(learned[0]!.size);
+  });
+});
+
 describe('planSteps: a plan computed in slices', () => {
   const institutions = Array.from({ length: 10 }, (_, i) => bank(`b${i}`, { limit: `${50_000 + i * 10_000}` }));
   const offers = institutions.flatMap((b, i) => [

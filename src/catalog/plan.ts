@@ -286,28 +286,33 @@ export function* planSteps(ctx: PlanContext, q: PlanQuery): Generator<void, Savi
   const factsByHorizon = calc.planFacts(catalog);
   const facts = factsByHorizon.get(variant) ?? new Map<CatalogOffer, CandidateFacts>();
   let learned = false;
-  for (const offer of catalog.offers) {
-    if (due()) yield;
-    if (fails(offer) !== 0 || !offer.institution.dgs.verified) continue;
-    const domain = domainOf(offer);
-    if (domain[0] > domain[1]) continue;
-    eligible.push(offer);
-    if (domain[0] > total) continue;
-    let group = groupOf.get(offer.institution);
-    if (group === undefined) {
-      groupOf.set(offer.institution, (group = institutions.length));
-      institutions.push(offer.institution);
+  try {
+    for (const offer of catalog.offers) {
+      if (due()) yield;
+      if (fails(offer) !== 0 || !offer.institution.dgs.verified) continue;
+      const domain = domainOf(offer);
+      if (domain[0] > domain[1]) continue;
+      eligible.push(offer);
+      if (domain[0] > total) continue;
+      let group = groupOf.get(offer.institution);
+      if (group === undefined) {
+        groupOf.set(offer.institution, (group = institutions.length));
+        institutions.push(offer.institution);
+      }
+      offers.push(offer);
+      const known = facts.get(offer);
+      const candidate = new OfferCandidate(source, offer, group, domain, known);
+      if (!known) {
+        facts.set(offer, candidate.facts);
+        learned = true;
+      }
+      candidates.push(candidate);
     }
-    offers.push(offer);
-    const candidate = new OfferCandidate(source, offer, group, domain, facts.get(offer));
-    if (!facts.has(offer)) {
-      facts.set(offer, candidate.facts);
-      learned = true;
-    }
-    candidates.push(candidate);
+  } finally {
+    // Stored again, also when the plan is stopped here (its client gone): the cache counts a map's entries
+    // when it is stored.
+    if (learned) factsByHorizon.set(variant, facts);
   }
-  // stored again: the cache counts its entries when they are stored
-  if (learned) factsByHorizon.set(variant, facts);
   const problem: PlanProblem = {
     candidates,
     groupLimits: institutions.map((i) => i.dgs.limit.floor().toNumber()),
