@@ -91,7 +91,7 @@ export function betterYield(a: Ranked, b: Ranked): boolean {
 }
 
 /** Whether the first `k` of `n` items are had sooner by sorting them all than by firstK's heap. */
-export const sortsWhole = (k: number, n: number): boolean => k * 4 >= n;
+const sortsWhole = (k: number, n: number): boolean => k * 4 >= n;
 
 /** Items put in order only as far as they are asked for (see `lazyOrder`). */
 export interface LazyOrder<T> {
