@@ -8,20 +8,41 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
 import { memoryPlanOf, YOUNG_GENERATION_MB } from '../memory.js';
 import { earlyInputs } from '../defaults.js';
-import { MALLOC_ARENAS, MMAP_THRESHOLD, ownFlags, serviceEnv, startInputs, workerFlags } from './flags.js';
+import {
+  MALLOC_ARENAS,
+  MMAP_THRESHOLD,
+  NO_PRETENURING,
+  ownFlags,
+  serviceEnv,
+  startInputs,
+  workerFlags,
+} from './flags.js';
 
 describe('workerFlags', () => {
   it('bounds the old generation, sizes the young one as the plan counts it, and keeps WebAssembly lean', () => {
     expect(workerFlags([], 200)).toEqual([
       '--max-old-space-size=200',
       `--max-semi-space-size=${YOUNG_GENERATION_MB / 2}`,
+      '--no-allocation-site-pretenuring',
       '--liftoff-only',
     ]);
   });
 
   it('leaves each choice given by hand as it is', () => {
-    const given = ['--max-old-space-size=900', '--max-semi-space-size=64', '--no-liftoff'];
+    const given = [
+      '--max-old-space-size=900',
+      '--max-semi-space-size=64',
+      '--allocation-site-pretenuring',
+      '--no-liftoff',
+    ];
     expect(workerFlags(given, 200)).toEqual(given);
+  });
+
+  it('turns allocation-site pretenuring off with a flag this runtime knows (node refuses one it does not)', () => {
+    const run = (flag: string) =>
+      execFileSync(process.execPath, [flag, '-e', 'process.stdout.write("ok")'], { encoding: 'utf8', stdio: 'pipe' });
+    expect(run(NO_PRETENURING)).toBe('ok');
+    expect(() => run('--no-allocation-site-pretenuring-of-another-kind')).toThrow();
   });
 });
 
@@ -46,6 +67,7 @@ describe('ownFlags of a single process on the embedded database', () => {
       '--liftoff-only',
       heap(dataDir),
       `--max-semi-space-size=${YOUNG_GENERATION_MB / 2}`,
+      NO_PRETENURING,
     ]);
   });
 });

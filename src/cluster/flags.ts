@@ -48,8 +48,19 @@ export function heapFlags(execArgv: readonly string[], heapMb: number): string[]
   if (!execArgv.some((a) => a.startsWith('--max-old-space-size'))) flags.push(`--max-old-space-size=${heapMb}`);
   if (!execArgv.some((a) => a.startsWith('--max-semi-space-size')))
     flags.push(`--max-semi-space-size=${YOUNG_GENERATION_MB / 2}`);
+  if (!execArgv.some((a) => /^--(no-)?allocation-site-pretenuring$/.test(a))) flags.push(NO_PRETENURING);
   return flags;
 }
+
+/**
+ * V8 allocates straight into the old generation from the code sites whose objects it has seen survive
+ * (allocation-site pretenuring). The catalogue and the caches are built by the same code that then serves
+ * requests, so the sites of a request's short-lived objects were judged long-lived, and every such object
+ * went to the old generation: under a load of 304s, 38 full collections in 10 s (the old generation
+ * filling by ≈100 MB/s) and 17,100–18,000 answers/s; without pretenuring, no full collection and 28,700/s.
+ * Mixed traffic, whose caches really do keep what they make, collected as often either way.
+ */
+export const NO_PRETENURING = '--no-allocation-site-pretenuring';
 
 /**
  * A worker's: its heap's, and WebAssembly (Prisma's query compiler: it plans database queries, never on
