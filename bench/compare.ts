@@ -83,9 +83,9 @@ interface Run extends Measured {
   cpuMsPerAnswer: number;
 }
 
-async function measure(wrk: string, svc: RunningService, s: Scenario): Promise<Run> {
+async function measure(wrk: string, svc: RunningService, s: Scenario, run?: number): Promise<Run> {
   const before = await cpuSecondsOf(svc.pid);
-  const m = await runWrk(wrk, svc.base, s, duration);
+  const m = await runWrk(wrk, svc.base, s, duration, 2, run);
   const cpu = (await cpuSecondsOf(svc.pid)) - before;
   return { ...m, cpuMsPerAnswer: m.requests > 0 ? (cpu * 1000) / m.requests : NaN };
 }
@@ -187,11 +187,13 @@ async function main() {
     );
 
     const results = [];
+    // Each round's number for its new amounts, the same for both builds (runWrk): they answer the same.
+    let amounts = 0;
     for (const s of scenarios) {
       const runs = { base: [] as Run[], head: [] as Run[] };
-      for (let r = 0; r < rounds; r++) {
-        runs.base.push(await measure(wrk, services.base, withEtag(s, 'base')));
-        runs.head.push(await measure(wrk, services.head, withEtag(s, 'head')));
+      for (let r = 0; r < rounds; r++, amounts++) {
+        runs.base.push(await measure(wrk, services.base, withEtag(s, 'base'), amounts));
+        runs.head.push(await measure(wrk, services.head, withEtag(s, 'head'), amounts));
       }
       const bareRun = await measure(wrk, { base: bare.base, pid: bare.pid } as RunningService, withEtag(s, 'head'));
       const row = {

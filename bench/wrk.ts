@@ -86,16 +86,25 @@ end
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'wrk-'));
 let scripts = 0;
+/** Runs numbered by the caller (`run`) count from 0; the others from here, so that the two never meet. */
+const RUNS_FROM = 10_000;
 
+/**
+ * `run` numbers the run's new amounts (NEW_AMOUNT_LUA): by default a new number each call, so that no run
+ * asks an amount an earlier one asked. Two services compared side by side are each given the same number
+ * in a round: over a large market the amounts a run draws decide its speed (four times over in one
+ * measurement at ×20), and the two must answer the same ones.
+ */
 export function runWrk(
   wrk: string,
   base: string,
   s: WrkScenario,
   durationSeconds: number,
   threads = 2,
+  run = RUNS_FROM + scripts,
 ): Promise<Measured> {
   const file = path.join(dir, `s${scripts++}.lua`);
-  writeFileSync(file, script(s, scripts - 1));
+  writeFileSync(file, script(s, run));
   return new Promise((resolve, reject) => {
     const child = spawn(
       wrk,
