@@ -86,14 +86,13 @@ end
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'wrk-'));
 let scripts = 0;
-/** Runs numbered by the caller (`run`) count from 0; the others from here, so that the two never meet. */
-const RUNS_FROM = 10_000;
 
 /**
- * `run` numbers the run's new amounts (NEW_AMOUNT_LUA): by default a new number each call, so that no run
- * asks an amount an earlier one asked. Two services compared side by side are each given the same number
- * in a round: over a large market the amounts a run draws decide its speed (four times over in one
- * measurement at ×20), and the two must answer the same ones.
+ * `run` numbers the run's new amounts (NEW_AMOUNT_LUA): by default the calls' order, so that in a benchmark
+ * that numbers none of its runs no run asks an amount an earlier one asked. Two services compared side by
+ * side are each given the same number in a round (bench/compare.ts): over a large market the amounts a run
+ * draws decide its speed (four times over in one measurement at ×20), and the two must answer the same
+ * ones. There, only the bare server's runs go by the default; it answers every amount alike.
  */
 export function runWrk(
   wrk: string,
@@ -101,7 +100,7 @@ export function runWrk(
   s: WrkScenario,
   durationSeconds: number,
   threads = 2,
-  run = RUNS_FROM + scripts,
+  run = scripts,
 ): Promise<Measured> {
   const file = path.join(dir, `s${scripts++}.lua`);
   writeFileSync(file, script(s, run));
