@@ -1,6 +1,6 @@
 // How a process of the service stops, written once for the single process, a cluster's primary and its
 // workers: on SIGTERM or SIGINT (or when told to), once, it logs why, drains what it serves (each kind of
-// process its own way), waits for an ingest writing to the embedded database it holds (which would
+// process its own way) while it waits for an ingest writing to the embedded database it holds (which would
 // otherwise lose its connection half-way), closes the database, says how it went, flushes the log and
 // exits 0, or 1 when something did not stop cleanly.
 import type { Config } from '../config.js';
@@ -29,13 +29,16 @@ export function stopOnSignals(stopping: Stopping): (why: string) => void {
     if (started) return;
     started = true;
     logger.info({ signal: why, graceMs: config.shutdownGraceMs }, stopping.message);
-    let clean = await stopping.drain();
-    const writers = stopping.holdsDatabase
-      ? await finishWriters(config, WRITERS_AT_SHUTDOWN_MS, {
+    // The writers' turn is asked for while draining, not after: the ingest that writes now is waited for
+    // from the signal on (and named in the log at once), and none queued behind it starts in between.
+    const writersFinished = stopping.holdsDatabase
+      ? finishWriters(config, WRITERS_AT_SHUTDOWN_MS, {
           warn: (line) => logger.warn(line),
           error: (line) => logger.error(line),
         })
-      : null;
+      : Promise.resolve(null);
+    let clean = await stopping.drain();
+    const writers = await writersFinished;
     try {
       await stopping.close();
       await writers?.release();
