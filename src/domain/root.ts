@@ -1,15 +1,19 @@
 // Exact fractional powers for the annualised yields. decimal.js `pow` with a fractional exponent
 // goes through ln/exp and costs ≈100–300 µs at precision 34; a list request annualises hundreds of
-// offers, so x^(p/q) is taken as an integer power followed by a q-th root found by Newton's method.
-// A JavaScript number is used only as Newton's starting guess: the iteration runs in Decimal until
-// its step is below 1e-30 relative, so the digits of the result come from Decimal arithmetic.
+// offers, so x^(p/q) is taken as an integer power followed by a q-th root (nthRoot). A JavaScript
+// number is used only as the root's starting guess: its correction is computed in Decimal, so the
+// digits of the result come from Decimal arithmetic.
 import { Decimal, HUNDRED } from './decimal.js';
 
 const ONE = new Decimal(1);
 const MINUS_ONE = new Decimal(-1);
-/** Newton stops once its relative step is below this. */
-const STEP_LIMIT = new Decimal('1e-30');
-/** Newton converges quadratically from a 16-digit seed in 2–3 steps; this only guards the loop. */
+/**
+ * Below this |e|, the series below is within 1e-36 (relative) of the root: the terms it leaves out are at
+ * most |e|³. A double seed has |e| ≈ q·3e-16, so for every degree a yield asks (q ≤ 600) the seed is close
+ * enough at once.
+ */
+const SERIES_FROM = new Decimal('1e-12');
+/** Newton steps while the seed is farther (never for a yield); this only guards the loop. */
 const MAX_STEPS = 60;
 
 function gcd(a: number, b: number): number {
@@ -36,11 +40,25 @@ function intPow(u: Decimal, k: number): Decimal {
   }
 }
 
+/** Per degree q: a = (q−1)/q and a(a+1)/2, the series' coefficients (q ≤ 600 for a yield). */
+const coefficients = new Map<number, { a: Decimal; b: Decimal }>();
+function coefficientsOf(q: number): { a: Decimal; b: Decimal } {
+  let known = coefficients.get(q);
+  if (known === undefined) {
+    const a = new Decimal(q - 1).div(q);
+    known = { a, b: a.times(a.plus(ONE)).div(2) };
+    if (coefficients.size < 4096) coefficients.set(q, known);
+  }
+  return known;
+}
+
 /**
  * The q-th root of y (y > 0, q a positive integer), to ≈33 significant digits.
- * Newton runs on the inverse root u = y^(−1/q), which needs no division:
- * u ← u·(1 + e/q) with e = 1 − y·u^q. Its relative step is e/q, so "the step is below 1e-30
- * relative" is one comparison; the root is then y·u^(q−1).
+ * From a double's seed u of the inverse root y^(−1/q), with w = u^(q−1) and e = 1 − y·w·u, the root is
+ * exactly y·w·(1 − e)^(−(q−1)/q), and the series 1 + a·e + a(a+1)/2·e² (a = (q−1)/q) leaves out less than
+ * |e|³ ≈ 1e-39: one power of degree q − 1 and a few products. (Newton's steps on u, as before, took two or
+ * three powers of degree q and one more for the root; the root was the costliest part of a calculation at
+ * a new horizon.) A seed too far for the series (never from a double) is first brought closer by Newton.
  */
 export function nthRoot(y: Decimal, q: number): Decimal {
   if (!Number.isInteger(q) || q < 1) throw new RangeError(`root degree must be a positive integer, got ${q}`);
@@ -49,14 +67,17 @@ export function nthRoot(y: Decimal, q: number): Decimal {
   let u = seedInverseRoot(y, q);
   // Outside the range of a double (never for a yield) decimal.js' own power is good enough.
   if (u === null) return y.pow(ONE.div(q));
-  const limit = STEP_LIMIT.times(q);
-  const inverseQ = ONE.div(q);
+  let yw = y;
   for (let i = 0; i < MAX_STEPS; i++) {
-    const e = ONE.minus(y.times(intPow(u, q)));
-    u = u.plus(u.times(e).times(inverseQ));
-    if (e.abs().lt(limit)) break;
+    yw = y.times(intPow(u, q - 1));
+    const e = ONE.minus(yw.times(u));
+    if (e.abs().lt(SERIES_FROM)) {
+      const { a, b } = coefficientsOf(q);
+      return yw.plus(yw.times(a.times(e).plus(b.times(e.times(e)))));
+    }
+    u = u.plus(u.times(e).div(q));
   }
-  return y.times(intPow(u, q - 1));
+  return yw;
 }
 
 /** x^(p/q) for x > 0 and positive integers p, q: an integer power, then a root when q > 1. */
