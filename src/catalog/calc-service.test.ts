@@ -4,6 +4,7 @@ import { arbitraryCase, arbitraryTerms } from '../domain/__tests__/arbitraries.j
 import { Decimal } from '../domain/decimal.js';
 import { changeImpact } from '../domain/impact.js';
 import { createCalcService, ITEM_BYTES, RecentByAmount } from './calc-service.js';
+import { internTerms } from './terms-id.js';
 import type { Catalog } from './types.js';
 
 describe('RecentByAmount', () => {
@@ -139,6 +140,35 @@ describe('kept', () => {
         async () => ({ n: 42 }),
       ),
     ).toEqual({ n: 42 });
+  });
+});
+
+describe('impact and list', () => {
+  it("share their pieces: the impact of the change to the offer's terms now traces only the terms before", () => {
+    const tier = (rate: string) => [{ from: new Decimal(0), to: null, rate: new Decimal(rate) }];
+    const termsOf = (rate: string) => ({
+      tierMode: 'whole' as const,
+      tiers: tier(rate),
+      promotion: { kind: 'bonus' as const, rate: new Decimal('0.50'), months: 3, maxBalance: new Decimal(50_000) },
+      payout: 'QUARTERLY' as const,
+      interestCompounds: true,
+      annualFee: new Decimal(0),
+      withholdingRate: new Decimal(26),
+    });
+    const now = internTerms(termsOf('2.75'));
+    const offer = { id: 'o', type: 'flexible', termMonths: null, termsId: now.id, terms: now.terms };
+    const calc = createCalcService();
+    const amount = new Decimal('72000.13');
+    calc.rank(offer as never, amount, 18, 'include');
+    const afterList = calc.stats();
+    // the event's plans are read from the history: objects of their own, equal in content to the offer's
+    const basis = { termMonths: null, before: termsOf('2.40'), after: termsOf('2.75'), key: 'p1>p2|flexible' };
+    const impact = calc.impact(basis, amount, 18);
+    expect(impact).toEqual(changeImpact({ amount, months: 18, before: basis.before, after: basis.after }));
+    const stats = calc.stats();
+    // one piece more (the plan before), and the plan after found the list's
+    expect(stats.pieces - afterList.pieces).toBe(1);
+    expect(stats.hits - afterList.hits).toBe(1);
   });
 });
 

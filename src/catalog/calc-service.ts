@@ -9,6 +9,7 @@ import { changeImpact, type ChangeImpact } from '../domain/impact.js';
 import type { OfferModel } from '../domain/plan-model.js';
 import type { CandidateFacts } from '../domain/plan.js';
 import type { ImpactBasis, RankYields } from './shapes.js';
+import { internTerms } from './terms-id.js';
 import type { Catalog, CatalogOffer } from './types.js';
 
 export interface CalcService {
@@ -106,6 +107,9 @@ export const periodOf = (offer: CatalogOffer, horizon: number): number =>
 // One mode per way of calculating, so `only` and `include` share their memo entries (and the plan's offer models).
 export const calcMode = (promotions: PromotionsMode): PromotionsMode =>
   withPromotions(promotions) ? 'include' : 'exclude';
+
+/** The calculator's key: the terms (their id, src/catalog/terms-id.ts), the period and the mode. */
+const calcKey = (termsId: number, months: number, mode: PromotionsMode) => `${termsId}:${months}:${mode}`;
 
 /**
  * Results for recent amounts, grouped by amount: a list asks about every offer for one amount, so a
@@ -245,7 +249,7 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
   const args = (offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode) => {
     const months = periodOf(offer, horizon);
     const mode = calcMode(promotions);
-    return [`${offer.termsId}:${months}:${mode}`, { amount, months, promotions: mode, terms: offer.terms }] as const;
+    return [calcKey(offer.termsId, months, mode), { amount, months, promotions: mode, terms: offer.terms }] as const;
   };
   const modelsOf = (catalog: Catalog) => {
     if (models?.catalog !== catalog) {
@@ -305,14 +309,19 @@ export function createCalcService(options: { maxBytes?: number } = {}): CalcServ
       let impact = impacts.get(key);
       if (!impact) {
         // By the fast evaluator, whose pieces for the pair's terms then serve every later amount: a
-        // detail shows a dozen events, each two calculations over up to ten years of months.
-        const returnPerYear = (side: 'before' | 'after', terms: CalcTerms) =>
-          calculator.evaluateYields(`impact:${side}:${basis.key}:${months}`, {
+        // detail shows a dozen events, each two calculations over up to ten years of months. Keyed as a
+        // list keys an offer's (by the terms' content), so that the plan in force now uses the pieces
+        // the lists built for the offer, and every side of an event those of the offers with its terms.
+        const mode = calcMode('include');
+        const returnPerYear = (_side: 'before' | 'after', terms: CalcTerms) => {
+          const interned = internTerms(terms);
+          return calculator.evaluateYields(calcKey(interned.id, months, mode), {
             amount,
             months,
-            promotions: 'include',
-            terms,
+            promotions: mode,
+            terms: interned.terms,
           }).returnPerYear;
+        };
         impact = changeImpact({ amount, months, before: basis.before, after: basis.after, returnPerYear });
         impacts.set(key, impact);
       }

@@ -8,6 +8,7 @@ import { withholdingRateOf } from '../domain/calc.js';
 import { promotionFromJson, promotionJson, tiersFromJson, tiersJson, withholdingFromRow } from '../ingest/rows.js';
 import { fold } from '../domain/text.js';
 import { amountRangeOf, FACETS } from './pipeline.js';
+import { internTerms, termsKeyOf } from './terms-id.js';
 import type {
   Catalog,
   CatalogBrand,
@@ -20,27 +21,6 @@ import type {
 
 const dec = (v: { toString(): string }) => new Decimal(v.toString());
 const decOrNull = (v: { toString(): string } | null) => (v === null ? null : dec(v));
-
-/**
- * Every distinct set of calculation terms the process has seen, with a short id. Offers with the same
- * terms share one object and one id, in this catalogue and the next: the calculator recognises a
- * cached key's terms by identity and hashes a short key, not 200 characters, for each offer.
- */
-const TERMS = new Map<string, { id: number; terms: CatalogOffer['terms'] }>();
-
-/** The calculation's identity: everything `calculate` reads, nothing else. */
-function termsKeyOf(o: Pick<CatalogOffer, 'terms'>): string {
-  const t = o.terms;
-  const tiers = t.tiers.map((x) => `${x.from.toString()}-${x.to?.toString() ?? ''}:${x.rate.toString()}`).join(',');
-  const promo = t.promotion
-    ? `${t.promotion.kind}:${t.promotion.rate.toString()}:${t.promotion.months}:` +
-      `${t.promotion.maxBalance?.toString() ?? ''}`
-    : '';
-  return (
-    `${t.tierMode}|${tiers}|${promo}|${t.payout}|${t.interestCompounds ? 1 : 0}|${t.annualFee.toString()}|` +
-    `${t.withholdingRate.toString()}`
-  );
-}
 
 const text = (d: Decimal) => toFixed2(d);
 const textOrNull = (d: Decimal | null) => (d === null ? null : toFixed2(d));
@@ -204,9 +184,8 @@ export function catalogOf(entry: LedgerEntry, state: CurrentState): Catalog {
     };
     offer.shown = shownOf(offer);
     offer.facetValues = FACETS.map((facet) => facet.value(offer));
-    offer.termsKey = termsKeyOf(offer);
-    let interned = TERMS.get(offer.termsKey);
-    if (!interned) TERMS.set(offer.termsKey, (interned = { id: TERMS.size + 1, terms: offer.terms }));
+    offer.termsKey = termsKeyOf(offer.terms);
+    const interned = internTerms(offer.terms, offer.termsKey);
     offer.terms = interned.terms;
     offer.termsId = interned.id;
     // Immutable once loaded: requests of every data version read it at once (memos live in their own modules).
