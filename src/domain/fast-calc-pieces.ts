@@ -76,7 +76,7 @@ function orNull(t: Decimal): Decimal | null {
   return t.isZero() ? null : t;
 }
 
-function widen(x: Decimal, up: boolean): Decimal {
+export function widen(x: Decimal, up: boolean): Decimal {
   const margin = x.abs().times(BOUNDARY_MARGIN).plus(BOUNDARY_MARGIN);
   return up ? x.plus(margin) : x.minus(margin);
 }

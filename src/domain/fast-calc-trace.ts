@@ -151,6 +151,22 @@ export interface AffineRun {
   taxT: Decimal;
 }
 
+/**
+ * Where a trace stands before month `month`: its pairs and what it has added to its bounds for the current
+ * balance. Every amount within the bounds added so far has the same (the pairs depend on the regimes only),
+ * so another amount there may go on from it; its balance is then s·A + t at that amount.
+ */
+export interface TraceState extends AffineRun {
+  month: number;
+  bs: Decimal;
+  bt: Decimal;
+  exact: boolean;
+  accS: Decimal;
+  accT: Decimal;
+  tierDone: number;
+  capDone: boolean;
+}
+
 /** Growth per period below this is left to the month-by-month loop: (αʲ − 1)/(α − 1) would lose digits. */
 const LEAST_GROWTH = 1e-7;
 
@@ -205,7 +221,9 @@ function tierIndex(from: readonly Decimal[], balance: Decimal): number {
 
 /**
  * The §2 loop with every quantity held as (s, t), its regimes read off at `anchor`. Adds each
- * month's interval to `bounds`; null when some month is not affine in B.
+ * month's interval to `bounds`; null when some month is not affine in B. Starts at month 1, or goes on
+ * from `from` (a state another trace of the same terms ended in, whose bounds hold the anchor); ends in
+ * the state after the last month.
  *
  * Where the balance never falls (no rate below 0), a run of alike crediting periods in one regime (see
  * `alike`) is one step, a closed form (closedRun), and adds its interval once: the balance rises through
@@ -220,23 +238,24 @@ export function trace(
   compounds: boolean,
   bounds: Bounds,
   stepwise = false,
-): AffineRun | null {
-  let bs = ONE;
-  let bt = ZERO;
+  from?: TraceState,
+): TraceState | null {
+  let bs = from?.bs ?? ONE;
+  let bt = from?.bt ?? ZERO;
   // While B is still exactly A, in the reference as here, its boundaries are exact.
-  let exact = true;
-  let balance = anchor;
-  let accS = ZERO;
-  let accT = ZERO;
-  let grossS = ZERO;
-  let grossT = ZERO;
-  let taxS = ZERO;
-  let taxT = ZERO;
-  let firstS = ZERO;
-  let firstT = ZERO;
+  let exact = from?.exact ?? true;
+  let balance = exact ? anchor : bs.times(anchor).plus(bt);
+  let accS = from?.accS ?? ZERO;
+  let accT = from?.accT ?? ZERO;
+  let grossS = from?.grossS ?? ZERO;
+  let grossT = from?.grossT ?? ZERO;
+  let taxS = from?.taxS ?? ZERO;
+  let taxT = from?.taxT ?? ZERO;
+  let firstS = from?.firstS ?? ZERO;
+  let firstT = from?.firstT ?? ZERO;
   // Constraints already added for the current B (it often stays put for months).
-  let tierDone = -1;
-  let capDone = false;
+  let tierDone = from?.tierDone ?? -1;
+  let capDone = from?.capDone ?? false;
   /** The amount at which B = s·A + t reaches the level (the level itself while B is still A). */
   const at = (level: Decimal, s = bs, t = bt, exactly = exact) => (exactly ? level : level.minus(t).div(s));
 
@@ -369,7 +388,7 @@ export function trace(
   };
 
   const runs = !stepwise && c.neverFalls;
-  for (let m = 1; m <= c.months;) {
+  for (let m = from?.month ?? 1; m <= c.months;) {
     const k = tierIndex(c.from, balance);
     if (k < 0) return null;
     let regime: Affine | null;
@@ -418,5 +437,20 @@ export function trace(
     if (c.creditAt[m] === m) credit();
     m++;
   }
-  return { firstS, firstT, grossS, grossT, taxS, taxT };
+  return {
+    month: c.months + 1,
+    bs,
+    bt,
+    exact,
+    accS,
+    accT,
+    tierDone,
+    capDone,
+    firstS,
+    firstT,
+    grossS,
+    grossT,
+    taxS,
+    taxT,
+  };
 }

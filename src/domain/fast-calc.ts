@@ -26,6 +26,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Decimal } from './decimal.js';
 import { calculate } from './calc.js';
+import { createPrefixes } from './fast-calc-prefix.js';
 import { Bounds, compile, trace, type AffineRun } from './fast-calc-trace.js';
 import {
   answers,
@@ -139,6 +140,9 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
   if (!(budgetPieces >= 1) || !(maxExact >= 0)) throw new RangeError('maxPieces must be ≥ 1 and maxExact ≥ 0');
   let maxPieces = budgetPieces;
   const entries = new Map<string, Entry>();
+  // The first months a horizon shares with its neighbours (fast-calc-prefix.ts): a prefix is about the
+  // size of a piece, and serves a few horizons' pieces.
+  const prefixes = createPrefixes(Math.ceil(budgetPieces / 8));
   // Least-recently-used by a use counter on each piece: a hit is one assignment, and eviction,
   // when the pieces exceed maxPieces, sorts them once and drops the oldest tenth in one go.
   let clock = 0;
@@ -209,12 +213,19 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
     traces++;
     const c = entry.compiled;
     const bounds = new Bounds();
-    const actual = trace(c, amount, c.terms.interestCompounds, bounds);
-    if (actual === null) return null;
+    // Untouched when it answers undefined: the trace then starts at month 1.
+    const shared = prefixes.trace(c, amount, bounds);
+    if (shared === null) return null;
+    let actual: AffineRun | null;
     let comparable: AffineRun | null = null;
-    if (!c.terms.interestCompounds) {
-      comparable = trace(c, amount, true, bounds);
-      if (comparable === null) return null;
+    if (shared !== undefined) ({ actual, comparable } = shared);
+    else {
+      actual = trace(c, amount, c.terms.interestCompounds, bounds);
+      if (actual === null) return null;
+      if (!c.terms.interestCompounds) {
+        comparable = trace(c, amount, true, bounds);
+        if (comparable === null) return null;
+      }
     }
     // The pairs depend only on the regime sequence: a piece with these bounds already exists
     // when the amount sat in a rounding sliver next to it.
@@ -398,6 +409,7 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
     }),
     clear: () => {
       entries.clear();
+      prefixes.clear();
       pieceCount = 0;
       exact.clear();
       hits = misses = evictions = fallbacks = exactHits = unpieceable = guarded = 0;
