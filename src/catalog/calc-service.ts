@@ -206,10 +206,10 @@ const PARTS = { piece: 0.31, exact: 0.08, rank: 0.08, summary: 0.2, constant: 0.
 const LIST_PART = 0.05;
 const MODEL_PART = 1 - LIST_PART - Object.values(PARTS).reduce((a, b) => a + b, 0);
 
-export function createCalcService(options: { maxBytes?: number } = {}): CalcService {
+export function createCalcService(options: { maxBytes?: number; rough?: boolean } = {}): CalcService {
   const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
   const count = (item: keyof typeof ITEM_BYTES) => Math.max(1, Math.floor((maxBytes * PARTS[item]) / ITEM_BYTES[item]));
-  const calculator = createCalculator({ maxPieces: count('piece'), maxExact: count('exact') });
+  const calculator = createCalculator({ maxPieces: count('piece'), maxExact: count('exact'), rough: options.rough });
   // The pieces kept whatever the count: one per offer of the current catalogue (holdPassOver).
   let held = 0;
   // Popular amounts come back (25,000; 50,000): their results are kept, so a repeat under other filters,

@@ -2,6 +2,7 @@
 // returnPerYear desc, coveredPercent desc, id asc. Always on unrounded values, so it is a total order.
 import { compareBrandNames } from '../domain/dgs.js';
 import { compareDecimals, roughNumber, type Decimal } from '../domain/decimal.js';
+import { roughOrder } from '../domain/rough.js';
 import { DEFAULT_ORDER, type Order, type SortKey } from './query.js';
 import type { RankYields } from './shapes.js';
 import type { CatalogOffer } from './types.js';
@@ -39,6 +40,16 @@ export function compareYields(a: Decimal, b: Decimal): number {
   if (Math.abs(x - y) > SCREEN * scale) return exact;
   return Math.abs(a.minus(b).toNumber()) <= YIELD_TIE * scale ? 0 : exact;
 }
+/** Comparable yields in order (compareYields), from their floats where those tell (src/domain/rough.ts). */
+function compareComparable(a: RankYields, b: RankYields): number {
+  return roughOrder(a.roughComparable, b.roughComparable) || compareYields(a.comparableYield, b.comparableYield);
+}
+
+/** Effective rates in order, likewise. */
+function compareEffective(a: RankYields, b: RankYields): number {
+  return roughOrder(a.roughEffective, b.roughEffective) || compareYields(a.effectiveRate, b.effectiveRate);
+}
+
 const cmpStr = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const cmpNum = (a: number, b: number) => a - b;
 
@@ -51,8 +62,8 @@ function cmpNullable(a: number | null, b: number | null, sign: number): number {
 /** The primary comparison, ascending. */
 const PRIMARY: Record<Exclude<SortKey, 'term'>, (a: Ranked, b: Ranked) => number> = {
   // returnPerYear = amount × comparableYield / 100 with one amount for the whole list: the same order.
-  return: (a, b) => compareYields(a.yields.comparableYield, b.yields.comparableYield),
-  effective: (a, b) => compareYields(a.yields.effectiveRate, b.yields.effectiveRate),
+  return: (a, b) => compareComparable(a.yields, b.yields),
+  effective: (a, b) => compareEffective(a.yields, b.yields),
   headline: (a, b) => cmpDec(a.offer.headlineRate, b.offer.headlineRate),
   bank: (a, b) => compareBrandNames(a.offer.brand.name, b.offer.brand.name),
   country: (a, b) => cmpStr(a.offer.brand.country, b.offer.brand.country),
@@ -65,11 +76,7 @@ const PRIMARY: Record<Exclude<SortKey, 'term'>, (a: Ranked, b: Ranked) => number
  * equals.
  */
 export function tieBreak(a: Ranked, b: Ranked): number {
-  return (
-    compareYields(b.yields.comparableYield, a.yields.comparableYield) ||
-    cmpDec(b.covered, a.covered) ||
-    cmpStr(a.offer.id, b.offer.id)
-  );
+  return compareComparable(b.yields, a.yields) || cmpDec(b.covered, a.covered) || cmpStr(a.offer.id, b.offer.id);
 }
 
 export function comparator(sort: SortKey, order: Order | null): (a: Ranked, b: Ranked) => number {
@@ -86,7 +93,7 @@ export function comparator(sort: SortKey, order: Order | null): (a: Ranked, b: R
 
 /** The better of two offers by comparable yield (termCurve, typeMax); ties as in the list. */
 export function betterYield(a: Ranked, b: Ranked): boolean {
-  const c = compareYields(a.yields.comparableYield, b.yields.comparableYield);
+  const c = compareComparable(a.yields, b.yields);
   return c > 0 || (c === 0 && tieBreak(a, b) < 0);
 }
 

@@ -6,6 +6,7 @@ import { returnPerYearOf, settle, withPromotions } from './calc.js';
 import type { AffineRun, Bounds, Compiled } from './fast-calc-trace.js';
 import { centsAmbiguous } from './present.js';
 import { yearlyGain as gainPerYear } from './root.js';
+import { roughYield } from './rough.js';
 import type { CalcSummary, CalcTerms, CalcYields, PromotionsMode, RankYields } from './types.js';
 
 export const ONE = new Decimal(1);
@@ -48,6 +49,14 @@ export interface Piece {
   effectiveRate: Decimal | null;
   /** A per-piece constant cannot be trusted to the cent: answer every amount from the reference. */
   unsafe: boolean;
+  /**
+   * The constant yields are not worked out yet (settle does, on first need; `unsafe` may then turn true).
+   * Meanwhile the rough ones order the piece's offer.
+   */
+  pending: boolean;
+  /** The constant yields as floats (rough.ts); NaN where the yield is not constant. */
+  roughComparable: number;
+  roughEffective: number;
 }
 
 export interface ExactResult {
@@ -95,50 +104,91 @@ export function makePiece(entry: Entry, bounds: Bounds, actual: AffineRun, compa
   const comparableT = cmp.grossT;
   const netS = comparableS.minus(cmp.taxS);
   const netT = cmp.grossT.minus(cmp.taxT).minus(c.fees);
-  let unsafe = false;
-  let comparableYield: Decimal | null = null;
-  let perYear: Decimal | null = null;
-  if (comparableT.isZero()) {
-    perYear = yearlyGain(comparableS, c.months);
-    if (perYear === null) unsafe = true;
-    else comparableYield = perYear.times(HUNDRED);
+  const roughComparable = comparableT.isZero() ? roughYield(comparableS, c.months) : NaN;
+  const roughEffective = netT.isZero() ? roughYield(netS, c.months) : NaN;
+  // Constant yields are worked out when first needed (settle), where their floats can order them meanwhile.
+  const pending =
+    (comparableT.isZero() || netT.isZero()) &&
+    (!comparableT.isZero() || !Number.isNaN(roughComparable)) &&
+    (!netT.isZero() || !Number.isNaN(roughEffective));
+  return settleConstants(
+    {
+      entry,
+      lo: bounds.lo,
+      hi: bounds.hi,
+      loExact: bounds.loExact,
+      hiExact: bounds.hiExact,
+      safeLo: bounds.lo === null || bounds.loExact ? bounds.lo : widen(bounds.lo, true),
+      safeHi: bounds.hi === null || bounds.hiExact ? bounds.hi : widen(bounds.hi, false),
+      used: 0,
+      grossS: actual.grossS,
+      grossT: orNull(actual.grossT),
+      taxS: actual.taxS,
+      taxT: orNull(actual.taxT),
+      nominal,
+      nominalS: actual.firstS.times(TWELVE_HUNDRED),
+      nominalT: actual.firstT.times(TWELVE_HUNDRED),
+      comparableS,
+      comparableT,
+      netS,
+      netT,
+      sameRatio: netS.eq(comparableS) && netT.eq(comparableT),
+      comparableYield: null,
+      perYear: null,
+      effectiveRate: null,
+      unsafe: nominal !== null && centsAmbiguous(nominal),
+      pending: true,
+      roughComparable,
+      roughEffective,
+    },
+    !pending,
+  );
+}
+
+/**
+ * Works out the piece's constant yields (ratio^(12/months) − 1 where the ratio does not depend on the
+ * amount), now or when `now` is false, on the first call that needs them (rankYieldsOf); a constant that
+ * cannot be trusted to the cent makes the piece unsafe.
+ */
+export function settleConstants(piece: Piece, now = true): Piece {
+  if (!piece.pending || !now) return piece;
+  piece.pending = false;
+  const months = piece.entry.compiled.months;
+  if (piece.comparableT.isZero()) {
+    piece.perYear = yearlyGain(piece.comparableS, months);
+    if (piece.perYear === null) piece.unsafe = true;
+    else piece.comparableYield = piece.perYear.times(HUNDRED);
   }
-  let effectiveRate: Decimal | null = null;
-  if (netT.isZero()) {
-    const gain = yearlyGain(netS, c.months);
-    if (gain === null) unsafe = true;
-    else effectiveRate = gain.times(HUNDRED);
+  if (piece.netT.isZero()) {
+    const gain = yearlyGain(piece.netS, months);
+    if (gain === null) piece.unsafe = true;
+    else piece.effectiveRate = gain.times(HUNDRED);
   }
-  unsafe ||=
-    (nominal !== null && centsAmbiguous(nominal)) ||
-    (comparableYield !== null && centsAmbiguous(comparableYield)) ||
-    (effectiveRate !== null && centsAmbiguous(effectiveRate));
-  return {
-    entry,
-    lo: bounds.lo,
-    hi: bounds.hi,
-    loExact: bounds.loExact,
-    hiExact: bounds.hiExact,
-    safeLo: bounds.lo === null || bounds.loExact ? bounds.lo : widen(bounds.lo, true),
-    safeHi: bounds.hi === null || bounds.hiExact ? bounds.hi : widen(bounds.hi, false),
-    used: 0,
-    grossS: actual.grossS,
-    grossT: orNull(actual.grossT),
-    taxS: actual.taxS,
-    taxT: orNull(actual.taxT),
-    nominal,
-    nominalS: actual.firstS.times(TWELVE_HUNDRED),
-    nominalT: actual.firstT.times(TWELVE_HUNDRED),
-    comparableS,
-    comparableT,
-    netS,
-    netT,
-    sameRatio: netS.eq(comparableS) && netT.eq(comparableT),
-    comparableYield,
-    perYear,
-    effectiveRate,
-    unsafe,
-  };
+  piece.unsafe ||=
+    (piece.comparableYield !== null && centsAmbiguous(piece.comparableYield)) ||
+    (piece.effectiveRate !== null && centsAmbiguous(piece.effectiveRate));
+  return piece;
+}
+
+/**
+ * The two yields as floats at an amount (rough.ts), without a root; null where the piece cannot answer or
+ * a float would claim no bound (the exact yields are then worked out at once).
+ */
+export function roughRankOf(
+  piece: Piece,
+  amount: Decimal,
+  inverseOf: InverseOf,
+): { comparable: number; effective: number } | null {
+  if (piece.unsafe) return null;
+  const months = piece.entry.compiled.months;
+  const comparable = piece.comparableT.isZero()
+    ? piece.roughComparable
+    : roughYield(piece.comparableS.plus(piece.comparableT.times(inverseOf(amount))), months);
+  let effective: number;
+  if (piece.sameRatio) effective = comparable;
+  else if (piece.netT.isZero()) effective = piece.roughEffective;
+  else effective = roughYield(piece.netS.plus(piece.netT.times(inverseOf(amount))), months);
+  return Number.isNaN(comparable) || Number.isNaN(effective) ? null : { comparable, effective };
 }
 
 function affineAt(s: Decimal, t: Decimal | null, amount: Decimal): Decimal {
@@ -160,6 +210,7 @@ export function answers(piece: Piece, amount: Decimal): boolean {
  * returnPerYear, which only the page's rows show. Null where the reference must answer.
  */
 export function rankYieldsOf(piece: Piece, amount: Decimal, inverseOf: InverseOf): RankYields | null {
+  if (settleConstants(piece).unsafe) return null;
   const c = piece.entry.compiled;
   let comparableYield = piece.comparableYield;
   if (piece.perYear === null) {

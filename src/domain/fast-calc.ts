@@ -27,6 +27,7 @@ import { LRUCache } from 'lru-cache';
 import type { Decimal } from './decimal.js';
 import { calculate } from './calc.js';
 import { createPrefixes } from './fast-calc-prefix.js';
+import { LazyRankYields } from './rough.js';
 import { Bounds, compile, trace, type AffineRun } from './fast-calc-trace.js';
 import {
   answers,
@@ -39,6 +40,7 @@ import {
   sameTerms,
   summaryOf,
   rankYieldsOf,
+  roughRankOf,
   yieldsOf,
   type Entry,
   type ExactResult,
@@ -73,6 +75,11 @@ export interface CalculatorOptions {
   maxPieces?: number;
   /** Exact results kept for amounts the pieces cannot answer. Default 5,000. */
   maxExact?: number;
+  /**
+   * Ranks with floats where they tell (rough.ts), the roots worked out when read. Default true; false: the
+   * all-Decimal path the tests hold it to.
+   */
+  rough?: boolean;
 }
 
 export interface CalculatorStats {
@@ -137,6 +144,7 @@ export interface Calculator {
 export function createCalculator(options: CalculatorOptions = {}): Calculator {
   const budgetPieces = options.maxPieces ?? 50_000;
   const maxExact = options.maxExact ?? 5_000;
+  const roughly = options.rough ?? true;
   if (!(budgetPieces >= 1) || !(maxExact >= 0)) throw new RangeError('maxPieces must be ≥ 1 and maxExact ≥ 0');
   let maxPieces = budgetPieces;
   const entries = new Map<string, Entry>();
@@ -360,14 +368,21 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
 
   function evaluateRank(key: string, input: CalcInput): RankYields {
     const resolved = resolve(key, input);
-    const yields =
-      'entry' in resolved ? (rankYieldsOf(resolved, input.amount, inverseOf) ?? guard(key, input)) : resolved;
-    return { comparableYield: yields.comparableYield, effectiveRate: yields.effectiveRate };
+    if (!('entry' in resolved))
+      return { comparableYield: resolved.comparableYield, effectiveRate: resolved.effectiveRate };
+    const exact = (): RankYields => {
+      const yields = rankYieldsOf(resolved, input.amount, inverseOf) ?? guard(key, input);
+      return { comparableYield: yields.comparableYield, effectiveRate: yields.effectiveRate };
+    };
+    // Floats order the offer until a close call or a shown value needs the roots (src/domain/rough.ts).
+    const rough = roughly ? roughRankOf(resolved, input.amount, inverseOf) : null;
+    return rough === null ? exact() : new LazyRankYields(rough.comparable, rough.effective, exact);
   }
 
   function constantYields(key: string, input: CalcInput): RankYields | null {
     const entry = entryFor(key, input);
-    const piece = entry?.pieces.length === 1 ? entry.pieces[0]! : undefined;
+    // Only once worked out: a constant not yet known to be safe is not kept for every amount.
+    const piece = entry?.pieces.length === 1 && !entry.pieces[0]!.pending ? entry.pieces[0]! : undefined;
     // Every amount a client can ask for (≥ 0.01) falls in it: no upper bound, and a lower one (the first
     // tier's 0, widened by the rounding margin) below the smallest amount.
     const fromZero = (bound: Decimal | null) => bound === null || bound.lt(SMALLEST_AMOUNT);

@@ -101,4 +101,11 @@ export type CalcYields = Pick<CalcSummary, 'amount' | 'months' | 'comparableYiel
  * What ranking needs (sort keys, term curve, type maxima). For a fixed amount, returnPerYear = amount ×
  * comparableYield / 100 orders offers exactly as comparableYield does, so it is not needed to rank.
  */
-export type RankYields = Pick<CalcSummary, 'comparableYield' | 'effectiveRate'>;
+export interface RankYields extends Pick<CalcSummary, 'comparableYield' | 'effectiveRate'> {
+  /**
+   * Floats within ROUGH_ERROR of the two yields (src/domain/rough.ts), where the calculator has them: two
+   * offers far enough apart are ordered by these, without the exact values.
+   */
+  readonly roughComparable?: number;
+  readonly roughEffective?: number;
+}
