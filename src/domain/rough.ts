@@ -30,7 +30,7 @@ export function roughYield(ratio: Decimal, months: number): number {
   return (Math.pow(r, 12 / months) - 1) * 100;
 }
 
-/** The order of two yields from their rough values (as compareYields orders the exact ones), or 0: too close to tell. */
+/** The order of two yields from their rough values (as compareYields orders the exact ones); 0: too close to tell. */
 export function roughOrder(x: number | undefined, y: number | undefined): number {
   if (x === undefined || y === undefined) return 0;
   const d = x - y;
