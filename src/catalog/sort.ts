@@ -40,14 +40,25 @@ export function compareYields(a: Decimal, b: Decimal): number {
   if (Math.abs(x - y) > SCREEN * scale) return exact;
   return Math.abs(a.minus(b).toNumber()) <= YIELD_TIE * scale ? 0 : exact;
 }
-/** Comparable yields in order (compareYields), from their floats where those tell (src/domain/rough.ts). */
+/**
+ * Comparable yields in order (compareYields), from their floats where those tell (src/domain/rough.ts).
+ * Yields known exactly (kept constants, the reference's) have no rough value: their own float, within
+ * 1e-14 of them, stands in, so that they do not make the other side work its exact value out.
+ */
 function compareComparable(a: RankYields, b: RankYields): number {
-  return roughOrder(a.roughComparable, b.roughComparable) || compareYields(a.comparableYield, b.comparableYield);
+  // Offers of the same terms share their yields' object (calc-service.ts): equal, without working them out.
+  if (a === b) return 0;
+  const x = a.roughComparable ?? roughNumber(a.comparableYield);
+  const y = b.roughComparable ?? roughNumber(b.comparableYield);
+  return roughOrder(x, y) || compareYields(a.comparableYield, b.comparableYield);
 }
 
 /** Effective rates in order, likewise. */
 function compareEffective(a: RankYields, b: RankYields): number {
-  return roughOrder(a.roughEffective, b.roughEffective) || compareYields(a.effectiveRate, b.effectiveRate);
+  if (a === b) return 0;
+  const x = a.roughEffective ?? roughNumber(a.effectiveRate);
+  const y = b.roughEffective ?? roughNumber(b.effectiveRate);
+  return roughOrder(x, y) || compareYields(a.effectiveRate, b.effectiveRate);
 }
 
 const cmpStr = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
