@@ -54,6 +54,8 @@ export interface Piece {
    * Meanwhile the rough ones order the piece's offer.
    */
   pending: boolean;
+  /** The first amount a list ranked the piece at (its constants are worked out at a second). */
+  rankedAt: Decimal | undefined;
   /** The constant yields as floats (rough.ts); NaN where the yield is not constant. */
   roughComparable: number;
   roughEffective: number;
@@ -138,6 +140,7 @@ export function makePiece(entry: Entry, bounds: Bounds, actual: AffineRun, compa
       effectiveRate: null,
       unsafe: nominal !== null && centsAmbiguous(nominal),
       pending: true,
+      rankedAt: undefined,
       roughComparable,
       roughEffective,
     },

@@ -41,6 +41,7 @@ import {
   summaryOf,
   rankYieldsOf,
   roughRankOf,
+  settleConstants,
   yieldsOf,
   type Entry,
   type ExactResult,
@@ -374,8 +375,16 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
       const yields = rankYieldsOf(resolved, input.amount, inverseOf) ?? guard(key, input);
       return { comparableYield: yields.comparableYield, effectiveRate: yields.effectiveRate };
     };
+    // A piece's constant yields, asked for a second amount, are worked out: from then on they cost a lookup
+    // (and calc-service keeps them for every amount), where a float would cost an object per list. A piece
+    // of a horizon asked once (a client moving the horizon) is ranked by its floats alone.
+    if (resolved.pending && resolved.rankedAt !== undefined && !resolved.rankedAt.eq(input.amount))
+      settleConstants(resolved);
+    resolved.rankedAt ??= input.amount;
+    const constant =
+      !resolved.pending && resolved.comparableYield !== null && (resolved.effectiveRate !== null || resolved.sameRatio);
     // Floats order the offer until a close call or a shown value needs the roots (src/domain/rough.ts).
-    const rough = roughly ? roughRankOf(resolved, input.amount, inverseOf) : null;
+    const rough = roughly && !constant ? roughRankOf(resolved, input.amount, inverseOf) : null;
     return rough === null ? exact() : new LazyRankYields(rough.comparable, rough.effective, exact);
   }
 
