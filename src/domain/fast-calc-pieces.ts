@@ -87,7 +87,7 @@ function orNull(t: Decimal): Decimal | null {
   return t.isZero() ? null : t;
 }
 
-export function widen(x: Decimal, up: boolean): Decimal {
+function widen(x: Decimal, up: boolean): Decimal {
   const margin = x.abs().times(BOUNDARY_MARGIN).plus(BOUNDARY_MARGIN);
   return up ? x.plus(margin) : x.minus(margin);
 }
@@ -96,6 +96,18 @@ export function widen(x: Decimal, up: boolean): Decimal {
 function yearlyGain(ratio: Decimal, months: number): Decimal | null {
   if (ratio.lt(TINY_RATIO) && ratio.gt(MINUS_TINY_RATIO)) return null;
   return gainPerYear(ratio, months);
+}
+
+/** Traced bounds as an interval of amounts, with the part that keeps the margin from rounded ends. */
+export function intervalOf(bounds: Bounds): Pick<Piece, 'lo' | 'hi' | 'loExact' | 'hiExact' | 'safeLo' | 'safeHi'> {
+  return {
+    lo: bounds.lo,
+    hi: bounds.hi,
+    loExact: bounds.loExact,
+    hiExact: bounds.hiExact,
+    safeLo: bounds.lo === null || bounds.loExact ? bounds.lo : widen(bounds.lo, true),
+    safeHi: bounds.hi === null || bounds.hiExact ? bounds.hi : widen(bounds.hi, false),
+  };
 }
 
 export function makePiece(entry: Entry, bounds: Bounds, actual: AffineRun, comparable: AffineRun | null): Piece {
@@ -116,12 +128,7 @@ export function makePiece(entry: Entry, bounds: Bounds, actual: AffineRun, compa
   return settleConstants(
     {
       entry,
-      lo: bounds.lo,
-      hi: bounds.hi,
-      loExact: bounds.loExact,
-      hiExact: bounds.hiExact,
-      safeLo: bounds.lo === null || bounds.loExact ? bounds.lo : widen(bounds.lo, true),
-      safeHi: bounds.hi === null || bounds.hiExact ? bounds.hi : widen(bounds.hi, false),
+      ...intervalOf(bounds),
       used: 0,
       grossS: actual.grossS,
       grossT: orNull(actual.grossT),

@@ -9,7 +9,7 @@ import { LRUCache } from 'lru-cache';
 import { withPromotions } from './calc.js';
 import type { Decimal } from './decimal.js';
 import { Bounds, compile, trace, type Compiled, type TraceState } from './fast-calc-trace.js';
-import { widen } from './fast-calc-pieces.js';
+import { intervalOf } from './fast-calc-pieces.js';
 import type { CalcTerms, Payout } from './types.js';
 
 /** Months between two credits, where horizons can share a prefix (0: they cannot, or it would not pay). */
@@ -86,16 +86,7 @@ export function createPrefixes(maxLists: number): Prefixes {
     const comparable = c.terms.interestCompounds ? null : trace(short, amount, true, bounds);
     if (!c.terms.interestCompounds && comparable === null) return null;
     made++;
-    return {
-      lo: bounds.lo,
-      loExact: bounds.loExact,
-      hi: bounds.hi,
-      hiExact: bounds.hiExact,
-      safeLo: bounds.lo === null || bounds.loExact ? bounds.lo : widen(bounds.lo, true),
-      safeHi: bounds.hi === null || bounds.hiExact ? bounds.hi : widen(bounds.hi, false),
-      actual,
-      comparable,
-    };
+    return { ...intervalOf(bounds), actual, comparable };
   }
 
   return {
