@@ -367,14 +367,23 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
     return { amount, months, comparableYield, effectiveRate, returnPerYear };
   }
 
+  /** The exact rank yields at a resolved piece (or the reference's answer). */
+  function exactRank(key: string, input: CalcInput, resolved: Piece | CalcSummary): RankYields {
+    const yields =
+      'entry' in resolved ? (rankYieldsOf(resolved, input.amount, inverseOf) ?? guard(key, input)) : resolved;
+    return { comparableYield: yields.comparableYield, effectiveRate: yields.effectiveRate };
+  }
+
+  /**
+   * What a float-ranked offer works out when read. It resolves the piece again rather than keep it: the
+   * rank may be kept (calc-service's recent amounts) long after the piece is evicted, and would hold it.
+   * A piece built again has the same digits.
+   */
+  const laterRank = (key: string, input: CalcInput) => () => exactRank(key, input, resolve(key, input));
+
   function evaluateRank(key: string, input: CalcInput): RankYields {
     const resolved = resolve(key, input);
-    if (!('entry' in resolved))
-      return { comparableYield: resolved.comparableYield, effectiveRate: resolved.effectiveRate };
-    const exact = (): RankYields => {
-      const yields = rankYieldsOf(resolved, input.amount, inverseOf) ?? guard(key, input);
-      return { comparableYield: yields.comparableYield, effectiveRate: yields.effectiveRate };
-    };
+    if (!('entry' in resolved)) return exactRank(key, input, resolved);
     // A piece's constant yields, asked for a second amount, are worked out: from then on they cost a lookup
     // (and calc-service keeps them for every amount), where a float would cost an object per list. A piece
     // of a horizon asked once (a client moving the horizon) is ranked by its floats alone.
@@ -385,7 +394,9 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
       !resolved.pending && resolved.comparableYield !== null && (resolved.effectiveRate !== null || resolved.sameRatio);
     // Floats order the offer until a close call or a shown value needs the roots (src/domain/rough.ts).
     const rough = roughly && !constant ? roughRankOf(resolved, input.amount, inverseOf) : null;
-    return rough === null ? exact() : new LazyRankYields(rough.comparable, rough.effective, exact);
+    return rough === null
+      ? exactRank(key, input, resolved)
+      : new LazyRankYields(rough.comparable, rough.effective, laterRank(key, input));
   }
 
   function constantYields(key: string, input: CalcInput): RankYields | null {
