@@ -19,20 +19,26 @@ import type {
 
 const TWELVE_HUNDRED = new Decimal(1200);
 
+/** Months from one credit to the next; null: credited only at the end. */
+export function creditPeriodOf(payout: Payout): number | null {
+  switch (payout) {
+    case 'MONTHLY':
+      return 1;
+    case 'QUARTERLY':
+      return 3;
+    case 'ANNUALLY':
+    case 'OTHER':
+      return 12;
+    case 'AT_MATURITY':
+      return null;
+  }
+}
+
 /** Whether accrued interest is credited at the end of month m (1-based) of an n-month period. */
 export function creditsInMonth(payout: Payout, month: number, months: number): boolean {
   if (month === months) return true; // whatever is still accrued is credited at the end
-  switch (payout) {
-    case 'MONTHLY':
-      return true;
-    case 'QUARTERLY':
-      return month % 3 === 0;
-    case 'ANNUALLY':
-    case 'OTHER':
-      return month % 12 === 0;
-    case 'AT_MATURITY':
-      return false;
-  }
+  const period = creditPeriodOf(payout);
+  return period !== null && month % period === 0;
 }
 
 /** annualFee × n / 12: taken from the result, never from the interest-bearing balance. */

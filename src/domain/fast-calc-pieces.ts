@@ -98,8 +98,11 @@ function yearlyGain(ratio: Decimal, months: number): Decimal | null {
   return gainPerYear(ratio, months);
 }
 
-/** Traced bounds as an interval of amounts, with the part that keeps the margin from rounded ends. */
-export function intervalOf(bounds: Bounds): Pick<Piece, 'lo' | 'hi' | 'loExact' | 'hiExact' | 'safeLo' | 'safeHi'> {
+/** An interval of amounts traced alike, with the part that keeps the margin from rounded ends. */
+export type Interval = Pick<Piece, 'lo' | 'hi' | 'loExact' | 'hiExact' | 'safeLo' | 'safeHi'>;
+
+/** Traced bounds as an interval of amounts. */
+export function intervalOf(bounds: Bounds): Interval {
   return {
     lo: bounds.lo,
     hi: bounds.hi,
@@ -125,43 +128,41 @@ export function makePiece(entry: Entry, bounds: Bounds, actual: AffineRun, compa
     (comparableT.isZero() || netT.isZero()) &&
     (!comparableT.isZero() || !Number.isNaN(roughComparable)) &&
     (!netT.isZero() || !Number.isNaN(roughEffective));
-  return settleConstants(
-    {
-      entry,
-      ...intervalOf(bounds),
-      used: 0,
-      grossS: actual.grossS,
-      grossT: orNull(actual.grossT),
-      taxS: actual.taxS,
-      taxT: orNull(actual.taxT),
-      nominal,
-      nominalS: actual.firstS.times(TWELVE_HUNDRED),
-      nominalT: actual.firstT.times(TWELVE_HUNDRED),
-      comparableS,
-      comparableT,
-      netS,
-      netT,
-      sameRatio: netS.eq(comparableS) && netT.eq(comparableT),
-      comparableYield: null,
-      perYear: null,
-      effectiveRate: null,
-      unsafe: nominal !== null && centsAmbiguous(nominal),
-      pending: true,
-      rankedAt: undefined,
-      roughComparable,
-      roughEffective,
-    },
-    !pending,
-  );
+  const piece: Piece = {
+    entry,
+    ...intervalOf(bounds),
+    used: 0,
+    grossS: actual.grossS,
+    grossT: orNull(actual.grossT),
+    taxS: actual.taxS,
+    taxT: orNull(actual.taxT),
+    nominal,
+    nominalS: actual.firstS.times(TWELVE_HUNDRED),
+    nominalT: actual.firstT.times(TWELVE_HUNDRED),
+    comparableS,
+    comparableT,
+    netS,
+    netT,
+    sameRatio: netS.eq(comparableS) && netT.eq(comparableT),
+    comparableYield: null,
+    perYear: null,
+    effectiveRate: null,
+    unsafe: nominal !== null && centsAmbiguous(nominal),
+    pending: true,
+    rankedAt: undefined,
+    roughComparable,
+    roughEffective,
+  };
+  return pending ? piece : settleConstants(piece);
 }
 
 /**
  * Works out the piece's constant yields (ratio^(12/months) − 1 where the ratio does not depend on the
- * amount), now or when `now` is false, on the first call that needs them (rankYieldsOf); a constant that
- * cannot be trusted to the cent makes the piece unsafe.
+ * amount), once: when it is made, or where they were left pending, on the first call that needs them
+ * (rankYieldsOf); a constant that cannot be trusted to the cent makes the piece unsafe.
  */
-export function settleConstants(piece: Piece, now = true): Piece {
-  if (!piece.pending || !now) return piece;
+export function settleConstants(piece: Piece): Piece {
+  if (!piece.pending) return piece;
   piece.pending = false;
   const months = piece.entry.compiled.months;
   if (piece.comparableT.isZero()) {
@@ -210,9 +211,13 @@ type InverseOf = (amount: Decimal) => Decimal;
 
 /** Whether the amount lies in the part of the piece that needs no reference (see the file comment). */
 export function answers(piece: Piece, amount: Decimal): boolean {
-  if (piece.unsafe) return false;
-  if (piece.safeLo !== null && compareDecimals(amount, piece.safeLo) < 0) return false;
-  return piece.safeHi === null || compareDecimals(amount, piece.safeHi) < 0;
+  return !piece.unsafe && holdsSafely(piece, amount);
+}
+
+/** Whether the amount lies in the part of the interval away from its rounded ends. */
+export function holdsSafely(interval: Interval, amount: Decimal): boolean {
+  if (interval.safeLo !== null && compareDecimals(amount, interval.safeLo) < 0) return false;
+  return interval.safeHi === null || compareDecimals(amount, interval.safeHi) < 0;
 }
 
 /**

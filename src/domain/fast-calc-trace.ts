@@ -167,6 +167,24 @@ export interface TraceState extends AffineRun {
   capDone: boolean;
 }
 
+/** An offer's run, and the run with interest compounded where its own does not compound (contract §2). */
+export interface TracedRuns {
+  actual: TraceState;
+  comparable: TraceState | null;
+}
+
+/**
+ * Both runs a piece needs, into the same bounds, from month 1 or going on from `from` (see trace); null
+ * where some month is not affine in B.
+ */
+export function traceRuns(c: Compiled, anchor: Decimal, bounds: Bounds, from?: TracedRuns): TracedRuns | null {
+  const actual = trace(c, anchor, c.terms.interestCompounds, bounds, false, from?.actual);
+  if (actual === null) return null;
+  if (c.terms.interestCompounds) return { actual, comparable: null };
+  const comparable = trace(c, anchor, true, bounds, false, from?.comparable ?? undefined);
+  return comparable === null ? null : { actual, comparable };
+}
+
 /** Growth per period below this is left to the month-by-month loop: (αʲ − 1)/(α − 1) would lose digits. */
 const LEAST_GROWTH = 1e-7;
 

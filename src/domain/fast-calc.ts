@@ -28,7 +28,7 @@ import type { Decimal } from './decimal.js';
 import { calculate } from './calc.js';
 import { createPrefixes } from './fast-calc-prefix.js';
 import { LazyRankYields } from './rough.js';
-import { Bounds, compile, trace, type AffineRun } from './fast-calc-trace.js';
+import { Bounds, compile, traceRuns } from './fast-calc-trace.js';
 import {
   answers,
   findPiece,
@@ -224,18 +224,9 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
     const bounds = new Bounds();
     // Untouched when it answers undefined: the trace then starts at month 1.
     const shared = prefixes.trace(c, amount, bounds);
-    if (shared === null) return null;
-    let actual: AffineRun | null;
-    let comparable: AffineRun | null = null;
-    if (shared !== undefined) ({ actual, comparable } = shared);
-    else {
-      actual = trace(c, amount, c.terms.interestCompounds, bounds);
-      if (actual === null) return null;
-      if (!c.terms.interestCompounds) {
-        comparable = trace(c, amount, true, bounds);
-        if (comparable === null) return null;
-      }
-    }
+    const runs = shared === undefined ? traceRuns(c, amount, bounds) : shared;
+    if (runs === null) return null;
+    const { actual, comparable } = runs;
     // The pairs depend only on the regime sequence: a piece with these bounds already exists
     // when the amount sat in a rounding sliver next to it.
     const twin = entry.pieces.find(
