@@ -1,9 +1,7 @@
 // GET /api/products/export (contract §6): every matching row as CSV for spreadsheets — `;` between
-// fields, a decimal comma, UTF-8 with a BOM, CRLF — written row by row as the pages arrive, so a large
+// fields, a decimal comma, UTF-8 with a BOM, CRLF — written page by page as the pages arrive, so a large
 // market is never held in memory as one file.
-import { once } from 'node:events';
-import { Readable } from 'node:stream';
-import { stringify } from 'csv-stringify';
+import { stringify } from 'csv-stringify/sync';
 
 /** An offer as the export's GraphQL operation selects it (REST spelling). */
 export interface ExportItem {
@@ -97,26 +95,39 @@ export function csvRow(item: ExportItem): string[] {
   ];
 }
 
-/** The CSV of every item the pages yield, as a byte stream that waits for its reader. */
+/**
+ * The CSV of every item the pages yield, as a byte stream that waits for its reader: a page's rows are
+ * made into one chunk when the reader asks for more (row by row through a stream transform, each row was
+ * a chunk of its own, and a fifth of an export's time went to moving them).
+ */
 export function csvStream(pages: AsyncIterable<ExportItem[]>): ReadableStream<Uint8Array> {
-  const stringifier = stringify({
+  const encoder = new TextEncoder();
+  const iterator = pages[Symbol.asyncIterator]();
+  let first = true;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await iterator.next();
+      if (next.done) {
+        if (first) controller.enqueue(encoder.encode(csvText([], true)));
+        controller.close();
+        return;
+      }
+      controller.enqueue(encoder.encode(csvText(next.value, first)));
+      first = false;
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
+}
+
+/** A page's rows as CSV text, after the BOM and the header when it is the first. */
+function csvText(items: readonly ExportItem[], first: boolean): string {
+  return stringify(items.map(csvRow), {
     delimiter: ';',
     record_delimiter: 'windows',
-    bom: true,
-    header: true,
+    bom: first,
+    header: first,
     columns: [...CSV_COLUMNS],
   });
-  void (async () => {
-    try {
-      for await (const page of pages) {
-        for (const item of page) {
-          if (!stringifier.write(csvRow(item))) await once(stringifier, 'drain');
-        }
-      }
-      stringifier.end();
-    } catch (err) {
-      stringifier.destroy(err as Error);
-    }
-  })();
-  return Readable.toWeb(stringifier) as unknown as ReadableStream<Uint8Array>;
 }
