@@ -17,10 +17,12 @@ export const MIN_BUDGET_MB = 128;
 /**
  * Computed answers a process works on at once (MAX_IN_FLIGHT), and how long one beyond them may wait
  * (QUEUE_WAIT_MS). The cold answers are CPU work on one event loop: a few in progress keep it busy while
- * others wait for the database, more only lengthen every answer. Measured with `npm run bench:overload`
- * (README, "Overload").
+ * others wait for the database, more only lengthen every answer. At the bound an answer takes, on
+ * average, the bound over the process's throughput (Little's law): with 8, answers computed under the
+ * soak took 53–180 ms at the median for ~85 a second; with 4, half that for 5 % fewer. Measured with
+ * `npm run soak` and `npm run bench:overload` (README, "Overload").
  */
-export const DEFAULT_MAX_IN_FLIGHT = 8;
+export const DEFAULT_MAX_IN_FLIGHT = 4;
 export const DEFAULT_QUEUE_WAIT_MS = 1_000;
 export const DEFAULT_LOOP_LAG_TARGET_MS = 50;
 export const DEFAULT_COMPUTE_THREAD_NICE = 5;
