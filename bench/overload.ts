@@ -160,6 +160,21 @@ function cachedThroughput(base: string, secs: number): Promise<number> {
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
+interface BoundFigures {
+  limit: number;
+  refused: { full: number; waited: number };
+}
+
+/** The bound of work in progress as the service reports it (one process), or null. */
+async function boundFigures(base: string): Promise<BoundFigures | null> {
+  try {
+    const body = (await (await fetch(`${base}/api/metrics`)).json()) as { load?: { inFlight?: BoundFigures } };
+    return body.load?.inFlight ?? null;
+  } catch {
+    return null;
+  }
+}
+
 function byKind(outcomes: readonly Outcome[]) {
   const kinds = new Map<string, number[]>();
   for (const o of outcomes) {
@@ -237,8 +252,13 @@ async function main() {
       const rss: number[] = [];
       const sampler = setInterval(() => void rssMbOf(pid).then((mb) => rss.push(mb)), 1000);
       const cached = cachedThroughput(base, Math.max(1, seconds - 2));
+      const boundBefore = await boundFigures(base);
+      const limits: number[] = [];
+      const limitSampler = setInterval(() => void boundFigures(base).then((b) => b && limits.push(b.limit)), 250);
       const run = await openLoop(base, rate, seconds, () => nextRequest(rng, market));
       clearInterval(sampler);
+      clearInterval(limitSampler);
+      const boundAfter = await boundFigures(base);
       const statuses: Record<string, number> = {};
       for (const o of run.outcomes) {
         const key = o.status === 0 ? `error ${o.error}` : String(o.status);
@@ -268,6 +288,14 @@ async function main() {
         metricsMs: await metrics.stop(),
         cachedPerSecond: await cached,
         rssMb: { before: rssBefore, max: Math.max(rssBefore, ...rss), after: await rssMbOf(pid) },
+        // why the refusals came: a full queue or a wait over; the bound as it adapted (sampled every 250 ms)
+        bound: boundBefore &&
+          boundAfter && {
+            refusedFull: boundAfter.refused.full - boundBefore.refused.full,
+            refusedWaited: boundAfter.refused.waited - boundBefore.refused.waited,
+            limitMin: Math.min(...limits),
+            limitMedian: limits.sort((a, b) => a - b)[Math.floor(limits.length / 2)] ?? null,
+          },
       };
       rows.push(row);
       console.error(JSON.stringify(row));
@@ -365,6 +393,9 @@ async function main() {
       'admitted p50/p99 ms': `${r.admittedMs.p50} / ${r.admittedMs.p99}`,
       'refused %': r.refusedShare,
       'refusal p50/p99 ms': `${r.refusalMs.p50} / ${r.refusalMs.p99}`,
+      'full / waited, bound min/med': r.bound
+        ? `${r.bound.refusedFull} / ${r.bound.refusedWaited}, ${r.bound.limitMin}/${r.bound.limitMedian}`
+        : '–',
       errors: r.errors,
       'health p99 ms': r.healthMs.p99,
       'metrics p99 ms': r.metricsMs.p99,
