@@ -41,7 +41,7 @@ import { capacityOf } from './ingest/capacity.js';
 import { planMemory, requestCaches, type MemoryPlan } from './memory.js';
 import { PATHS } from './request/paths.js';
 import { createRestFacade, type RestFacade } from './rest/facade.js';
-import { createFront, NO_FRONT, type Front, type FrontFigures } from './front.js';
+import { adapts, createFront, NO_FRONT, type Front, type FrontFigures } from './front.js';
 import { restSpelling } from './rest/spelling.js';
 
 export interface AppDeps {
@@ -134,8 +134,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   services.store.onSwap(() => front.newVersion());
   const { http } = front;
   // The bound follows the loop's lag: the latency every request here shares.
-  const stopWatchingLag =
-    front.inFlight && config.loopLagTargetMs > 0 ? watchLag((lag) => front.lagged(lag)) : () => {};
+  const stopWatchingLag = front.inFlight && adapts(config) ? watchLag((lag) => front.lagged(lag)) : () => {};
   return {
     fetch: http.fetch,
     listener: http.listener,

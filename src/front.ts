@@ -67,6 +67,10 @@ export interface Front {
   figures(): FrontFigures;
 }
 
+/** Whether the bound of work in progress adapts: to the loop's lag, to its answers' time, or both. */
+export const adapts = (config: Pick<Config, 'loopLagTargetMs' | 'answerTimeTargetMs'>): boolean =>
+  config.loopLagTargetMs > 0 || config.answerTimeTargetMs > 0;
+
 export async function createFront(deps: FrontDeps): Promise<Front> {
   const { config, rest, link } = deps;
   const requestBytes = requestCaches(deps.memory.caches.requests);
@@ -76,7 +80,13 @@ export async function createFront(deps: FrontDeps): Promise<Front> {
   // The comparison page (dist/web) and GraphiQL's bundle: files served as they are, through the same gate.
   const web = await loadWebPage({ logger: deps.logger });
   const inFlight =
-    config.maxInFlight > 0 ? new InFlight({ limit: config.maxInFlight, queueWaitMs: config.queueWaitMs }) : undefined;
+    config.maxInFlight > 0
+      ? new InFlight({
+          limit: config.maxInFlight,
+          queueWaitMs: config.queueWaitMs,
+          answerTimeTargetMs: config.answerTimeTargetMs,
+        })
+      : undefined;
   // Health and metrics are never limited nor refused for load: the routes that say so, and the scrape.
   const operational = (path: string) =>
     path === PATHS.metrics || matchRoute(rest.routes, path)?.route.exemptFromRateLimit === true;
@@ -111,7 +121,7 @@ export async function createFront(deps: FrontDeps): Promise<Front> {
     http,
     inFlight,
     lagged(ms) {
-      if (config.loopLagTargetMs > 0) inFlight?.adjust(ms > config.loopLagTargetMs);
+      if (adapts(config)) inFlight?.adjust(config.loopLagTargetMs > 0 && ms > config.loopLagTargetMs);
     },
     newVersion: () => bodies.clear(),
     caches,

@@ -199,10 +199,11 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
     if (!shed(path, request.headers.get('accept'))) return settle(request, admission);
     const entered = inFlight.enter();
     if (entered === false || (entered !== true && !(await entered))) return inFlight.refusal();
+    const admitted = performance.now();
     try {
       return await settle(request, admission);
     } finally {
-      inFlight.leave();
+      inFlight.leave(performance.now() - admitted);
     }
   }
 
@@ -270,7 +271,8 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
         // the slot would never be given back. Given back now, and nothing is computed for nobody.
         if (res.closed || req.socket.destroyed) return inFlight.leave();
         admission.bound = 'held';
-        res.once('close', () => inFlight.leave());
+        const admitted = performance.now();
+        res.once('close', () => inFlight.leave(performance.now() - admitted));
         pass();
       };
       if (entered === true) return enter();

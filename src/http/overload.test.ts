@@ -83,6 +83,40 @@ describe('InFlight: the adaptive limit', () => {
     expect(bound.figures()).toMatchObject({ limit: 16, maxLimit: 16 });
   });
 
+  it('shrinks when the answers that ended took longer than their target on average, at the limit only', () => {
+    const bound = new InFlight({ limit: 8, minLimit: 2, queueWaitMs: 0, answerTimeTargetMs: 50 });
+    const fill = () => {
+      while (bound.enter() === true);
+    };
+    // slow answers while the limit was not reached: one long answer, nothing to shrink
+    bound.enter();
+    bound.leave(400);
+    bound.adjust(false);
+    expect(bound.limit).toBe(8);
+    // at the limit: answers of 30 and 90 ms (mean 60) shrink it; the lag's signal is not needed
+    fill();
+    bound.leave(30);
+    bound.leave(90);
+    bound.adjust(false);
+    expect(bound.limit).toBe(6);
+    // the window starts afresh: answers of 20 and 40 ms (mean 30) at the limit let it grow
+    fill();
+    bound.leave(20);
+    bound.leave(40);
+    bound.adjust(false);
+    expect(bound.limit).toBe(7);
+    // a window in which no answer ended says nothing about their time
+    fill();
+    bound.adjust(false);
+    expect(bound.limit).toBe(8);
+    // not watched (0): the same slow answers change nothing
+    const unwatched = new InFlight({ limit: 8, queueWaitMs: 0 });
+    while (unwatched.enter() === true);
+    unwatched.leave(500);
+    unwatched.adjust(false);
+    expect(unwatched.limit).toBe(8);
+  });
+
   it('admits those waiting when it grows, and holds new ones back while above it after shrinking', async () => {
     const bound = new InFlight({ limit: 4, minLimit: 1, queueWaitMs: 1_000, queueMax: 8 });
     expect([bound.enter(), bound.enter(), bound.enter(), bound.enter()]).toEqual([true, true, true, true]);

@@ -5,6 +5,11 @@
 // badly". The limit adapts to the latency the process gives (`adjust`, from the event loop's lag, as
 // the gradient and Vegas algorithms do from round trips): it shrinks by a quarter when the loop lags
 // beyond its target while the limit is reached, and grows by one when it does not lag, up to MAX_IN_FLIGHT.
+// Its second signal is the answers' own time from admission to the end (`leave(ms)`): at the limit an
+// answer takes the limit over the throughput (Little's law), so a mix of costly answers (exports, details,
+// GraphQL pages) at the limit took 50–180 ms at the median in the soak while the loop never lagged beyond
+// 50 ms; when their mean over a window passes its target the limit shrinks as it does for lag. Cheap answers
+// keep the whole limit: sixteen clients asking cold lists are not turned away.
 // What never waits here: finished answers from the cache and 304s (the gate answers them before),
 // health, the metrics and event streams (the application says which, `shed`), and the plans' own lane
 // (src/catalog/lane.ts) bounds the long searches apart from this.
@@ -19,6 +24,8 @@ export interface InFlightOptions {
   queueWaitMs: number;
   /** How many may wait at once; more are refused at once. Default: twice the limit. */
   queueMax?: number;
+  /** The mean time of an admitted answer (ms) beyond which the limit shrinks, as for lag; 0: not watched. */
+  answerTimeTargetMs?: number;
 }
 
 export type Refusal = 'full' | 'waited';
@@ -47,7 +54,11 @@ export class InFlight {
   readonly minLimit: number;
   readonly queueWaitMs: number;
   readonly queueMax: number;
+  readonly answerTimeTargetMs: number;
   private current: number;
+  /** The answers that ended in this window, and their times in total (ms). */
+  private windowAnswers = 0;
+  private windowMs = 0;
   /** Whether a request found every slot taken since the last adjustment. */
   private reached = false;
   private inFlight = 0;
@@ -57,7 +68,14 @@ export class InFlight {
   private queued = 0;
   private queuedSeconds = 0;
 
-  constructor({ limit, minLimit = Math.min(limit, 2), queueWaitMs, queueMax = 2 * limit }: InFlightOptions) {
+  constructor({
+    limit,
+    minLimit = Math.min(limit, 2),
+    queueWaitMs,
+    queueMax = 2 * limit,
+    answerTimeTargetMs = 0,
+  }: InFlightOptions) {
+    this.answerTimeTargetMs = answerTimeTargetMs;
     this.maxLimit = limit;
     this.minLimit = minLimit;
     this.current = limit;
@@ -74,14 +92,22 @@ export class InFlight {
   }
 
   /**
-   * One window of the latency signal: the loop lagged beyond its target while the limit was reached (it
-   * shrinks by a quarter), or did not lag (it grows by one, back toward the most once the load has gone).
-   * Lag while the limit was not reached changes nothing: that is one long answer, not too many at once.
+   * One window of the latency signal: the loop lagged beyond its target, or the answers that ended in it
+   * took longer than theirs on average, while the limit was reached (it shrinks by a quarter); or neither
+   * (it grows by one, back toward the most once the load has gone). Either while the limit was not reached
+   * changes nothing: that is one long answer, not too many at once.
    */
   adjust(lagging: boolean): void {
-    if (lagging && this.reached) this.current = Math.max(this.minLimit, Math.floor(this.current * 0.75));
-    else if (!lagging) this.current = Math.min(this.maxLimit, this.current + 1);
+    const slow =
+      this.answerTimeTargetMs > 0 &&
+      this.windowAnswers > 0 &&
+      this.windowMs / this.windowAnswers > this.answerTimeTargetMs;
+    const over = lagging || slow;
+    if (over && this.reached) this.current = Math.max(this.minLimit, Math.floor(this.current * 0.75));
+    else if (!over) this.current = Math.min(this.maxLimit, this.current + 1);
     this.reached = false;
+    this.windowAnswers = 0;
+    this.windowMs = 0;
     this.admitWaiting();
   }
 
@@ -111,7 +137,12 @@ export class InFlight {
     });
   }
 
-  leave(): void {
+  /** A slot given back; `ms`: how long its answer took since it was admitted (the second signal). */
+  leave(ms?: number): void {
+    if (ms !== undefined) {
+      this.windowAnswers++;
+      this.windowMs += ms;
+    }
     this.inFlight--;
     this.admitWaiting();
   }
