@@ -17,8 +17,8 @@ export function registerOverloadMetrics(registry: Registry, figures: () => LoadF
     name: 'savings_in_flight',
     help:
       'Computed answers now (what=in_flight|limit|max|waiting): in progress, the most at once as the limit ' +
-      'has adapted to the loop lag, the most it may be (MAX_IN_FLIGHT), and waiting for a slot. Cached answers, ' +
-      'health, metrics and streams are not counted.',
+      "has adapted to the loop lag and the answers' time, the most it may be (MAX_IN_FLIGHT), and waiting " +
+      'for a slot. Cached answers, health, metrics and streams are not counted.',
     labelNames: ['what'],
     registers: [registry],
     collect() {
