@@ -96,23 +96,29 @@ export function csvRow(item: ExportItem): string[] {
 }
 
 /**
- * The CSV of every item the pages yield, as a byte stream that waits for its reader: a page's rows are
- * made into one chunk when the reader asks for more (row by row through a stream transform, each row was
- * a chunk of its own, and a fifth of an export's time went to moving them).
+ * The CSV of every item the pages yield, as a byte stream that waits for its reader: up to CHUNK_ROWS rows
+ * are made into one chunk each time the reader asks for more (row by row through a stream transform, each
+ * row was a chunk of its own, and a fifth of an export's time went to moving them; a whole page at once
+ * would hold the loop for its 500 rows).
  */
 export function csvStream(pages: AsyncIterable<ExportItem[]>): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   const iterator = pages[Symbol.asyncIterator]();
   let first = true;
+  let rows: readonly ExportItem[] = [];
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      const next = await iterator.next();
-      if (next.done) {
-        if (first) controller.enqueue(encoder.encode(csvText([], true)));
-        controller.close();
-        return;
+      if (rows.length === 0) {
+        const next = await iterator.next();
+        if (next.done) {
+          if (first) controller.enqueue(encoder.encode(csvText([], true)));
+          controller.close();
+          return;
+        }
+        rows = next.value;
       }
-      controller.enqueue(encoder.encode(csvText(next.value, first)));
+      controller.enqueue(encoder.encode(csvText(rows.slice(0, CHUNK_ROWS), first)));
+      rows = rows.slice(CHUNK_ROWS);
       first = false;
     },
     async cancel() {
@@ -120,6 +126,9 @@ export function csvStream(pages: AsyncIterable<ExportItem[]>): ReadableStream<Ui
     },
   });
 }
+
+/** Rows per chunk of the export: ≈2 ms of the loop each. */
+const CHUNK_ROWS = 100;
 
 /** A page's rows as CSV text, after the BOM and the header when it is the first. */
 function csvText(items: readonly ExportItem[], first: boolean): string {
