@@ -1,4 +1,6 @@
 // npm run bench [-- --scale N --days D --duration S --connections C --workers W --database-url URL]
+// npm run bench -- --against REF [--scale N --days D --duration S]: this build and commit REF side by side
+//   instead, in one run (bench/compare.ts, which `npm run bench:compare -- --base REF` runs as well).
 // The service against the limit of this machine, in one run. Load comes from wrk (bench/wrk.ts),
 // which outruns the service, so the figures are the server's. Beside the service (A), a bare node:http
 // server (B, bench/bare.ts) with as many processes as the service has workers answers every request
@@ -8,6 +10,7 @@
 // two when it runs one), for what the extra processes bring; then the past beside the present: the list
 // asOf a past version at new amounts (scenario g, beside c) and the first asOf answer of versions not
 // loaded yet. Writes bench/results/http-<time>.json so runs can be compared.
+import { spawnSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { availableCores, defaultWorkers } from '../src/defaults.js';
@@ -26,6 +29,8 @@ const workers = Number(arg('workers', String(defaultWorkers(availableCores(), !a
 const other = workers > 1 ? 1 : 2;
 /** PostgreSQL instead of the embedded database (the production set-up); seeded once. */
 const databaseUrl = arg('database-url', '');
+/** An earlier commit to run beside this build (bench/compare.ts) instead of the bare server alone. */
+const against = arg('against', '');
 
 interface Scenario extends WrkScenario {
   name: string;
@@ -39,7 +44,19 @@ const summarise = (ms: Measured[]) => ({
   errors: ms.reduce((n, m) => n + m.errors, 0),
 });
 
+/** `--against REF`: bench/compare.ts with `--base REF` and the other options as given; its exit code. */
+function compareAgainst(ref: string): number {
+  const rest = process.argv.slice(2);
+  const at = rest.indexOf('--against');
+  rest.splice(at, 2);
+  const script = path.join(root, 'bench', 'compare.ts');
+  return (
+    spawnSync(process.execPath, ['--import', 'tsx', script, '--base', ref, ...rest], { stdio: 'inherit' }).status ?? 1
+  );
+}
+
 async function main() {
+  if (against) process.exit(compareAgainst(against));
   const wrk = ensureWrk();
   const database = databaseUrl ? { databaseUrl } : {};
   let running: RunningService = await startService({ scale, days, ...database, env: { WORKERS: String(workers) } });
