@@ -160,20 +160,22 @@ function cachedThroughput(base: string, secs: number): Promise<number> {
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
-interface BoundFigures {
-  limit: number;
-  refused: { full: number; waited: number };
+/** What the service reports of its load (one process): the bound of work in progress, the CPU lane. */
+interface Load {
+  inFlight?: { limit: number; refused: { full: number; waited: number } };
+  lane?: { running: number };
 }
 
-/** The bound of work in progress as the service reports it (one process), or null. */
-async function boundFigures(base: string): Promise<BoundFigures | null> {
-  try {
-    const body = (await (await fetch(`${base}/api/metrics`)).json()) as { load?: { inFlight?: BoundFigures } };
-    return body.load?.inFlight ?? null;
-  } catch {
-    return null;
-  }
+async function loadOf(base: string): Promise<Load | null> {
+  return ((await (await fetch(`${base}/api/metrics`)).json()) as { load?: Load }).load ?? null;
 }
+
+/** The bound's figures, or null when the service does not answer them (a sample missed, not a failed run). */
+const boundFigures = (base: string) =>
+  loadOf(base).then(
+    (load) => load?.inFlight ?? null,
+    () => null,
+  );
 
 function byKind(outcomes: readonly Outcome[]) {
   const kinds = new Map<string, number[]>();
@@ -329,9 +331,7 @@ async function main() {
       healthMs: await healthProbe.stop(),
     };
     // One client that goes after 200 ms: how long until the lane has nothing running.
-    const lane = async () =>
-      ((await (await fetch(`${base}/api/metrics`)).json()) as { load?: { lane: { running: number } } }).load?.lane
-        .running ?? 0;
+    const lane = async () => (await loadOf(base))?.lane?.running ?? 0;
     const controller = new AbortController();
     const abandoned = post(hardPlans(99), controller.signal).catch(() => null);
     await new Promise((resolve) => setTimeout(resolve, 200));

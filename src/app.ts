@@ -133,7 +133,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   }));
   services.store.onSwap(() => front.newVersion());
   const { http } = front;
-  // The bound follows the loop's lag: the latency every request here shares.
+  // The bound follows the loop's lag (the latency every request here shares) and its answers' time, both
+  // judged in the lag watcher's windows.
   const stopWatchingLag = front.inFlight && adapts(config) ? watchLag((lag) => front.lagged(lag)) : () => {};
   return {
     fetch: http.fetch,

@@ -130,7 +130,7 @@ export function csvStream(pages: AsyncIterable<ExportItem[]>): ReadableStream<Ui
 /** Rows per chunk of the export: ≈2 ms of the loop each. */
 const CHUNK_ROWS = 100;
 
-/** A page's rows as CSV text, after the BOM and the header when it is the first. */
+/** Rows as CSV text, after the BOM and the header when they are the first. */
 function csvText(items: readonly ExportItem[], first: boolean): string {
   return stringify(items.map(csvRow), {
     delimiter: ';',
