@@ -124,6 +124,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     logger,
     clock,
     upstream: async (request) => yoga.fetch(request),
+    direct: (asked) => backend.rest.answer(asked),
     rest: backend.rest,
     memory: backend.plan,
     version: () => services.store.current().version,

@@ -10,7 +10,7 @@ import type { Config } from './config.js';
 import { createGraphqlReuse } from './graphql/reuse-key.js';
 import { BodyCache } from './http/body-cache.js';
 import { graphiqlFiles } from './http/graphiql.js';
-import { createHttpHandler, type HttpHandler } from './http/handler.js';
+import { createHttpHandler, type HttpDeps, type HttpHandler } from './http/handler.js';
 import { EVENT_STREAM } from './http/layer.js';
 import { InFlight, type InFlightFigures } from './http/overload.js';
 import { allOf } from './http/static.js';
@@ -28,6 +28,8 @@ export interface FrontDeps {
   clock: () => Date;
   /** What computes an answer the gate passed. */
   upstream(request: Request): Promise<Response>;
+  /** The REST facade itself, when the application is on this thread (HttpDeps.direct). */
+  direct?: HttpDeps['direct'];
   /** The REST routes (what is exempt from limits, the route labels) and their URLs' reuse keys. */
   rest: RestFacade;
   /** This process's share of the budget: the front's caches take their parts of it. */
@@ -92,6 +94,7 @@ export async function createFront(deps: FrontDeps): Promise<Front> {
     path === PATHS.metrics || matchRoute(rest.routes, path)?.route.exemptFromRateLimit === true;
   const http = createHttpHandler({
     upstream: deps.upstream,
+    ...(deps.direct ? { direct: deps.direct } : {}),
     cache: bodies,
     statics: allOf(web.files, graphiqlFiles()),
     reuseKey: (pathAndQuery, accept) =>

@@ -9,7 +9,7 @@ import { planMemory } from '../src/memory.js';
 import { BodyCache, ENTRY_BYTES } from '../src/http/body-cache.js';
 import { createLogger } from '../src/logger.js';
 import { createRestFacade } from '../src/rest/facade.js';
-import { etagOf, type FinishedBody } from '../src/http/layer.js';
+import { CACHE_CONTROL, etagOf, type FinishedBody } from '../src/http/layer.js';
 import { applySnapshot } from '../src/ingest/apply.js';
 import type { Snapshot } from '../src/ingest/snapshot.js';
 import { generateSnapshots } from '../src/sample/generate.js';
@@ -331,6 +331,47 @@ describe('the node fast path', () => {
     const gz = await raw(path, { 'accept-encoding': 'gzip' });
     expect(gz.headers['content-encoding']).toBe('gzip');
     expect(gunzipSync(gz.body).equals(first.body)).toBe(true);
+  });
+
+  // A REST answer that may be kept is computed without a Request or yoga's fetch (handler.ts, `direct`):
+  // the same route and operation, so the same answer as yoga gives for the URL.
+  it.each([
+    ['a list', '/api/products?type=all&amount=31415.92&pageSize=3'],
+    ['a list at a horizon, sorted', '/api/products?type=flexible&horizon=7&sort=-netInterest&amount=2718.28'],
+    ['an offer with steps', '/api/products/elbe-bank-flex-2?amount=16180.34&steps=true'],
+    ['an unknown offer (404)', '/api/products/no-such-offer?amount=1000'],
+    ['a plan', '/api/plan?amount=141421.36&maxOffers=3'],
+    ['history', '/api/products/elbe-bank-flex-2/history?from=2026-01-01'],
+  ])('answers %s computed over a socket as yoga does', async (_what, path) => {
+    const viaYoga = await t.app.yoga.fetch(new Request(`http://localhost${path}`));
+    const yogaBody = Buffer.from(await viaYoga.arrayBuffer());
+    const direct = await raw(path);
+    expect(direct.status).toBe(viaYoga.status);
+    expect(direct.body.equals(yogaBody)).toBe(true);
+    for (const name of ['content-type', 'data-version', 'method-version', 'data-chain', 'memento-datetime'])
+      expect(direct.headers[name] ?? null, name).toBe(viaYoga.headers.get(name));
+    if (direct.status === 200) {
+      // a 200 without its own says the data's (layer.ts)
+      expect(direct.headers['cache-control']).toBe(viaYoga.headers.get('cache-control') ?? CACHE_CONTROL.data);
+      expect(direct.headers.etag).toBe(etagOf(new Uint8Array(yogaBody)));
+      // kept: the same request again is a hit, with the same validator
+      const again = await raw(path, { 'if-none-match': String(direct.headers.etag) });
+      expect(again.status).toBe(304);
+    } else expect(direct.headers.etag).toBeUndefined();
+    expect(direct.headers['x-request-id']).toBeTruthy();
+    expect(direct.headers['access-control-allow-origin']).toBe('*');
+    expect(direct.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('echoes the request id and answers HEAD on the computed path', async () => {
+    const amount = '/api/products?type=notice&amount=5772.15';
+    const head = await raw(amount, { 'x-request-id': 'direct-head-1' }, 'HEAD');
+    expect(head.status).toBe(200);
+    expect(head.body.length).toBe(0);
+    expect(head.headers['x-request-id']).toBe('direct-head-1');
+    const get = await raw(amount);
+    expect(head.headers['content-length']).toBe(String(get.body.length));
+    expect(head.headers.etag).toBe(get.headers.etag);
   });
 
   it('makes the Link header of a cached answer from the request at hand', async () => {

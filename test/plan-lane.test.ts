@@ -92,6 +92,20 @@ describe('plans in the CPU lane', () => {
     expect(cpuLane.figures().busyMs - busyMs).toBeLessThan(1_000);
   });
 
+  it('stops a REST plan whose client goes (computed without yoga: the socket tells)', async () => {
+    const { abandoned } = cpuLane.figures();
+    const controller = new AbortController();
+    const request = fetch(`${server.base}/api/plan?amount=1100457&maxOffers=20&flexibleShare=33`, {
+      signal: controller.signal,
+    }).catch((err: Error) => err);
+    await until(() => cpuLane.figures().running === 1, 5_000);
+    controller.abort();
+    expect(await request).toBeInstanceOf(Error);
+    const stoppedIn = await until(() => cpuLane.figures().running === 0, 2_000);
+    expect(cpuLane.figures().abandoned).toBe(abandoned + 1);
+    expect(stoppedIn).toBeLessThan(500);
+  });
+
   it('refuses plans at once while the lane is full: 503 and Retry-After on REST, an error in GraphQL', async () => {
     const running = post(server.base, HARD(3));
     await until(() => cpuLane.figures().running === cpuLane.capacity, 5_000);

@@ -2,6 +2,8 @@
 // (admission.ts) whichever adapter brought it: a node socket (listener) or a Request (fetch).
 // - Refused or answered by the gate: a limit, the rate limit, a preflight, a file, a cached answer (on
 //   node written straight to the socket, node-writer.ts, without even building a Request).
+// - A REST GET whose answer may be kept, when the application is on this thread, is asked of the REST
+//   facade directly (no Request, no yoga fetch: a cold list's CPU is ~10 % less), then written as a hit.
 // - Anything else goes to yoga; a 200 GET is finished (ETag, compressed forms) and cached, except
 //   Server-Sent Events, which pass through as they are written (never cached or compressed).
 // - Either way: 304 for a matching If-None-Match, Cache-Control, compression, HEAD, X-Request-Id, a log line.
@@ -22,15 +24,30 @@ import {
 import { clientAddress, trustedProxies as trustedMatcher } from '../request/client-address.js';
 import { CORS_HEADERS } from './cors.js';
 import { answer, answerEventStream, answerStream, finish, isEventStream, STREAM_ETAG } from './layer.js';
-import { logged, type RequestObserver } from './logging.js';
+import { logged, logLine, type RequestObserver } from './logging.js';
 import { nodeWriter, toOriginForm } from './node-writer.js';
 import type { InFlight } from './overload.js';
 import { problemResponse } from './problem.js';
 import { SECURITY_HEADERS } from './security.js';
+import { isApiPath } from '../request/paths.js';
+
+/** What the REST facade reads of a request it is asked directly (see HttpDeps.direct). */
+export interface Asked {
+  method: string;
+  url: URL;
+  header(name: string): string | null;
+  /** The request as a Request, for what reads it whole: made only then. */
+  request(): Request;
+}
 
 export interface HttpDeps extends AdmissionDeps {
   /** The application behind the gate (yoga). */
   upstream(request: Request): Promise<Response>;
+  /**
+   * The REST routes whose answers are kept, asked without a Request or yoga's fetch (the application on
+   * this thread): a cold list's answer is a third cheaper so. Absent: everything goes to the upstream.
+   */
+  direct?(asked: Asked): Promise<Response>;
   /** Whether new answers may be kept (not while the database fails: they may lack what it holds). */
   cacheable(): boolean;
   logger: Logger;
@@ -119,17 +136,14 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
    * The upstream's answer, or a 503 when it does not start in time. Long calculations stop then (their
    * lane task is aborted); short work already under way finishes and is dropped.
    */
-  function withTimeout(request: Request): Promise<Response> {
+  function withTimeout(path: string, compute: () => Promise<Response>): Promise<Response> {
     let timer: NodeJS.Timeout | undefined;
     const scope = requestScope.getStore();
     const late = new Promise<Response>((resolve) => {
       timer = setTimeout(() => {
         // What still computes for this request stops: its answer is the 503 below.
         scope?.expiry?.abort(new DOMException('the request timed out', 'TimeoutError'));
-        logger.warn(
-          { requestId: currentRequestId(), path: new URL(request.url).pathname, timeoutMs: requestTimeoutMs },
-          'answer took too long',
-        );
+        logger.warn({ requestId: currentRequestId(), path, timeoutMs: requestTimeoutMs }, 'answer took too long');
         resolve(
           problemResponse(
             'SERVICE_UNAVAILABLE',
@@ -140,7 +154,7 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
         );
       }, requestTimeoutMs);
     });
-    return Promise.race([upstream(request), late]).finally(() => clearTimeout(timer));
+    return Promise.race([compute(), late]).finally(() => clearTimeout(timer));
   }
   const grew = (key: string | null) => (key ? () => cache.grew(key) : undefined);
 
@@ -149,7 +163,7 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
     const get = request.method === 'GET' || request.method === 'HEAD';
     let response: Response;
     try {
-      response = await withTimeout(request);
+      response = await withTimeout(new URL(request.url).pathname, () => upstream(request));
     } catch (err) {
       // A client that hung up aborts its request's work; nobody is left to answer, and nothing is wrong
       // with the service (499 is the log's convention for it).
@@ -179,6 +193,72 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
     const finished = await finish(response);
     if (key && reusable && cacheable()) cache.set(key, finished);
     return answer(request, finished, grew(key));
+  }
+
+  /**
+   * A REST GET whose answer is kept (deps.direct), asked of the facade without a Request or yoga's fetch:
+   * computed, finished and kept as on the way through yoga, then written as the cached answer it now is.
+   * Anything but a 200 is written as the facade made it.
+   */
+  function direct(
+    ask: NonNullable<HttpDeps['direct']>,
+    req: IncomingMessage,
+    res: ServerResponse,
+    startedAt: bigint,
+    key: string,
+  ): void {
+    const method = req.method ?? 'GET';
+    const target = req.url ?? '/';
+    // The client gone before its answer: what computes for it stops (the lane reads the signal).
+    const gone = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) gone.abort(new DOMException('the client closed the connection', 'AbortError'));
+    });
+    const scope: RequestScope = {
+      id: requestIdFrom(headerOf(req, 'x-request-id')),
+      startedAt,
+      signal: gone.signal,
+      deadline: performance.now() + requestTimeoutMs * DEADLINE_SHARE,
+      client: clientOf(req),
+      socket: req.socket,
+    };
+    const url = new URL(target, 'http://localhost');
+    const asked: Asked = {
+      method,
+      url,
+      header: (name) => headerOf(req, name),
+      request: () => {
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(req.headers))
+          if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+        return new Request(url, { method, headers, signal: gone.signal });
+      },
+    };
+    const fail = (err: unknown) => {
+      logger.error({ requestId: scope.id, err }, 'could not send an answer');
+      res.destroy(err as Error);
+    };
+    void requestScope
+      .run(scope, async () => {
+        let response: Response;
+        try {
+          response = await withTimeout(url.pathname, () => ask(asked));
+        } catch (err) {
+          if (gone.signal.aborted) {
+            logger.info({ requestId: scope.id }, 'client closed the connection before the answer');
+            return logLine(logger, scope.id, startedAt, method, target, 499, scope.client, observe);
+          }
+          logger.error({ requestId: scope.id, err }, 'unexpected error');
+          response = problemResponse('INTERNAL_SERVER_ERROR', 'Unexpected error.');
+        }
+        const reusable = !response.headers.has(NO_REUSE);
+        if (!reusable) response.headers.delete(NO_REUSE);
+        if (response.status !== 200) return write.small(req, res, startedAt, response, scope.id);
+        const finished = await finish(response);
+        if (reusable && cacheable()) cache.set(key, finished);
+        return write.finished(req, res, finished, grew(key), startedAt, scope.id);
+      })
+      .catch(fail);
   }
 
   /** A request that came as a Request: through the gate, then as it says. */
@@ -256,6 +336,8 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
     if (admitted.kind === 'answer') return write.small(req, res, startedAt, admitted.response);
     if (admitted.kind === 'pass') {
       const pass = () => {
+        if (deps.direct && admitted.key && isApiPath(pathOf(req.url ?? '/')))
+          return direct(deps.direct, req, res, startedAt, admitted.key);
         admittedOnNode.set(req, admission);
         void adapter.requestListener(req, res);
       };

@@ -37,9 +37,10 @@ export interface NodeWriter {
     entry: FinishedBody,
     onGrow: (() => void) | undefined,
     startedAt: bigint,
+    id?: string,
   ): void | Promise<void>;
   /** A small answer (a refusal, a preflight), with the usual request id and log line. */
-  small(req: IncomingMessage, res: ServerResponse, startedAt: bigint, response: Response): void;
+  small(req: IncomingMessage, res: ServerResponse, startedAt: bigint, response: Response, id?: string): void;
   /** For the server's 'clientError': a request Node could not parse still gets a problem, not a bare status line. */
   clientError(err: Error & { code?: string }, socket: Duplex): void;
 }
@@ -77,8 +78,8 @@ export function nodeWriter({ logger, observe, everyAnswer, clientOf }: NodeWrite
     entry: FinishedBody,
     onGrow: (() => void) | undefined,
     startedAt: bigint,
+    id = idOf(req),
   ): void | Promise<void> {
-    const id = idOf(req);
     const pathAndQuery = req.url ?? '/';
     const fixed = fixedOf(entry);
     if (matchesIfNoneMatch(req.headers['if-none-match'] ?? null, entry.etag)) {
@@ -112,8 +113,7 @@ export function nodeWriter({ logger, observe, everyAnswer, clientOf }: NodeWrite
     return encodedBody(entry, encoding, onGrow).then(send);
   }
 
-  function small(req: IncomingMessage, res: ServerResponse, startedAt: bigint, response: Response) {
-    const id = idOf(req);
+  function small(req: IncomingMessage, res: ServerResponse, startedAt: bigint, response: Response, id = idOf(req)) {
     void response.text().then((body) => {
       res.writeHead(response.status, { ...Object.fromEntries(response.headers), ...everyAnswer, 'x-request-id': id });
       res.end(body);

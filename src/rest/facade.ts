@@ -1,4 +1,6 @@
-// The REST facade at /api, inside yoga. Every request takes one path: the URL is matched to a route
+// The REST facade at /api, inside yoga (a kept answer computed on the front's thread is asked directly,
+// `answer`: no Request, no yoga fetch, the same pipeline below). Every request takes one path: the URL is
+// matched to a route
 // and its parameters parsed and checked once (all problems at once; the outcome is remembered per URL,
 // so the HTTP layer's cache key and the handler share one parse), then the route runs its fixed GraphQL
 // operation through yoga's own pipeline (context, graphql-jit, error masking) and shapes the answer.
@@ -11,6 +13,7 @@ import { RETRY_AFTER_SECONDS, statusOf, type ErrorCode, type ParameterProblem } 
 import { CACHE_CONTROL, PAGING_HEADER } from '../http/layer.js';
 import { answeredAt } from '../graphql/as-of.js';
 import { METHOD_VERSION } from '../domain/method.js';
+import type { Asked } from '../http/handler.js';
 import { problemResponse } from '../http/problem.js';
 import { currentRequestId } from '../request/context.js';
 import { isApiPath } from '../request/paths.js';
@@ -42,6 +45,11 @@ type Classified =
 
 export interface RestFacade {
   plugin: Plugin<Context>;
+  /**
+   * A GET or HEAD of a route whose answers are kept, answered without yoga's adapter and fetch: the same
+   * route, operation and pipeline (yoga's enveloped context, graphql-jit), the same Response.
+   */
+  answer(asked: Asked): Promise<Response>;
   /** For the HTTP layer's cache: the normalised request behind a URL, or null when its answer is not reused. */
   reuseKey(pathAndQuery: string): ReuseKey | null;
   routes: readonly RestRoute[];
@@ -208,23 +216,24 @@ export function createRestFacade({
     );
   }
 
-  async function respond(request: Request, url: URL, serverContext: Record<string, unknown>): Promise<Response> {
+  async function respond(asked: Asked, serverContext: Record<string, unknown>): Promise<Response> {
+    const { method, url } = asked;
     const found = classify(url.pathname, url.search);
     if (found.kind === 'unknown')
       return problemResponse(
         'NOT_FOUND',
         `There is nothing at ${url.pathname}. The API is described at /api/openapi.json and /api/docs.`,
       );
-    if (request.method !== 'GET' && request.method !== 'HEAD') {
+    if (method !== 'GET' && method !== 'HEAD') {
       return problemResponse(
         'METHOD_NOT_ALLOWED',
-        `${request.method} is not allowed on ${found.route.path}; the API is read-only.`,
+        `${method} is not allowed on ${found.route.path}; the API is read-only.`,
         undefined,
         { allow: ALLOW },
       );
     }
     if (found.kind === 'invalid') return found.problem();
-    const variables = withAcceptDatetime(found.route, found.variables, request.headers.get('accept-datetime'));
+    const variables = withAcceptDatetime(found.route, found.variables, asked.header('accept-datetime'));
     if (variables instanceof Response) return variables;
 
     // One context for every operation of the request: it pins one catalogue (the export runs a page at a time).
@@ -254,7 +263,9 @@ export function createRestFacade({
           url,
           run,
           version: async () => (await contextOnce()).contextValue.catalog.version,
-          request,
+          get request() {
+            return asked.request();
+          },
           context: async () => (await contextOnce()).contextValue,
         }),
       );
@@ -272,6 +283,7 @@ export function createRestFacade({
       bytes: classified.calculatedSize,
       maxBytes: Math.max(4096, maxUrlBytes),
     }),
+    answer: (asked) => respond(asked, {}),
     reuseKey(pathAndQuery) {
       const q = pathAndQuery.indexOf('?');
       const pathname = q < 0 ? pathAndQuery : pathAndQuery.slice(0, q);
@@ -285,7 +297,13 @@ export function createRestFacade({
       },
       onRequest({ request, url, endResponse, serverContext }) {
         if (!isApiPath(url.pathname)) return;
-        return respond(request, url, serverContext as Record<string, unknown>).then(endResponse);
+        const asked: Asked = {
+          method: request.method,
+          url,
+          header: (name) => request.headers.get(name),
+          request: () => request,
+        };
+        return respond(asked, serverContext as Record<string, unknown>).then(endResponse);
       },
     },
   };
