@@ -1,9 +1,9 @@
 // The REST facade at /api, inside yoga (a kept answer computed on the front's thread is asked directly,
 // `answer`: no Request, no yoga fetch, the same pipeline below). Every request takes one path: the URL is
-// matched to a route
-// and its parameters parsed and checked once (all problems at once; the outcome is remembered per URL,
-// so the HTTP layer's cache key and the handler share one parse), then the route runs its fixed GraphQL
-// operation through yoga's own pipeline (context, graphql-jit, error masking) and shapes the answer.
+// matched to a route and its parameters parsed and checked once (all problems at once; the outcome is
+// remembered per URL, so the HTTP layer's cache key and the handler share one parse), then the route runs
+// its fixed GraphQL operation through yoga's own pipeline (context, graphql-jit, error masking) and shapes
+// the answer.
 import type { DocumentNode, ExecutionResult, GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
