@@ -9,7 +9,7 @@ import { planMemory } from '../src/memory.js';
 import { BodyCache, ENTRY_BYTES } from '../src/http/body-cache.js';
 import { createLogger } from '../src/logger.js';
 import { createRestFacade } from '../src/rest/facade.js';
-import { CACHE_CONTROL, etagOf, type FinishedBody } from '../src/http/layer.js';
+import { bodyResponse, CACHE_CONTROL, etagOf, finish, type FinishedBody } from '../src/http/layer.js';
 import { applySnapshot } from '../src/ingest/apply.js';
 import type { Snapshot } from '../src/ingest/snapshot.js';
 import { generateSnapshots } from '../src/sample/generate.js';
@@ -125,6 +125,17 @@ describe('the body cache', () => {
       encoded: {},
     };
   };
+
+  it("keeps an answer's bytes as the route made them, a small one copied out of Node's shared pool", async () => {
+    const small = Buffer.from('{"a":1}', 'utf8') as Uint8Array<ArrayBuffer>;
+    expect(small.buffer.byteLength).toBeGreaterThan(small.byteLength); // a slice of the pool
+    const kept = await finish(bodyResponse(small, { headers: { 'content-type': 'application/json' } }));
+    expect(Buffer.from(kept.body).toString()).toBe('{"a":1}');
+    expect(kept.body.buffer.byteLength).toBe(kept.body.byteLength);
+    expect(kept.etag).toBe(etagOf(small));
+    const large = new Uint8Array(64 * 1024).fill(65);
+    expect((await finish(bodyResponse(large, {}))).body).toBe(large);
+  });
 
   it('evicts the least recently used when its bytes are used up (issue 15: bytes, not entry counts)', () => {
     const size = 10 + 2 + ENTRY_BYTES; // a body of 10 bytes, its one-letter key (UTF-16) and the entry's bookkeeping

@@ -136,8 +136,23 @@ const varyOf = (response: Response) => {
 /** An answer's own Cache-Control wins (health, metrics, assets); the rest is data. */
 const cacheControlOf = (response: Response) => response.headers.get('cache-control') ?? CACHE_CONTROL.data;
 
+/** Bodies whose bytes their maker kept (bodyResponse): finished without reading the Response's stream back. */
+const knownBodies = new WeakMap<Response, Uint8Array>();
+
+/** A Response of these bytes, which finish() takes as they are instead of reading the body back. */
+export function bodyResponse(bytes: Uint8Array<ArrayBuffer>, init: ResponseInit): Response {
+  const response = new Response(bytes, init);
+  knownBodies.set(response, bytes);
+  return response;
+}
+
+/** The bytes to keep: a Buffer carved from Node's shared pool is copied out, else it would hold the 8 KB slab. */
+const ownBytes = (bytes: Uint8Array): Uint8Array =>
+  bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+
 export async function finish(response: Response): Promise<FinishedBody> {
-  const body = new Uint8Array(await response.arrayBuffer());
+  const known = knownBodies.get(response);
+  const body = known ? ownBytes(known) : new Uint8Array(await response.arrayBuffer());
   // Names as they come: a ponyfill's Headers (yoga's) keeps their case ('Content-Type').
   const headers = [...response.headers]
     .map(([name, value]): [string, string] => [name.toLowerCase(), value])

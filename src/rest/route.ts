@@ -4,7 +4,7 @@
 // that one path: src/rest/facade.ts matches, parses and calls `handle`.
 import type { DocumentNode } from 'graphql';
 import type { Context } from '../graphql/context.js';
-import { CACHE_CONTROL, PAGING_HEADER } from '../http/layer.js';
+import { bodyResponse, CACHE_CONTROL, PAGING_HEADER } from '../http/layer.js';
 import { jsonBytes } from './json-bytes.js';
 import type { ParamSpec } from './params.js';
 
@@ -77,7 +77,7 @@ export interface RestRoute {
 }
 
 export const json = (body: unknown, init: { status?: number; headers?: Record<string, string> } = {}) =>
-  new Response(jsonBytes(body), {
+  bodyResponse(jsonBytes(body), {
     status: init.status ?? 200,
     headers: { 'content-type': 'application/json; charset=utf-8', ...init.headers },
   });
