@@ -42,6 +42,17 @@ const until = async (done: () => boolean, ms: number): Promise<number> => {
 describe('plans in the CPU lane', () => {
   let t: TestApp;
   let server: Awaited<ReturnType<typeof serve>>;
+  /** GET /api/plan's answers of a status so far, as /metrics counts them. */
+  const planAnswers = async (status: number): Promise<number> => {
+    const text = await (await fetch(`${server.base}/metrics`)).text();
+    const line = text
+      .split('\n')
+      .find(
+        (l) =>
+          l.startsWith('http_requests_total{') && l.includes('route="/api/plan"') && l.includes(`status="${status}"`),
+      );
+    return line ? Number(line.split(' ').at(-1)) : 0;
+  };
   beforeAll(async () => {
     t = await createTestApp();
     server = await serve(t.app);
@@ -94,6 +105,8 @@ describe('plans in the CPU lane', () => {
 
   it('stops a REST plan whose client goes (computed without yoga: the socket tells)', async () => {
     const { abandoned } = cpuLane.figures();
+    const left = await planAnswers(499);
+    const failed = await planAnswers(500);
     const controller = new AbortController();
     const request = fetch(`${server.base}/api/plan?amount=1100457&maxOffers=20&flexibleShare=33`, {
       signal: controller.signal,
@@ -104,6 +117,11 @@ describe('plans in the CPU lane', () => {
     const stoppedIn = await until(() => cpuLane.figures().running === 0, 2_000);
     expect(cpuLane.figures().abandoned).toBe(abandoned + 1);
     expect(stoppedIn).toBeLessThan(500);
+    // counted as the client's leaving (499), not as an error of ours (500)
+    for (let tries = 0; (await planAnswers(499)) === left && tries < 100; tries++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await planAnswers(499)).toBe(left + 1);
+    expect(await planAnswers(500)).toBe(failed);
   });
 
   it('refuses plans at once while the lane is full: 503 and Retry-After on REST, an error in GraphQL', async () => {

@@ -38,6 +38,8 @@ export interface Asked {
   header(name: string): string | null;
   /** The request as a Request, for what reads it whole: made only then. */
   request(): Request;
+  /** Whether its client has gone (what was computed for it then stopped, and nobody reads the answer). */
+  gone(): boolean;
 }
 
 export interface HttpDeps extends AdmissionDeps {
@@ -233,6 +235,7 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
           if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
         return new Request(url, { method, headers, signal: gone.signal });
       },
+      gone: () => gone.signal.aborted,
     };
     const fail = (err: unknown) => {
       logger.error({ requestId: scope.id, err }, 'could not send an answer');
@@ -240,17 +243,19 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
     };
     void requestScope
       .run(scope, async () => {
+        const leftEarly = () => {
+          logger.info({ requestId: scope.id }, 'client closed the connection before the answer');
+          logLine(logger, scope.id, startedAt, method, target, 499, scope.client, observe);
+        };
         let response: Response;
         try {
           response = await withTimeout(url.pathname, () => ask(asked));
         } catch (err) {
-          if (gone.signal.aborted) {
-            logger.info({ requestId: scope.id }, 'client closed the connection before the answer');
-            return logLine(logger, scope.id, startedAt, method, target, 499, scope.client, observe);
-          }
+          if (gone.signal.aborted) return leftEarly();
           logger.error({ requestId: scope.id, err }, 'unexpected error');
           response = problemResponse('INTERNAL_SERVER_ERROR', 'Unexpected error.');
         }
+        if (gone.signal.aborted) return leftEarly();
         const reusable = !response.headers.has(NO_REUSE);
         if (!reusable) response.headers.delete(NO_REUSE);
         if (response.status !== 200) return write.small(req, res, startedAt, response, scope.id);

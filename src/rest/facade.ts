@@ -271,7 +271,10 @@ export function createRestFacade({
       );
       return context ? withVersion(found.route, response, (await context).contextValue) : response;
     } catch (err) {
-      if (err instanceof OperationFailed) return problemFor(err.errors);
+      // A calculation stopped because its client went: no error of ours, and nobody to tell (499, the log's
+      // convention for a client that closed the connection first).
+      if (err instanceof OperationFailed)
+        return asked.gone() ? new Response(null, { status: 499 }) : problemFor(err.errors);
       throw err;
     }
   }
@@ -302,6 +305,7 @@ export function createRestFacade({
           url,
           header: (name) => request.headers.get(name),
           request: () => request,
+          gone: () => request.signal.aborted,
         };
         return respond(asked, serverContext as Record<string, unknown>).then(endResponse);
       },
