@@ -156,6 +156,37 @@ describe('a plan past its deadline', () => {
     await t?.close();
   });
 
+  it('keeps a plan cut short by its deadline in no cache: the same request later is searched again', async () => {
+    const server = await serve(t.app);
+    try {
+      // four hard plans at once share the lane: each runs out of its 200 ms before it can prove its plan
+      const urls = [0, 1, 2, 3].map(
+        (k) => `${server.base}/api/plan?amount=${1_100_000 + 7 * 37 + k * 13}&maxOffers=20&flexibleShare=33`,
+      );
+      const bodies = () => t.app.caches().bodies as { hits: number };
+      const answers = await Promise.all(urls.map((url) => fetch(url)));
+      const plans = (await Promise.all(answers.map((a) => a.json()))) as { optimal: boolean }[];
+      const cut = plans.findIndex((p) => !p.optimal);
+      expect(cut).toBeGreaterThanOrEqual(0);
+      for (const [i, answer] of answers.entries()) {
+        expect(answer.status).toBe(200);
+        if (!plans[i]!.optimal) expect(answer.headers.get('cache-control')).toBe('no-store');
+      }
+      const hits = bodies().hits;
+      await (await fetch(urls[cut]!)).arrayBuffer();
+      expect(bodies().hits).toBe(hits);
+      // one proven in time is kept as before
+      const easy = `${server.base}/api/plan?amount=20000`;
+      const proven = await fetch(easy);
+      expect(((await proven.json()) as { optimal: boolean }).optimal).toBe(true);
+      expect(proven.headers.get('cache-control')).toMatch(/max-age=300/);
+      await fetch(easy);
+      expect(bodies().hits).toBe(hits + 1);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('answers its best plan and gap rather than a timeout', async () => {
     const { status, body } = await t.graphql<Record<string, { optimal: boolean; optimalityGap: string | null }>>(
       HARD(5),

@@ -45,6 +45,12 @@ export interface Context {
   rest?: boolean;
   /** The instant and version each root field answered for (see as-of.ts), by response key. */
   answered: Map<string, At>;
+  /**
+   * Set when the answer depends on the moment it was made, not only on the request and the data: a savings
+   * plan whose search was cut short by its request's deadline (under load) is correct, with its gap, but a
+   * later request would get a better one, so it is not given again (the REST facade marks it so).
+   */
+  momentary?: boolean;
 }
 
 export function createContext(services: Services): Context {

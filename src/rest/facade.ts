@@ -17,7 +17,7 @@ import type { Asked } from '../http/handler.js';
 import { problemResponse } from '../http/problem.js';
 import { currentRequestId } from '../request/context.js';
 import { isApiPath } from '../request/paths.js';
-import type { ReuseKey } from '../request/reuse.js';
+import { NO_REUSE, type ReuseKey } from '../request/reuse.js';
 import type { Logger } from '../logger.js';
 import { calculationPage } from './calculation-page.js';
 import { renderDocs } from './docs.js';
@@ -94,6 +94,17 @@ function withVersion(route: RestRoute, response: Response, context: Context): Re
     response.headers.set('memento-datetime', new Date(entry.observedAt).toUTCString());
     if (answered.every((a) => a.immutable)) response.headers.set('cache-control', CACHE_CONTROL.past);
   }
+  return response;
+}
+
+/**
+ * An answer of the moment (Context.momentary: a plan cut short by its deadline) is kept by no cache, ours
+ * (NO_REUSE) or any on the way (no-store): the same request later gets the answer the data gives.
+ */
+function withMoment(response: Response, context: Context): Response {
+  if (!context.momentary) return response;
+  response.headers.set(NO_REUSE, '1');
+  response.headers.set('cache-control', CACHE_CONTROL.none);
   return response;
 }
 
@@ -269,7 +280,9 @@ export function createRestFacade({
           context: async () => (await contextOnce()).contextValue,
         }),
       );
-      return context ? withVersion(found.route, response, (await context).contextValue) : response;
+      if (!context) return response;
+      const { contextValue } = await context;
+      return withMoment(withVersion(found.route, response, contextValue), contextValue);
     } catch (err) {
       // A calculation stopped because its client went: no error of ours, and nobody to tell (499, the log's
       // convention for a client that closed the connection first).

@@ -219,7 +219,14 @@ builder.queryField('plan', (t) =>
     resolve: async (_root, args, ctx, info) => {
       const { catalog, now } = await viewAt(ctx, args.asOf, info);
       const { signal, deadline } = currentLimits();
-      const stop = deadline === undefined ? undefined : () => performance.now() >= deadline;
+      const stop =
+        deadline === undefined
+          ? undefined
+          : () => {
+              if (performance.now() < deadline) return false;
+              ctx.momentary = true;
+              return true;
+            };
       return runPlan(
         { catalog, calc: ctx.services.calc, now, stop },
         {
