@@ -187,6 +187,19 @@ describe('a plan past its deadline', () => {
     }
   });
 
+  it('does not keep such a plan asked by GraphQL GET either', async () => {
+    const bodies = () => t.app.caches().bodies as { hits: number };
+    const get = () =>
+      t.get(`/graphql?query=${encodeURIComponent(HARD(9))}`, { headers: { accept: 'application/json' } });
+    const first = await get();
+    const plans = Object.values(((await first.json()) as { data: Record<string, { optimal: boolean }> }).data);
+    expect(plans.some((p) => !p.optimal)).toBe(true);
+    expect(first.headers.get('cache-control')).toBe('no-store');
+    const hits = bodies().hits;
+    await (await get()).arrayBuffer();
+    expect(bodies().hits).toBe(hits);
+  });
+
   it('answers its best plan and gap rather than a timeout', async () => {
     const { status, body } = await t.graphql<Record<string, { optimal: boolean; optimalityGap: string | null }>>(
       HARD(5),

@@ -64,20 +64,32 @@ export function createGraphqlReuse(maxBytes: number): GraphqlReuse {
 /**
  * An answer with errors is not kept for reuse (the HTTP layer reads NO_REUSE): errors are what junk
  * requests get, one per distinct junk, and they are cheap to give again. yoga answers application/json
- * clients' errors with 200, so the status alone does not tell.
+ * clients' errors with 200, so the status alone does not tell. Nor is an answer of the moment
+ * (Context.momentary: a plan cut short by its deadline), which no cache on the way keeps either.
  */
 export function errorsNotReused(): Plugin {
   const failed = new WeakSet<Request>();
+  const momentary = new WeakSet<Request>();
   const hasErrors = (result: unknown): boolean =>
     Array.isArray(result)
       ? result.some(hasErrors)
       : result != null && typeof result === 'object' && ((result as { errors?: unknown[] }).errors?.length ?? 0) > 0;
   return {
+    onExecute({ args }) {
+      const context = args.contextValue as { momentary?: boolean; request?: Request };
+      return {
+        onExecuteDone() {
+          if (context.momentary && context.request) momentary.add(context.request);
+        },
+      };
+    },
     onResultProcess({ request, result }) {
       if (hasErrors(result)) failed.add(request);
     },
     onResponse({ request, response }) {
-      if (failed.has(request)) response.headers.set(NO_REUSE, '1');
+      if (failed.has(request) || momentary.has(request)) response.headers.set(NO_REUSE, '1');
+      // the HTTP layer's CACHE_CONTROL.none
+      if (momentary.has(request)) response.headers.set('cache-control', 'no-store');
     },
   };
 }
