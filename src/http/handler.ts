@@ -260,8 +260,9 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
         if (!reusable) response.headers.delete(NO_REUSE);
         if (response.status !== 200) return write.small(req, res, startedAt, response, scope.id);
         const finished = await finish(response);
-        if (reusable && cacheable()) cache.set(key, finished);
-        return write.finished(req, res, finished, grew(key), startedAt, scope.id);
+        const kept = reusable && cacheable();
+        if (kept) cache.set(key, finished);
+        return write.finished(req, res, finished, kept ? grew(key) : undefined, startedAt, scope.id);
       })
       .catch(fail);
   }
