@@ -138,14 +138,17 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
    * The upstream's answer, or a 503 when it does not start in time. Long calculations stop then (their
    * lane task is aborted); short work already under way finishes and is dropped.
    */
-  function withTimeout(path: string, compute: () => Promise<Response>): Promise<Response> {
+  function withTimeout(compute: () => Promise<Response>, path: () => string): Promise<Response> {
     let timer: NodeJS.Timeout | undefined;
     const scope = requestScope.getStore();
     const late = new Promise<Response>((resolve) => {
       timer = setTimeout(() => {
         // What still computes for this request stops: its answer is the 503 below.
         scope?.expiry?.abort(new DOMException('the request timed out', 'TimeoutError'));
-        logger.warn({ requestId: currentRequestId(), path, timeoutMs: requestTimeoutMs }, 'answer took too long');
+        logger.warn(
+          { requestId: currentRequestId(), path: path(), timeoutMs: requestTimeoutMs },
+          'answer took too long',
+        );
         resolve(
           problemResponse(
             'SERVICE_UNAVAILABLE',
@@ -160,28 +163,46 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
   }
   const grew = (key: string | null) => (key ? () => cache.grew(key) : undefined);
 
-  /** What the application answers a request the gate passed, finished and kept under `key` when it may be. */
-  async function application(request: Request, key: string | null): Promise<Response> {
-    const get = request.method === 'GET' || request.method === 'HEAD';
+  /**
+   * The application's answer within the time, with whether it may be kept (its NO_REUSE mark taken off),
+   * or null when its client hung up before it: the request's work was stopped, nobody is left to answer,
+   * and nothing is wrong with the service (499 is the log's convention for it).
+   */
+  async function computed(
+    compute: () => Promise<Response>,
+    path: () => string,
+    signal: AbortSignal,
+  ): Promise<{ response: Response; reusable: boolean } | null> {
     let response: Response;
     try {
-      response = await withTimeout(new URL(request.url).pathname, () => upstream(request));
+      response = await withTimeout(compute, path);
     } catch (err) {
-      // A client that hung up aborts its request's work; nobody is left to answer, and nothing is wrong
-      // with the service (499 is the log's convention for it).
-      if (request.signal.aborted) {
+      if (signal.aborted) {
         logger.info({ requestId: currentRequestId() }, 'client closed the connection before the answer');
-        return new Response(null, { status: 499 });
+        return null;
       }
       // Whatever escaped the application: logged with the request id, answered without internals.
       logger.error({ requestId: currentRequestId(), err }, 'unexpected error');
-      return problemResponse('INTERNAL_SERVER_ERROR', 'Unexpected error.');
+      response = problemResponse('INTERNAL_SERVER_ERROR', 'Unexpected error.');
     }
-    // A body sent without a length (chunked) is cut at the same bound by yoga, which answers 413 its way.
-    if (response.status === 413) return bodyTooLarge();
     // The application's word that this answer is not for reuse (a GraphQL answer with errors, given 200).
     const reusable = !response.headers.has(NO_REUSE);
     if (!reusable) response.headers.delete(NO_REUSE);
+    return { response, reusable };
+  }
+
+  /** What the application answers a request the gate passed, finished and kept under `key` when it may be. */
+  async function application(request: Request, key: string | null): Promise<Response> {
+    const get = request.method === 'GET' || request.method === 'HEAD';
+    const got = await computed(
+      () => upstream(request),
+      () => new URL(request.url).pathname,
+      request.signal,
+    );
+    if (!got) return new Response(null, { status: 499 });
+    const { response, reusable } = got;
+    // A body sent without a length (chunked) is cut at the same bound by yoga, which answers 413 its way.
+    if (response.status === 413) return bodyTooLarge();
     // Server-Sent Events (the change stream, GraphQL subscriptions) go out as they are produced.
     if (isEventStream(response)) return answerEventStream(request, response);
     if (!get || response.status !== 200) {
@@ -243,21 +264,17 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
     };
     void requestScope
       .run(scope, async () => {
-        const leftEarly = () => {
-          logger.info({ requestId: scope.id }, 'client closed the connection before the answer');
-          logLine(logger, scope.id, startedAt, method, target, 499, scope.client, observe);
-        };
-        let response: Response;
-        try {
-          response = await withTimeout(url.pathname, () => ask(asked));
-        } catch (err) {
-          if (gone.signal.aborted) return leftEarly();
-          logger.error({ requestId: scope.id, err }, 'unexpected error');
-          response = problemResponse('INTERNAL_SERVER_ERROR', 'Unexpected error.');
+        const got = await computed(
+          () => ask(asked),
+          () => url.pathname,
+          gone.signal,
+        );
+        // Gone, whether its work was stopped or had finished: nothing is written.
+        if (!got || gone.signal.aborted) {
+          if (got) logger.info({ requestId: scope.id }, 'client closed the connection before the answer');
+          return logLine(logger, scope.id, startedAt, method, target, 499, scope.client, observe);
         }
-        if (gone.signal.aborted) return leftEarly();
-        const reusable = !response.headers.has(NO_REUSE);
-        if (!reusable) response.headers.delete(NO_REUSE);
+        const { response, reusable } = got;
         if (response.status !== 200) return write.small(req, res, startedAt, response, scope.id);
         const finished = await finish(response);
         const kept = reusable && cacheable();
