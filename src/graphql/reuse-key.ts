@@ -10,7 +10,7 @@
 // one request: a client cannot make the cache keep an answer per junk URL.
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
-import { NO_REUSE, type ReuseKey } from '../request/reuse.js';
+import { markMomentary, NO_REUSE, type ReuseKey } from '../request/reuse.js';
 
 const READ = ['query', 'variables', 'operationName', 'extensions'] as const;
 /** Longer Accept headers are no browser's or client library's (theirs are < 200 characters): not reused. */
@@ -87,9 +87,8 @@ export function errorsNotReused(): Plugin {
       if (hasErrors(result)) failed.add(request);
     },
     onResponse({ request, response }) {
-      if (failed.has(request) || momentary.has(request)) response.headers.set(NO_REUSE, '1');
-      // the HTTP layer's CACHE_CONTROL.none
-      if (momentary.has(request)) response.headers.set('cache-control', 'no-store');
+      if (momentary.has(request)) markMomentary(response.headers);
+      else if (failed.has(request)) response.headers.set(NO_REUSE, '1');
     },
   };
 }

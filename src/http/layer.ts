@@ -13,6 +13,7 @@ export const CACHE_CONTROL = {
   past: 'public, max-age=31536000, immutable',
   health: 'no-cache',
   assets: 'public, max-age=86400',
+  /** Also what an answer of the moment says (markMomentary, src/request/reuse.ts). */
   none: 'no-store',
 } as const;
 

@@ -17,7 +17,7 @@ import type { Asked } from '../http/handler.js';
 import { problemResponse } from '../http/problem.js';
 import { currentRequestId } from '../request/context.js';
 import { isApiPath } from '../request/paths.js';
-import { NO_REUSE, type ReuseKey } from '../request/reuse.js';
+import { markMomentary, type ReuseKey } from '../request/reuse.js';
 import type { Logger } from '../logger.js';
 import { calculationPage } from './calculation-page.js';
 import { renderDocs } from './docs.js';
@@ -97,14 +97,9 @@ function withVersion(route: RestRoute, response: Response, context: Context): Re
   return response;
 }
 
-/**
- * An answer of the moment (Context.momentary: a plan cut short by its deadline) is kept by no cache, ours
- * (NO_REUSE) or any on the way (no-store): the same request later gets the answer the data gives.
- */
+/** An answer of the moment (Context.momentary: a plan cut short by its deadline) is kept by no cache. */
 function withMoment(response: Response, context: Context): Response {
-  if (!context.momentary) return response;
-  response.headers.set(NO_REUSE, '1');
-  response.headers.set('cache-control', CACHE_CONTROL.none);
+  if (context.momentary) markMomentary(response.headers);
   return response;
 }
 
