@@ -7,6 +7,7 @@ import { planAllocation, planQuery } from '../src/catalog/plan.js';
 import { Decimal } from '../src/domain/decimal.js';
 import { createTestApp, serve, type TestApp } from './support/app.js';
 import { hardPlans } from './support/hard-plans.js';
+import { sample } from './support/metrics.js';
 
 const HARD = (seed: number) => hardPlans(seed, '{ optimal optimalityGap totals { placed returnPerYear } }');
 
@@ -45,13 +46,7 @@ describe('plans in the CPU lane', () => {
   /** GET /api/plan's answers of a status so far, as /metrics counts them. */
   const planAnswers = async (status: number): Promise<number> => {
     const text = await (await fetch(`${server.base}/metrics`)).text();
-    const line = text
-      .split('\n')
-      .find(
-        (l) =>
-          l.startsWith('http_requests_total{') && l.includes('route="/api/plan"') && l.includes(`status="${status}"`),
-      );
-    return line ? Number(line.split(' ').at(-1)) : 0;
+    return sample(text, 'http_requests_total', { route: '/api/plan', method: 'GET', status: String(status) }) ?? 0;
   };
   beforeAll(async () => {
     t = await createTestApp();
