@@ -509,6 +509,7 @@ describe('ranking with floats (src/domain/rough.ts)', () => {
     const exactly = createCalcService({ rough: false });
     const pick = <T>(xs: readonly T[]) => fc.constantFrom(...xs);
     let unsettled = 0;
+    let floated = 0;
     fc.assert(
       fc.property(
         fc.record({
@@ -530,17 +531,27 @@ describe('ranking with floats (src/domain/rough.ts)', () => {
             JSON.stringify({
               ...l,
               rows: l.rows.map((r) => [r.offer.id, r.eligible]),
-              items: l.items.map(({ yields: _ranked, ...item }) => item),
+              // what a row shows, whether floats decided its cents (`shown`) or its exact summary did
+              items: l.items.map(({ yields: _ranked, shown, ...item }) => ({
+                ...item,
+                shown: shown ?? presentCalc(item.calc),
+              })),
             });
           const a = listProducts({ catalog, calc: roughly, marketBest, now }, q);
           const b = listProducts({ catalog, calc: exactly, marketBest, now }, q);
           expect(shown(a)).toBe(shown(b));
           unsettled += a.rows.filter((r) => r.yields instanceof LazyRankYields && !r.yields.settled).length;
+          // a row whose cents floats decided shows what its exact summary shows
+          for (const item of a.items.filter((i) => i.shown)) {
+            floated++;
+            expect(item.shown).toEqual(presentCalc(item.calc));
+          }
         },
       ),
       { numRuns: 60 },
     );
-    // and floats ranked offers: rows whose exact yields were not needed
+    // and floats ranked offers: rows whose exact yields were not needed; and showed rows
     expect(unsettled).toBeGreaterThan(100);
+    expect(floated).toBeGreaterThan(100);
   });
 });

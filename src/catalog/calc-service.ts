@@ -7,6 +7,7 @@ import { createCalculator, type CalculatorStats, type PieceShape } from '../doma
 import type { CalcResult, CalcSummary, CalcTerms, CalcYields, PromotionsMode } from '../domain/types.js';
 import { changeImpact, type ChangeImpact } from '../domain/impact.js';
 import type { OfferModel } from '../domain/plan-model.js';
+import type { PresentedCalc } from '../domain/present.js';
 import type { CandidateFacts } from '../domain/plan.js';
 import type { ImpactBasis, RankYields } from './shapes.js';
 import { internTerms } from './terms-id.js';
@@ -20,6 +21,8 @@ export interface CalcService {
   rank(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): RankYields;
   /** Every calc field but the steps, memoised: made for the offers that are shown. */
   summary(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): CalcSummary;
+  /** What the client sees of `summary`, from floats where they decide every cent; null: present the summary. */
+  presented(offer: CatalogOffer, amount: Decimal, horizon: number, promotions: PromotionsMode): PresentedCalc | null;
   /**
    * The yields at any amount, like `summary`'s, without keeping the amount among the recent ones: the
    * savings plan asks about many amounts once each, which would push the list's popular amounts out.
@@ -288,6 +291,10 @@ export function createCalcService(options: { maxBytes?: number; rough?: boolean 
       let summary = recentSummaries.get(text, key);
       if (!summary) recentSummaries.set(text, key, (summary = calculator.evaluate(key, input)));
       return summary;
+    },
+    presented(offer, amount, horizon, promotions) {
+      const [key, input] = args(offer, amount, horizon, promotions);
+      return calculator.present(key, input);
     },
     yieldsAt(offer, amount, horizon, promotions) {
       const [key, input] = args(offer, amount, horizon, promotions);

@@ -5,6 +5,7 @@ import { coveredAmount, dgsSplit } from '../domain/dgs.js';
 import { compareDecimals, type Decimal } from '../domain/decimal.js';
 import type { DgsSplit, OfferType } from '../domain/types.js';
 import type { CalcSummary } from '../domain/types.js';
+import type { PresentedCalc } from '../domain/present.js';
 import { drain } from '../domain/plan/search.js';
 import { pausePoints, type CalcService } from './calc-service.js';
 import { compileFilters, F } from './filters.js';
@@ -26,6 +27,8 @@ export interface RankedOffer extends Ranked {
 export interface OfferResult extends RankedOffer {
   calc: CalcSummary;
   dgs: DgsSplit;
+  /** What a client sees of `calc` where floats decide every cent (a list's rows): `calc` is then not made. */
+  shown?: PresentedCalc | null;
 }
 
 export interface FacetValue {
@@ -232,15 +235,23 @@ export function offerResult(
   };
 }
 
-/** The whole calculation of a ranked offer, for showing it. */
+/**
+ * The whole calculation of a ranked offer, for showing it: its shown values from floats where they decide
+ * every cent, its exact summary made only when something reads it (a savings plan's totals, a row the
+ * floats leave undecided).
+ */
 export function withCalc(
   calc: CalcService,
   q: Pick<ProductQuery, 'amount' | 'horizon' | 'promotions'>,
   r: RankedOffer,
 ): OfferResult {
+  let summary: CalcSummary | undefined;
   return {
     ...r,
-    calc: calc.summary(r.offer, q.amount, q.horizon, q.promotions),
+    get calc() {
+      return (summary ??= calc.summary(r.offer, q.amount, q.horizon, q.promotions));
+    },
+    shown: calc.presented(r.offer, q.amount, q.horizon, q.promotions),
     dgs: dgsSplit(q.amount, r.offer.institution.dgs, r.offer.sharedWith),
   };
 }

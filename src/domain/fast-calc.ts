@@ -24,9 +24,11 @@
 //   half cent; in practice never at all, the band is 1e-16 wide);
 // - a balance slope s ≤ 0 (only with rates below −100 %): the interval would flip.
 import { LRUCache } from 'lru-cache';
-import type { Decimal } from './decimal.js';
+import { type Decimal, roughNumber } from './decimal.js';
 import { calculate } from './calc.js';
 import { createPrefixes } from './fast-calc-prefix.js';
+import { presentedOf } from './fast-present.js';
+import type { PresentedCalc } from './present.js';
 import { LazyRankYields } from './rough.js';
 import { Bounds, compile, traceRuns } from './fast-calc-trace.js';
 import {
@@ -117,6 +119,11 @@ export interface Calculator {
    * list can rank every offer with this and summarise only the page it shows.
    */
   evaluateYields(key: string, input: CalcInput): CalcYields;
+  /**
+   * What presentCalc(evaluate(key, input)) shows (no steps), from floats (fast-present.ts); null where a
+   * float cannot decide a cent or no piece answers the amount: the caller then presents the summary.
+   */
+  present(key: string, input: CalcInput): PresentedCalc | null;
   /** comparableYield and effectiveRate alone, as evaluateYields gives them: what a list ranks every offer by. */
   evaluateRank(key: string, input: CalcInput): RankYields;
   /**
@@ -351,6 +358,16 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
     return summaryOf(resolved, input.amount, inverseOf) ?? guard(key, input);
   }
 
+  let floatAmount: Decimal | null = null;
+  let floatValue = 0;
+  function present(key: string, input: CalcInput): PresentedCalc | null {
+    const resolved = resolve(key, input);
+    if (!('entry' in resolved)) return null;
+    const { amount } = input;
+    if (amount !== floatAmount) [floatAmount, floatValue] = [amount, roughNumber(amount)];
+    return presentedOf(resolved, amount, floatValue);
+  }
+
   function evaluateYields(key: string, input: CalcInput): CalcYields {
     const resolved = resolve(key, input);
     const summary = 'entry' in resolved ? (yieldsOf(resolved, input.amount, inverseOf) ?? guard(key, input)) : resolved;
@@ -414,6 +431,7 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
   return {
     evaluate,
     evaluateYields,
+    present,
     evaluateRank,
     constantYields,
     pieceAt,

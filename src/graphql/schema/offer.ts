@@ -24,6 +24,8 @@ export interface OfferView {
   offer: CatalogOffer;
   /** With monthly steps in the detail, without in lists. */
   calc: CalcSummary | CalcResult;
+  /** What a client sees of `calc`, where already known (a list's rows: src/catalog/pipeline.ts withCalc). */
+  shown?: PresentedCalc | null;
   dgs: DgsSplit;
   eligible: boolean;
   ineligibleReason: IneligibleReason | null;
@@ -297,7 +299,7 @@ export const OfferRef = builder.objectRef<OfferView>('Offer').implement({
     sourceUrl: t.string({ nullable: true, resolve: attr((o) => o.sourceUrl) }),
     eligible: t.boolean({ description: 'whether the amount fits minAmount and maxAmount', resolve: (v) => v.eligible }),
     ineligibleReason: t.field({ type: IneligibleReasonEnum, nullable: true, resolve: (v) => v.ineligibleReason }),
-    calc: t.field({ type: CalcRef, resolve: (v) => presentCalc(v.calc) }),
+    calc: t.field({ type: CalcRef, resolve: (v) => v.shown ?? presentCalc(v.calc) }),
     dgs: t.field({ type: DgsSplitRef, resolve: (v) => v.dgs }),
   }),
 });
