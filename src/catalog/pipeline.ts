@@ -1,7 +1,7 @@
 // GET /api/products, contract §4: filter, calculate, eligibility, DGS, count, sort, page — plus the
 // facets, term curve, per-type maxima and market summary over the same request. Pure: the catalogue,
 // the query and the time go in, the list comes out.
-import { coveredAmount, dgsSplit } from '../domain/dgs.js';
+import { coveredAmount, dgsSplit, sortedBrands } from '../domain/dgs.js';
 import { compareDecimals, type Decimal } from '../domain/decimal.js';
 import type { DgsSplit, OfferType } from '../domain/types.js';
 import type { CalcSummary } from '../domain/types.js';
@@ -244,6 +244,7 @@ export function withCalc(
   calc: CalcService,
   q: Pick<ProductQuery, 'amount' | 'horizon' | 'promotions'>,
   r: RankedOffer,
+  split: (offer: CatalogOffer) => DgsSplit = splitsAt(q.amount),
 ): OfferResult {
   let summary: CalcSummary | undefined;
   return {
@@ -252,7 +253,21 @@ export function withCalc(
       return (summary ??= calc.summary(r.offer, q.amount, q.horizon, q.promotions));
     },
     shown: calc.presented(r.offer, q.amount, q.horizon, q.promotions),
-    dgs: dgsSplit(q.amount, r.offer.institution.dgs, r.offer.sharedWith),
+    dgs: split(r.offer),
+  };
+}
+
+/**
+ * dgsSplit at one amount for offer after offer: its figures are the same for every offer of a scheme (a
+ * page has a few dozen schemes, and the cover's percentage is a 34-digit division), its brands the offer's.
+ */
+export function splitsAt(amount: Decimal): (offer: CatalogOffer) => DgsSplit {
+  const bySchemes = new Map<CatalogOffer['institution']['dgs'], DgsSplit>();
+  return (offer) => {
+    const dgs = offer.institution.dgs;
+    let split = bySchemes.get(dgs);
+    if (split === undefined) bySchemes.set(dgs, (split = dgsSplit(amount, dgs, [])));
+    return offer.sharedWith.length === 0 ? split : { ...split, sharedWith: sortedBrands(offer.sharedWith) };
   };
 }
 
@@ -295,9 +310,10 @@ export function* pageSteps(
   const start = (q.page - 1) * q.pageSize;
   const page = core.first(start + q.pageSize).slice(start);
   const items: OfferResult[] = [];
+  const split = splitsAt(q.amount);
   for (const r of page) {
     if (items.length % LIST_STEP === LIST_STEP - 1) yield;
-    items.push(withCalc(calc, q, r));
+    items.push(withCalc(calc, q, r, split));
   }
   // Field by field: a spread of the core would read its rows, and sort them all.
   return {

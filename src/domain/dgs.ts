@@ -44,6 +44,9 @@ export function dgsSplit(amount: Decimal, dgs: DgsScheme, sharedWith: readonly s
     uncovered,
     coveredPercent: covered.div(amount).times(HUNDRED),
     fullyCovered: uncovered.isZero(),
-    sharedWith: [...sharedWith].sort(compareBrandNames),
+    sharedWith: sortedBrands(sharedWith),
   };
 }
+
+/** Brand names as a split lists them: a sorted copy (compareBrandNames). */
+export const sortedBrands = (names: readonly string[]): string[] => [...names].sort(compareBrandNames);

@@ -24,10 +24,10 @@
 //   half cent; in practice never at all, the band is 1e-16 wide);
 // - a balance slope s ≤ 0 (only with rates below −100 %): the interval would flip.
 import { LRUCache } from 'lru-cache';
-import { type Decimal, roughNumber } from './decimal.js';
+import type { Decimal } from './decimal.js';
 import { calculate } from './calc.js';
 import { createPrefixes } from './fast-calc-prefix.js';
-import { presentedOf } from './fast-present.js';
+import { amountShown, type AmountShown, presentedOf } from './fast-present.js';
 import type { PresentedCalc } from './present.js';
 import { LazyRankYields } from './rough.js';
 import { Bounds, compile, traceRuns } from './fast-calc-trace.js';
@@ -358,14 +358,13 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
     return summaryOf(resolved, input.amount, inverseOf) ?? guard(key, input);
   }
 
-  let floatAmount: Decimal | null = null;
-  let floatValue = 0;
+  // A list shows its rows at one amount.
+  let shownAmount: AmountShown | null = null;
   function present(key: string, input: CalcInput): PresentedCalc | null {
     const resolved = resolve(key, input);
     if (!('entry' in resolved)) return null;
-    const { amount } = input;
-    if (amount !== floatAmount) [floatAmount, floatValue] = [amount, roughNumber(amount)];
-    return presentedOf(resolved, amount, floatValue);
+    if (shownAmount?.value !== input.amount) shownAmount = amountShown(input.amount);
+    return presentedOf(resolved, shownAmount);
   }
 
   function evaluateYields(key: string, input: CalcInput): CalcYields {

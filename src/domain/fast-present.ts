@@ -31,8 +31,8 @@ const RATIO_MAX = 1e6;
 /** Cents as integers stay exact below this. */
 const MAX_CENTS = 1e15;
 
-/** The floats of a piece's coefficients, read once per piece. */
-export interface PieceFloats {
+/** The floats of a piece's coefficients, and the cents of its constants: worked out once per piece. */
+interface PieceFloats {
   grossS: number;
   grossT: number;
   taxS: number;
@@ -43,7 +43,16 @@ export interface PieceFloats {
   comparableT: number;
   netS: number;
   netT: number;
+  /** The cents of piece.nominal, of its constant yields (once settled), of its fees at one amount scale. */
+  nominal?: number;
+  comparable?: ConstantYield;
+  effective?: number;
+  feesScale?: number;
+  fees?: string;
 }
+
+/** A constant yield: its cents, its float and that float's bound (for returnPerYear). */
+type ConstantYield = [cents: number, float: number, bound: number];
 
 const floatsOf = new WeakMap<Piece, PieceFloats>();
 
@@ -66,6 +75,22 @@ function floats(piece: Piece): PieceFloats {
   }
   return f;
 }
+
+/** The amount a list asks about, as the rows need it: made once per amount. */
+export interface AmountShown {
+  value: Decimal;
+  float: number;
+  text: string;
+  cents: number;
+}
+
+export function amountShown(amount: Decimal): AmountShown {
+  const text = moneyToCents(amount, amount);
+  return { value: amount, float: roughNumber(amount), text, cents: exactCents(text) };
+}
+
+/** The cents of a two-decimal string. */
+const exactCents = (text: string) => Math.round(Number(text) * 100);
 
 /**
  * The cents of a value whose exact counterpart is within `bound` of `v`, as toCents(exact, scaleExp) shows
@@ -108,11 +133,9 @@ function yieldOf(s: number, t: number, inverse: number, months: number): [number
   return [y, ROUGH_ERROR * Math.max(1, Math.abs(y))];
 }
 
-/** A constant yield, worked out exactly once per piece: its cents, and the float for returnPerYear. */
-function constantYield(y: Decimal): [number, number, number] {
-  const shown = toCents(y);
+function constantYield(y: Decimal): ConstantYield {
   const f = roughNumber(y);
-  return [Math.round(Number(shown) * 100), f, ERROR * Math.max(1, Math.abs(f))];
+  return [exactCents(toCents(y)), f, ERROR * Math.max(1, Math.abs(f))];
 }
 
 /**
@@ -120,11 +143,11 @@ function constantYield(y: Decimal): [number, number, number] {
  * decide a cent. The piece must answer the amount (fast-calc-pieces.ts `answers`) and have its constants
  * settled.
  */
-export function presentedOf(piece: Piece, amount: Decimal, amountFloat: number): PresentedCalc | null {
+export function presentedOf(piece: Piece, amount: AmountShown): PresentedCalc | null {
   const c = piece.entry.compiled;
   const f = floats(piece);
-  const scale = amount.e;
-  const a = amountFloat;
+  const scale = amount.value.e;
+  const a = amount.float;
   const inverse = 1 / a;
 
   const [g, gBound] = affine(f.grossS, f.grossT, a);
@@ -135,7 +158,7 @@ export function presentedOf(piece: Piece, amount: Decimal, amountFloat: number):
     tax = centsOf(t, tBound, scale);
   }
   let nominal: number;
-  if (piece.nominal !== null) nominal = Math.round(Number(toCents(piece.nominal)) * 100);
+  if (piece.nominal !== null) nominal = f.nominal ??= exactCents(toCents(piece.nominal));
   else {
     const [n, nBound] = affine(f.nominalT, f.nominalS, inverse);
     nominal = centsOf(n, nBound, 0);
@@ -145,13 +168,14 @@ export function presentedOf(piece: Piece, amount: Decimal, amountFloat: number):
   let comparable: number;
   let yieldFloat: number;
   let yieldBound: number;
-  if (piece.comparableYield !== null) [comparable, yieldFloat, yieldBound] = constantYield(piece.comparableYield);
+  if (piece.comparableYield !== null)
+    [comparable, yieldFloat, yieldBound] = f.comparable ??= constantYield(piece.comparableYield);
   else {
     [yieldFloat, yieldBound] = yieldOf(f.comparableS, f.comparableT, inverse, c.months);
     comparable = centsOf(yieldFloat, yieldBound, 0);
   }
   let effective: number;
-  if (piece.effectiveRate !== null) effective = Math.round(Number(toCents(piece.effectiveRate)) * 100);
+  if (piece.effectiveRate !== null) effective = f.effective ??= exactCents(toCents(piece.effectiveRate));
   else if (piece.sameRatio) effective = comparable;
   else {
     const [e, eBound] = yieldOf(f.netS, f.netT, inverse, c.months);
@@ -163,12 +187,11 @@ export function presentedOf(piece: Piece, amount: Decimal, amountFloat: number):
   if (Number.isNaN(comparable + effective + returnPerYear)) return null;
 
   // The totals from the shown parts, as presentCalc makes them: sums of cents are exact.
-  const amountText = moneyToCents(amount, amount);
-  const fees = moneyToCents(c.fees, amount);
-  const amountCents = Math.round(Number(amountText) * 100);
-  const net = gross - tax - Math.round(Number(fees) * 100);
+  if (f.feesScale !== scale) [f.feesScale, f.fees] = [scale, moneyToCents(c.fees, amount.value)];
+  const fees = f.fees!;
+  const net = gross - tax - exactCents(fees);
   return {
-    amount: amountText,
+    amount: amount.text,
     months: c.months,
     promotionApplied: c.promotionApplied,
     nominalRate: centsText(nominal),
@@ -176,7 +199,7 @@ export function presentedOf(piece: Piece, amount: Decimal, amountFloat: number):
     withholdingTax: centsText(tax),
     fees,
     netInterest: centsText(net),
-    endBalance: centsText(net + amountCents),
+    endBalance: centsText(net + amount.cents),
     comparableYield: centsText(comparable),
     effectiveRate: centsText(effective),
     returnPerYear: centsText(returnPerYear),
