@@ -223,12 +223,19 @@ export function offerResult(
 ): OfferResult {
   const reason = ineligibility(offer, q.amount);
   const dgs = dgsSplit(q.amount, offer.institution.dgs, offer.sharedWith);
-  const summary = calc.summary(offer, q.amount, q.horizon, q.promotions);
+  // As a list's row: shown from floats where they decide, the exact summary made only when read.
+  let summary: CalcSummary | undefined;
+  const exact = () => (summary ??= calc.summary(offer, q.amount, q.horizon, q.promotions));
   return {
     offer,
-    yields: summary, // the summary holds the yields too
+    get yields() {
+      return exact(); // the summary holds the yields too
+    },
     covered: dgs.covered,
-    calc: summary,
+    get calc() {
+      return exact();
+    },
+    shown: calc.presented(offer, q.amount, q.horizon, q.promotions),
     dgs,
     eligible: reason === null,
     ineligibleReason: reason,

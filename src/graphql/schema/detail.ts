@@ -95,8 +95,15 @@ function detail(ctx: Context, at: View, id: string, amount: Decimal, horizon: nu
         )
       : clientError('NOT_FOUND', `no offer with id "${id}"`);
   }
-  const base = offerResult(ctx.services.calc, query(amount, horizon), offer);
-  const view = { ...base, calc: ctx.services.calc.full(offer, amount, horizon, 'include') };
+  // The offer with its monthly steps: the reference loop's calculation, not a list row's (no `shown`).
+  const { dgs, eligible, ineligibleReason } = offerResult(ctx.services.calc, query(amount, horizon), offer);
+  const view = {
+    offer,
+    dgs,
+    eligible,
+    ineligibleReason,
+    calc: ctx.services.calc.full(offer, amount, horizon, 'include'),
+  };
   return { offer, amount, horizon, view, at };
 }
 
