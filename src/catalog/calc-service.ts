@@ -7,7 +7,7 @@ import { createCalculator, type CalculatorStats, type PieceShape } from '../doma
 import type { CalcResult, CalcSummary, CalcTerms, CalcYields, PromotionsMode } from '../domain/types.js';
 import { changeImpact, type ChangeImpact } from '../domain/impact.js';
 import type { OfferModel } from '../domain/plan-model.js';
-import type { PresentedCalc } from '../domain/present.js';
+import { moneyToCents, type PresentedCalc } from '../domain/present.js';
 import type { CandidateFacts } from '../domain/plan.js';
 import type { ImpactBasis, RankYields } from './shapes.js';
 import { internTerms } from './terms-id.js';
@@ -320,16 +320,17 @@ export function createCalcService(options: { maxBytes?: number; rough?: boolean 
         // list keys an offer's (by the terms' content), so that the plan in force now uses the pieces
         // the lists built for the offer, and every side of an event those of the offers with its terms.
         const mode = calcMode('include');
-        const returnPerYear = (_side: 'before' | 'after', terms: CalcTerms) => {
+        const shownReturnPerYear = (_side: 'before' | 'after', terms: CalcTerms) => {
           const interned = internTerms(terms);
-          return calculator.evaluateYields(calcKey(interned.id, months, mode), {
-            amount,
-            months,
-            promotions: mode,
-            terms: interned.terms,
-          }).returnPerYear;
+          const key = calcKey(interned.id, months, mode);
+          const input = { amount, months, promotions: mode, terms: interned.terms };
+          // from floats where they decide the cent, as a list's rows (src/domain/fast-present.ts)
+          const shown = calculator.present(key, input);
+          return shown
+            ? shown.returnPerYear
+            : moneyToCents(calculator.evaluateYields(key, input).returnPerYear, amount);
         };
-        impact = changeImpact({ amount, months, before: basis.before, after: basis.after, returnPerYear });
+        impact = changeImpact({ amount, months, before: basis.before, after: basis.after, shownReturnPerYear });
         impacts.set(key, impact);
       }
       return impact;

@@ -27,10 +27,11 @@ export interface ImpactInput {
   before: CalcTerms;
   after: CalcTerms;
   /**
-   * The unrounded return per year under one side's terms; by default the reference calculation. The
-   * service passes the fast evaluator, which is held equal to it (src/domain/fast-calc.test.ts).
+   * The return per year under one side's terms as shown (two decimals); by default the reference
+   * calculation's, rounded. The service passes the fast evaluator's, which is held equal to it
+   * (src/domain/fast-calc.test.ts, src/domain/fast-present.test.ts).
    */
-  returnPerYear?: (side: 'before' | 'after', terms: CalcTerms) => Decimal;
+  shownReturnPerYear?: (side: 'before' | 'after', terms: CalcTerms) => string;
 }
 
 /** The return per year for an amount as the list shows it (promotions included). */
@@ -38,9 +39,9 @@ export function shownReturnPerYear(terms: CalcTerms, amount: Decimal, months: nu
   return moneyToCents(calculate({ amount, months, promotions: 'include', terms }).returnPerYear, amount);
 }
 
-export function changeImpact({ amount, months, before, after, returnPerYear }: ImpactInput): ChangeImpact {
+export function changeImpact({ amount, months, before, after, shownReturnPerYear: given }: ImpactInput): ChangeImpact {
   const shown = (side: 'before' | 'after', terms: CalcTerms) =>
-    returnPerYear ? moneyToCents(returnPerYear(side, terms), amount) : shownReturnPerYear(terms, amount, months);
+    given ? given(side, terms) : shownReturnPerYear(terms, amount, months);
   const returnPerYearBefore = shown('before', before);
   const returnPerYearAfter = shown('after', after);
   return {
