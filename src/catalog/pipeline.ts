@@ -215,30 +215,46 @@ export function marketSummary(catalog: Catalog, best: MarketBest): MarketSummary
   return { ...counts, best };
 }
 
-/** One offer as shown outside a list (the detail, its same-licence offers): whatever its eligibility. */
+/** Where an offer stands at an amount, whatever its eligibility: its DGS split, and whether the amount fits. */
+export function offerStanding(
+  amount: Decimal,
+  offer: CatalogOffer,
+  split: (offer: CatalogOffer) => DgsSplit = splitsAt(amount),
+): Pick<OfferResult, 'dgs' | 'eligible' | 'ineligibleReason'> {
+  const reason = ineligibility(offer, amount);
+  return { dgs: split(offer), eligible: reason === null, ineligibleReason: reason };
+}
+
+/** An offer's exact summary for a request, made on first read (floats show it where they decide its cents). */
+function summaryWhenRead(
+  calc: CalcService,
+  q: Pick<ProductQuery, 'amount' | 'horizon' | 'promotions'>,
+  offer: CatalogOffer,
+): () => CalcSummary {
+  let summary: CalcSummary | undefined;
+  return () => (summary ??= calc.summary(offer, q.amount, q.horizon, q.promotions));
+}
+
+/** One offer as shown outside a list (a detail's same-licence offers, a plan's parts): whatever its eligibility. */
 export function offerResult(
   calc: CalcService,
   q: Pick<ProductQuery, 'amount' | 'horizon' | 'promotions'>,
   offer: CatalogOffer,
+  split?: (offer: CatalogOffer) => DgsSplit,
 ): OfferResult {
-  const reason = ineligibility(offer, q.amount);
-  const dgs = dgsSplit(q.amount, offer.institution.dgs, offer.sharedWith);
-  // As a list's row: shown from floats where they decide, the exact summary made only when read.
-  let summary: CalcSummary | undefined;
-  const exact = () => (summary ??= calc.summary(offer, q.amount, q.horizon, q.promotions));
+  const standing = offerStanding(q.amount, offer, split);
+  const exact = summaryWhenRead(calc, q, offer);
   return {
     offer,
     get yields() {
       return exact(); // the summary holds the yields too
     },
-    covered: dgs.covered,
+    covered: standing.dgs.covered,
     get calc() {
       return exact();
     },
     shown: calc.presented(offer, q.amount, q.horizon, q.promotions),
-    dgs,
-    eligible: reason === null,
-    ineligibleReason: reason,
+    ...standing,
   };
 }
 
@@ -253,11 +269,11 @@ export function withCalc(
   r: RankedOffer,
   split: (offer: CatalogOffer) => DgsSplit = splitsAt(q.amount),
 ): OfferResult {
-  let summary: CalcSummary | undefined;
+  const exact = summaryWhenRead(calc, q, r.offer);
   return {
     ...r,
     get calc() {
-      return (summary ??= calc.summary(r.offer, q.amount, q.horizon, q.promotions));
+      return exact();
     },
     shown: calc.presented(r.offer, q.amount, q.horizon, q.promotions),
     dgs: split(r.offer),

@@ -1,7 +1,7 @@
 // Query.product (GET /api/products/{id}) and Query.offers (a batch of details): an offer with its
 // monthly steps, rate history, sources, events and the other offers under the same licence.
 import { DETAIL_LIMIT } from '../loaders.js';
-import { offerResult, type OfferResult } from '../../catalog/pipeline.js';
+import { offerResult, offerStanding, splitsAt, type OfferResult } from '../../catalog/pipeline.js';
 import type { CatalogOffer, CatalogSource } from '../../catalog/types.js';
 import { Decimal } from '../../domain/decimal.js';
 import { clientError } from '../../request/errors.js';
@@ -73,10 +73,13 @@ export const OfferDetailRef = builder.objectRef<DetailSource>('OfferDetail').imp
     sameLicence: t.field({
       type: [OfferRef],
       description: "the institution's other active offers, for the same amount and horizon (they share one DGS limit)",
-      resolve: (d, _args, ctx) =>
-        (d.at.catalog.offersByInstitution.get(d.offer.institution.id) ?? [])
+      resolve: (d, _args, ctx) => {
+        // one institution: one DGS split's figures for all of them
+        const split = splitsAt(d.amount);
+        return (d.at.catalog.offersByInstitution.get(d.offer.institution.id) ?? [])
           .filter((o) => o.id !== d.offer.id)
-          .map((o): OfferResult => offerResult(ctx.services.calc, query(d.amount, d.horizon), o)),
+          .map((o): OfferResult => offerResult(ctx.services.calc, query(d.amount, d.horizon), o, split));
+      },
     }),
     method: methodField(t),
   }),
@@ -96,12 +99,9 @@ function detail(ctx: Context, at: View, id: string, amount: Decimal, horizon: nu
       : clientError('NOT_FOUND', `no offer with id "${id}"`);
   }
   // The offer with its monthly steps: the reference loop's calculation, not a list row's (no `shown`).
-  const { dgs, eligible, ineligibleReason } = offerResult(ctx.services.calc, query(amount, horizon), offer);
   const view = {
     offer,
-    dgs,
-    eligible,
-    ineligibleReason,
+    ...offerStanding(amount, offer),
     calc: ctx.services.calc.full(offer, amount, horizon, 'include'),
   };
   return { offer, amount, horizon, view, at };
