@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { marginalTiers } from '../__tests__/plan-fixtures.js';
-import { countBound } from './count-bound.js';
+import { countBound, countScratch } from './count-bound.js';
 import { PartialPlan } from './partial.js';
 import { GroupRooms } from './rooms.js';
 import { completions, pickPartial, problemArb, spaceFor } from './__tests__/problems.js';
@@ -13,7 +13,15 @@ function counted(space: SearchSpace, plan: PartialPlan, i: number, need: number,
   const stats: PlanStats = { candidates: 0, kept: 0, nodes: 0, leaves: 0, refinements: 0, work: 0 };
   const { cands, tables, limits } = space;
   const rooms = new GroupRooms(limits.groupLimits, plan);
-  const ctx = { cands, bySteepest: tables.bySteepest, groupLimits: limits.groupLimits, plan, rooms, stats };
+  const ctx = {
+    cands,
+    bySteepest: tables.bySteepest,
+    groupLimits: limits.groupLimits,
+    plan,
+    rooms,
+    stats,
+    ...countScratch(),
+  };
   const chosenItems: Item[] = plan.parts
     .map(({ cand, seg }) => ({
       slope: seg.slope,

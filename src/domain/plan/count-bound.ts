@@ -17,7 +17,18 @@ export interface CountContext {
   plan: PartialPlan;
   rooms: GroupRooms;
   stats: PlanStats;
+  /** Scratch, reused by every call: the chosen stretches by gain, the m largest gains and their units. */
+  byGain: Item[];
+  top: Float64Array;
+  topUnits: Float64Array;
 }
+
+/** countBound's scratch, made once per search. */
+export const countScratch = (): Pick<CountContext, 'byGain' | 'top' | 'topUnits'> => ({
+  byGain: [],
+  top: new Float64Array(0),
+  topUnits: new Float64Array(0),
+});
 
 /**
  * The amount is priced (pi per unit, plus pi·need), so that the open candidates no longer share it, and
@@ -40,15 +51,38 @@ export function countBound(
   const { groupLo } = plan;
   const room = rooms.room;
   const adjusted = (it: Item) => it.slope - (it.flexible ? 0 : lambda);
-  const chosenByGain = [...chosenItems].sort((a, b) => adjusted(b) - adjusted(a));
-  const top = new Float64Array(m);
-  const topUnits = new Float64Array(m);
-  const at = (pi: number) => {
+  // chosenItems is steepest first: by gain the same order unless lambda lowers some (a stable sort's)
+  let chosenByGain: readonly Item[] = chosenItems;
+  if (lambda !== 0) {
+    const byGain = ctx.byGain;
+    byGain.length = 0;
+    for (const it of chosenItems) {
+      let k = byGain.length;
+      byGain.push(it);
+      while (k > 0 && adjusted(byGain[k - 1]!) < adjusted(it)) {
+        byGain[k] = byGain[k - 1]!;
+        k--;
+      }
+      byGain[k] = it;
+    }
+    chosenByGain = byGain;
+  }
+  if (ctx.top.length < m) {
+    ctx.top = new Float64Array(m);
+    ctx.topUnits = new Float64Array(m);
+  }
+  const { top, topUnits } = ctx;
+  let atValue = 0;
+  let atAbs = 0;
+  let atUnits = 0;
+  /** The bound at price pi, in atValue, atAbs and atUnits (what the open parts and the chosen take). */
+  const at = (pi: number): void => {
     let value = pi * need + lambda * fixedRoom;
     let abs = Math.abs(pi * need) + Math.abs(lambda * fixedRoom);
     let units = 0;
     rooms.next();
-    for (const it of chosenByGain) {
+    for (let q = 0; q < chosenByGain.length; q++) {
+      const it = chosenByGain[q]!;
       const gain = adjusted(it) - pi;
       if (gain <= 0) break;
       const g = it.group;
@@ -59,9 +93,10 @@ export function countBound(
       abs += Math.abs(t * it.slope);
       units += t;
     }
-    top.fill(0);
-    topUnits.fill(0);
-    for (const j of bySteepest) {
+    top.fill(0, 0, m);
+    topUnits.fill(0, 0, m);
+    for (let q = 0; q < bySteepest.length; q++) {
+      const j = bySteepest[q]!;
       const c = cands[j]!;
       if (c.steps[0]!.slope - pi <= 0) break; // the rest earn even less per unit
       stats.work += c.steps.length;
@@ -72,7 +107,9 @@ export function countBound(
       let y = 0;
       let best = 0;
       let bestUnits = 0;
-      for (const step of c.steps) {
+      const steps = c.steps;
+      for (let t = 0; t < steps.length; t++) {
+        const step = steps[t]!;
         const w = Math.min(step.width, cap - x);
         if (w <= 0) break;
         const gain = step.slope - (c.flexible ? 0 : lambda) - pi;
@@ -103,19 +140,25 @@ export function countBound(
       abs += Math.abs(top[k]!) + Math.abs(pi * topUnits[k]!);
       units += topUnits[k]!;
     }
-    return { value, abs, units };
+    atValue = value;
+    atAbs = abs;
+    atUnits = units;
   };
   let lo = -1;
   let hi = 1;
   for (const it of chosenItems) hi = Math.max(hi, it.slope + 1);
   for (const j of bySteepest) if (j >= i) hi = Math.max(hi, cands[j]!.steps[0]!.slope + 1);
-  let best = { value: Infinity, abs: 0 };
+  let bestValue = Infinity;
+  let bestAbs = 0;
   for (let step = 0; step < PI_STEPS; step++) {
     const mid = (lo + hi) / 2;
-    const r = at(mid);
-    if (r.value < best.value) best = r;
-    if (r.units > need) lo = mid;
+    at(mid);
+    if (atValue < bestValue) {
+      bestValue = atValue;
+      bestAbs = atAbs;
+    }
+    if (atUnits > need) lo = mid;
     else hi = mid;
   }
-  return best;
+  return { value: bestValue, abs: bestAbs };
 }

@@ -88,6 +88,7 @@ describe('openTables', () => {
         if (space === null) return;
         const { cands, tables, order, limits } = space;
         const { K } = tables;
+        expect(K).toBe(Math.min(limits.maxParts, cands.length));
         const n = cands.length;
         const reserved = limits.maxNonFlexible < limits.total;
         const topOf = (i: number, m: number, keep: (flexible: boolean) => boolean) =>

@@ -13,7 +13,8 @@ export function envelope(c: Cand): Item[] {
   const xs: number[] = [0];
   const ys: number[] = [0];
   for (const s of c.segs) {
-    for (const x of s.lo === s.hi ? [s.lo] : [s.lo, s.hi]) {
+    for (let end = s.lo === s.hi ? 1 : 0; end < 2; end++) {
+      const x = end === 0 ? s.lo : s.hi;
       const y = s.slope * x + s.intercept;
       // upper hull, left to right: drop the last point while it lies below the chord to the new one
       while (xs.length >= 2) {
@@ -30,13 +31,15 @@ export function envelope(c: Cand): Item[] {
   for (let k = 1; k < xs.length; k++) {
     const width = xs[k]! - xs[k - 1]!;
     const floor = k === 1 && c.lo > 1 ? Math.min(c.lo, width) : undefined;
+    // every field set, in the same order, whatever the item: one shape for the bounds' loops
     items.push({
       slope: up((ys[k]! - ys[k - 1]!) / width),
       width,
       group: c.group,
       flexible: c.flexible,
+      chosen: false,
       cand: c.index,
-      ...(floor ? { floor } : {}),
+      floor: floor ? floor : undefined,
     });
   }
   return items;
@@ -53,19 +56,18 @@ export function cutAndMerge(
   limit: number,
   spare: { fixed: number; flexible: number } = { fixed: 0, flexible: 0 },
 ): Item[] {
-  const out: Item[] = [];
-  for (const [steps, extra] of [
-    [fixed, spare.fixed],
-    [flexible, spare.flexible],
-  ] as const) {
+  const cut = (steps: readonly Item[], extra: number): Item[] => {
+    const out: Item[] = [];
     let left = limit + extra;
     for (const step of steps) {
       if (left <= 0) break;
       out.push(step.width <= left ? step : { ...step, width: left });
       left -= step.width;
     }
-  }
-  return out.sort((a, b) => b.slope - a.slope);
+    return out;
+  };
+  // each kind is steepest first already: merged, as a stable sort of the two one after the other
+  return mergeSteepest(cut(fixed, spare.fixed), cut(flexible, spare.flexible));
 }
 
 /** Two lists kept steepest first, as one; of equal slopes, `a`'s first. */
@@ -106,7 +108,10 @@ export interface OpenTables {
   later: Item[][];
   /** Per institution rank r: what the institutions after it could place. */
   laterCaps: LaterCaps[];
-  /** maxParts: the row length of the top sums is K + 1. */
+  /**
+   * maxParts, or the number of candidates when that is smaller (the m largest of fewer than m are all of
+   * them): the row length of the top sums is K + 1, and a reader asks for min(m, K).
+   */
   K: number;
   /**
    * Per position i and m = 0..K, at [i·(K + 1) + m]: the sum of the m largest amounts among candidates
@@ -178,19 +183,28 @@ export function openTables(cands: readonly Cand[], order: GroupOrder, limits: Pl
       laterCaps[r] = { ...caps };
     }
   }
-  const K = limits.maxParts;
+  // A placement's search allows as many parts as there are offers: rows of maxParts would be mostly
+  // copies of their last value.
+  const K = Math.min(limits.maxParts, n);
   const topSums = (keep: (c: Cand) => boolean): Float64Array => {
     const sums = new Float64Array((n + 1) * (K + 1));
-    let top: number[] = [];
+    // the K largest so far, largest first (the rest 0): an insertion per candidate, no sort, no garbage
+    const top = new Float64Array(K);
     for (let i = n; i >= 0; i--) {
-      if (i < n && keep(cands[i]!)) {
-        top.push(cands[i]!.hi);
-        top.sort((a, b) => b - a);
-        if (top.length > K) top = top.slice(0, K);
+      if (i < n && K > 0 && keep(cands[i]!)) {
+        const hi = cands[i]!.hi;
+        if (hi > top[K - 1]!) {
+          let k = K - 1;
+          while (k > 0 && top[k - 1]! < hi) {
+            top[k] = top[k - 1]!;
+            k--;
+          }
+          top[k] = hi;
+        }
       }
       let sum = 0;
       for (let m = 1; m <= K; m++) {
-        sum += top[m - 1] ?? 0;
+        sum += top[m - 1]!;
         sums[i * (K + 1) + m] = sum;
       }
     }

@@ -39,6 +39,9 @@ export class StreamGreedy {
   private readonly fixed: boolean[] = [];
   private readonly at = new Int32Array(MAX_STREAMS);
   private readonly split = new WeakMap<readonly Item[], { flexible: Item[]; fixed: Item[] }>();
+  /** The chosen parts' stretches by kind, refilled by each setStreams that splits them. */
+  private readonly chosenFlexible: Item[] = [];
+  private readonly chosenFixed: Item[] = [];
   /** Per candidate (by its index in the problem): the run that last took from it. */
   private readonly candRun: Int32Array;
   private runs = 0;
@@ -83,16 +86,12 @@ export class StreamGreedy {
       return;
     }
     // The chosen parts' list is made per bound; the others are fixed lists, split once.
-    add(
-      chosen.filter((it) => it.flexible),
-      false,
-      false,
-    );
-    add(
-      chosen.filter((it) => !it.flexible),
-      false,
-      true,
-    );
+    const { chosenFlexible, chosenFixed } = this;
+    chosenFlexible.length = 0;
+    chosenFixed.length = 0;
+    for (const it of chosen) (it.flexible ? chosenFlexible : chosenFixed).push(it);
+    add(chosenFlexible, false, false);
+    add(chosenFixed, false, true);
     for (const items of [current, rest]) {
       const { flexible, fixed } = this.splitOf(items);
       add(flexible, true, false);
@@ -126,7 +125,42 @@ export class StreamGreedy {
     let forcedTaken = 0;
     let newParts = 0;
     const run = ++this.runs;
-    const take = (it: Item, units: number, slope: number) => {
+    const streams = streamItems.length;
+    streamAt.fill(0);
+    if (forced) forcedTaken = Math.min(forced.floor ?? forced.width, forced.width, rooms.of(forced.group), need);
+    // The forced stretch's floor first, then the steepest head of the streams while need is left; each
+    // taken in the loop's body (a closure that took them kept its variables on the heap: one per run).
+    for (let first = forced !== null; first || need > 0; first = false) {
+      let it: Item;
+      let units: number;
+      let slope: number;
+      if (first) {
+        it = forced!;
+        units = forcedTaken;
+        slope = it.slope - mu - (it.flexible ? 0 : lambda);
+      } else {
+        // the steepest head of the streams, each lowered by its multipliers
+        let pick = -1;
+        slope = -Infinity;
+        for (let k = 0; k < streams; k++) {
+          const items = streamItems[k]!;
+          const at = streamAt[k]!;
+          if (at >= items.length) continue;
+          const s = items[at]!.slope - (streamOpen[k] ? mu : 0) - (streamFixed[k] ? lambda : 0);
+          if (pick < 0 || s > slope) {
+            pick = k;
+            slope = s;
+          }
+        }
+        if (pick < 0) break;
+        stats.work += streams;
+        it = streamItems[pick]![streamAt[pick]!++]!;
+        if (it.cand === without && without >= 0) continue;
+        const width = it === forced ? it.width - forcedTaken : it.width;
+        units = Math.min(width, rooms.of(it.group), need, it.chosen || mu > 0 ? Infinity : newCap - openUsed);
+        if (units <= 0) continue;
+        if (it.floor !== undefined && it !== forced && units < it.floor) short = it;
+      }
       room[it.group] = room[it.group]! - units;
       need -= units;
       value += units * slope;
@@ -140,36 +174,6 @@ export class StreamGreedy {
           newParts++;
         }
       }
-    };
-    if (forced) {
-      forcedTaken = Math.min(forced.floor ?? forced.width, forced.width, rooms.of(forced.group), need);
-      take(forced, forcedTaken, forced.slope - mu - (forced.flexible ? 0 : lambda));
-    }
-    const streams = streamItems.length;
-    streamAt.fill(0);
-    while (need > 0) {
-      // the steepest head of the streams, each lowered by its multipliers
-      let pick = -1;
-      let slope = -Infinity;
-      for (let k = 0; k < streams; k++) {
-        const items = streamItems[k]!;
-        const at = streamAt[k]!;
-        if (at >= items.length) continue;
-        const s = items[at]!.slope - (streamOpen[k] ? mu : 0) - (streamFixed[k] ? lambda : 0);
-        if (pick < 0 || s > slope) {
-          pick = k;
-          slope = s;
-        }
-      }
-      if (pick < 0) break;
-      stats.work += streams;
-      const it = streamItems[pick]![streamAt[pick]!++]!;
-      if (it.cand === without && without >= 0) continue;
-      const width = it === forced ? it.width - forcedTaken : it.width;
-      const units = Math.min(width, rooms.of(it.group), need, it.chosen || mu > 0 ? Infinity : newCap - openUsed);
-      if (units <= 0) continue;
-      if (it.floor !== undefined && it !== forced && units < it.floor) short = it;
-      take(it, units, slope);
     }
     return { value: need > 0 ? Infinity : value, abs, lastOpen, openUsed, fixedUsed, short, newParts };
   }
