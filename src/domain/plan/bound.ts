@@ -102,9 +102,9 @@ export class BoundEngine {
     stats.work += WORK_PER_BOUND;
     const m = maxParts - plan.parts.length;
     const open = m > 0 && i < n;
-    const current = open ? tables.suffixItems[i]! : NO_ITEMS;
+    const current = open ? tables.suffixItems(i) : NO_ITEMS;
     const r = open ? this.order.rank.get(cands[i]!.group)! + 1 : this.order.groups.length;
-    const rest = open ? tables.later[r]! : NO_ITEMS;
+    const rest = open ? tables.later(r) : NO_ITEMS;
     const parts = plan.parts;
     chosenItems.length = 0;
     let forced = 0;
@@ -157,8 +157,9 @@ export class BoundEngine {
       else fixedCap += it.width;
     }
     if (open) {
-      flexCap += tables.suffixCaps[i]!.flexible;
-      fixedCap += tables.suffixCaps[i]!.fixed;
+      const suffix = tables.suffixCaps(i);
+      flexCap += suffix.flexible;
+      fixedCap += suffix.fixed;
     }
     // at most m new parts, each at most its candidate's largest amount
     const newCap = open ? tables.topSum[i * (K + 1) + Math.min(m, K)]! : 0;

@@ -106,7 +106,7 @@ describe('openTables', () => {
             expect(tables.topFixed[i * (K + 1) + m]).toBe(topOf(i, m, (f) => !f || !reserved));
           }
         for (let i = 0; i < n; i++) {
-          const items = tables.suffixItems[i]!;
+          const items = tables.suffixItems(i);
           const g = cands[i]!.group;
           expect(items.every((it) => it.group === g)).toBe(true);
           for (const flexible of [true, false]) {
@@ -116,14 +116,23 @@ describe('openTables', () => {
             // the limit, and room for the widest one's steps to be replaced when a bound leaves it out
             const spare = Math.max(0, ...kind.map((c) => c.hi));
             expect(width).toBe(Math.min(all, limits.groupLimits[g]! + spare));
-            const cap = tables.suffixCaps[i]![flexible ? 'flexible' : 'fixed'];
+            const cap = tables.suffixCaps(i)[flexible ? 'flexible' : 'fixed'];
             expect(cap).toBe(Math.min(all, limits.groupLimits[g]!));
           }
         }
         order.groups.forEach((_, r) => {
           const after = new Set(order.groups.slice(r));
-          const items = tables.later[r]!;
+          const items = tables.later(r);
           expect(items.every((it) => after.has(it.group))).toBe(true);
+          // each institution's steps merged into the next ones', ties to the earlier institution: the
+          // same items in the same order as the filtered whole list gives
+          const first = cands.findIndex((c) => c.group === order.groups[r]);
+          expect(items).toEqual(mergeSteepest(tables.suffixItems(first), tables.later(r + 1)));
+          expect(items.length).toBe(
+            order.groups
+              .slice(r)
+              .reduce((s, g) => s + tables.suffixItems(cands.findIndex((c) => c.group === g)).length, 0),
+          );
           expect(items.map((it) => it.slope)).toEqual(items.map((it) => it.slope).sort((a, b) => b - a));
           const caps = tables.laterCaps[r]!;
           const width = (keep: (it: Item) => boolean) => items.filter(keep).reduce((s, it) => s + it.width, 0);

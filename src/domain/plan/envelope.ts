@@ -101,12 +101,12 @@ export interface LaterCaps {
 /** The bound's tables over candidates in search order (see `openTables`). */
 export interface OpenTables {
   /** Per position i: the steps of i's institution's candidates from i on, merged and cut (`cutAndMerge`). */
-  suffixItems: Item[][];
+  suffixItems(i: number): Item[];
   /** Per position i: what those steps could place per kind, within the institution's limit. */
-  suffixCaps: { flexible: number; fixed: number }[];
-  /** Per institution rank r: the steps of the institutions after it, steepest first. */
-  later: Item[][];
-  /** Per institution rank r: what the institutions after it could place. */
+  suffixCaps(i: number): { flexible: number; fixed: number };
+  /** Per institution rank r: the steps of the institutions from r on, steepest first. */
+  later(r: number): Item[];
+  /** Per institution rank r: what the institutions from r on could place. */
   laterCaps: LaterCaps[];
   /**
    * maxParts, or the number of candidates when that is smaller (the m largest of fewer than m are all of
@@ -124,13 +124,16 @@ export interface OpenTables {
   bySteepest: number[];
 }
 
-/** The tables, for candidates in search order, each with its steps (`segmentsOf`). */
+/**
+ * The tables, for candidates in search order, each with its steps (`segmentsOf`). Most searches end
+ * within a node or two of the root (the seeded plan is proven best): the suffixes of positions and the
+ * later institutions' steps are made when a bound first asks for them, each as the whole pass would
+ * have made it.
+ */
 export function openTables(cands: readonly Cand[], order: GroupOrder, limits: PlanLimits): OpenTables {
   const { groupLimits } = limits;
   const { groups, rank } = order;
   const n = cands.length;
-  const suffixItems: Item[][] = new Array(n);
-  const suffixCaps: { flexible: number; fixed: number }[] = new Array(n);
   const capsOf = (items: readonly Item[], limit: number) => {
     let flexible = 0;
     let fixed = 0;
@@ -140,36 +143,42 @@ export function openTables(cands: readonly Cand[], order: GroupOrder, limits: Pl
     }
     return { flexible: Math.min(limit, flexible), fixed: Math.min(limit, fixed) };
   };
-  const whole: Item[][] = [];
-  {
-    let fixed: Item[] = [];
-    let flexible: Item[] = [];
-    let spare = { fixed: 0, flexible: 0 };
-    for (let i = n - 1; i >= 0; i--) {
-      const c = cands[i]!;
-      if (i === n - 1 || cands[i + 1]!.group !== c.group) {
-        fixed = [];
-        flexible = [];
-        spare = { fixed: 0, flexible: 0 };
-      }
+  // Each institution's candidates are consecutive in search order: where each one's run ends.
+  const runEnd = new Int32Array(n);
+  for (let i = n - 1; i >= 0; i--)
+    runEnd[i] = i === n - 1 || cands[i + 1]!.group !== cands[i]!.group ? i + 1 : runEnd[i + 1]!;
+  const suffixItemsMemo: Item[][] = new Array(n);
+  const suffixCapsMemo: { flexible: number; fixed: number }[] = new Array(n);
+  /** Position i's steps: its institution's candidates from the run's end back to i, each kind in order. */
+  const suffixItems = (i: number): Item[] => {
+    let items = suffixItemsMemo[i];
+    if (items) return items;
+    const fixed: Item[] = [];
+    const flexible: Item[] = [];
+    const spare = { fixed: 0, flexible: 0 };
+    for (let k = runEnd[i]! - 1; k >= i; k--) {
+      const c = cands[k]!;
       insertSteps(c.flexible ? flexible : fixed, c.steps);
       const width = c.steps.reduce((sum, step) => sum + step.width, 0);
-      spare = c.flexible
-        ? { ...spare, flexible: Math.max(spare.flexible, width) }
-        : { ...spare, fixed: Math.max(spare.fixed, width) };
-      suffixItems[i] = cutAndMerge(fixed, flexible, groupLimits[c.group]!, spare);
-      suffixCaps[i] = capsOf(suffixItems[i]!, groupLimits[c.group]!);
-      if (i === 0 || cands[i - 1]!.group !== c.group) whole[rank.get(c.group)!] = suffixItems[i]!;
+      if (c.flexible) spare.flexible = Math.max(spare.flexible, width);
+      else spare.fixed = Math.max(spare.fixed, width);
     }
-  }
-  const later: Item[][] = [];
+    const limit = groupLimits[cands[i]!.group]!;
+    items = suffixItemsMemo[i] = cutAndMerge(fixed, flexible, limit, spare);
+    suffixCapsMemo[i] = capsOf(items, limit);
+    return items;
+  };
+  const suffixCaps = (i: number) => {
+    if (!suffixCapsMemo[i]) suffixItems(i);
+    return suffixCapsMemo[i]!;
+  };
+  // An institution's whole steps are its first position's.
+  const whole: Item[][] = new Array(groups.length);
+  for (let i = 0; i < n; i++)
+    if (i === 0 || cands[i - 1]!.group !== cands[i]!.group) whole[rank.get(cands[i]!.group)!] = suffixItems(i);
+
   const laterCaps: LaterCaps[] = [];
   {
-    // Each institution's steps are sorted already: merged from the last one back, a rank's list is its
-    // own merged into the next rank's, as a stable sort of them all would order them (ties: the earlier
-    // institution first). Sorting each rank's concatenation anew was a fifth of a plan's time.
-    later[groups.length] = [];
-    for (let r = groups.length - 1; r >= 0; r--) later[r] = mergeSteepest(whole[r]!, later[r + 1]!);
     const caps = { group: 0, flexible: 0, fixed: 0 };
     laterCaps[groups.length] = { ...caps };
     for (let r = groups.length - 1; r >= 0; r--) {
@@ -183,8 +192,22 @@ export function openTables(cands: readonly Cand[], order: GroupOrder, limits: Pl
       laterCaps[r] = { ...caps };
     }
   }
-  // A placement's search allows as many parts as there are offers: rows of maxParts would be mostly
-  // copies of their last value.
+  // Every institution's steps, steepest first, of equal slopes the earlier institution's first (a stable
+  // sort of them one after the other). Rank r's list is this one without the institutions before r: a
+  // stable sort's order kept by what it keeps. Merging each rank's own list into the next rank's, all
+  // of them ahead of the search, was quadratic in the institutions.
+  let all: Item[] | undefined;
+  const laterMemo: Item[][] = new Array(groups.length + 1);
+  const later = (r: number): Item[] => {
+    let items = laterMemo[r];
+    if (items) return items;
+    if (r >= groups.length) items = [];
+    else {
+      all ??= whole.flat().sort((a, b) => b.slope - a.slope);
+      items = r === 0 ? all : all.filter((it) => rank.get(it.group)! >= r);
+    }
+    return (laterMemo[r] = items);
+  };
   const K = Math.min(limits.maxParts, n);
   const topSums = (keep: (c: Cand) => boolean): Float64Array => {
     const sums = new Float64Array((n + 1) * (K + 1));
