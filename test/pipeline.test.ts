@@ -9,7 +9,8 @@ import { loadCatalog } from '../src/catalog/load.js';
 import type { MarketBest } from '../src/catalog/market.js';
 import { CpuLane } from '../src/catalog/lane.js';
 import { listProducts, listSteps, type PipelineContext, type ProductList } from '../src/catalog/pipeline.js';
-import { productQuery, SORT_KEYS, type ProductQuery } from '../src/catalog/query.js';
+import { compileFilters, filterKey } from '../src/catalog/filters.js';
+import { PRODUCT_DEFAULTS, productQuery, SORT_KEYS, type ProductQuery } from '../src/catalog/query.js';
 import { comparator } from '../src/catalog/sort.js';
 import type { Catalog } from '../src/catalog/types.js';
 import { calculate } from '../src/domain/calc.js';
@@ -227,6 +228,53 @@ describe('the list pipeline (properties)', () => {
         }
       }),
       { numRuns: 25 },
+    );
+  });
+});
+
+describe('the filters kept per catalogue (the masks of a filter set, by its key)', () => {
+  it('property: a key holds every field the filters read, so equal keys fail the same offers', () => {
+    const brands = catalog.offers.slice(0, 40).map((o) => o.brand.name);
+    const words = brands.flatMap((b) => b.split(/\s+/)).slice(0, 20);
+    const withText = fc.record({
+      brand: fc.option(fc.constantFrom(...brands, ...brands.map((b) => b.toUpperCase())), { nil: null }),
+      zoek: fc.option(fc.constantFrom(...words), { nil: null }),
+    });
+    const fields = Object.keys(PRODUCT_DEFAULTS) as (keyof ProductQuery)[];
+    const masks = (q: ProductQuery) => catalog.offers.map(compileFilters(q, now));
+    let equalKeys = 0;
+    fc.assert(
+      fc.property(queryArb, queryArb, withText, fc.constantFrom(...fields), (qa, qb, text, field) => {
+        // b is a with one field taken from another query: a field the key left out would show here
+        const a = productQuery(qa);
+        const b = { ...a, [field]: productQuery({ ...qb, ...text })[field] };
+        const key = filterKey(a);
+        if (key === null || key !== filterKey(b)) return;
+        equalKeys++;
+        expect(masks(b)).toEqual(masks(a));
+      }),
+      { numRuns: 400 },
+    );
+    expect(equalKeys).toBeGreaterThan(100);
+  });
+
+  it('property: a list whose filters were kept from another amount is the list made afresh', () => {
+    fc.assert(
+      fc.property(queryArb, fc.integer({ min: 1, max: 30_000_000 }), (q, cents) => {
+        const query = productQuery(q);
+        listProducts(ctx(), { ...query, amount: new Decimal(cents).div(100) });
+        // a copy of the catalogue is another key: nothing kept for it
+        const kept = listProducts(ctx(), query);
+        const fresh = listProducts({ ...ctx(), catalog: { ...catalog } }, query);
+        expect(kept.rows.map((r) => r.offer.id)).toEqual(fresh.rows.map((r) => r.offer.id));
+        expect([kept.total, kept.hiddenByDgs, kept.hiddenIneligible]).toEqual([
+          fresh.total,
+          fresh.hiddenByDgs,
+          fresh.hiddenIneligible,
+        ]);
+        expect(kept.facets).toEqual(fresh.facets);
+      }),
+      RUNS,
     );
   });
 });

@@ -20,6 +20,36 @@ export const F = {
   other: 1 << 7,
 } as const;
 
+/**
+ * What `compileFilters` reads of a query, as a key: two queries with the same key fail the same offers
+ * of a catalogue, whatever their amounts, horizons, sorts and pages. null when a filter reads the time
+ * (freshness=24h), which no key holds.
+ */
+export function filterKey(q: ProductQuery): string | null {
+  if (q.freshness === '24h') return null;
+  // every field read below, in one order; JSON keeps lists and texts apart from their separators
+  return JSON.stringify([
+    q.type,
+    q.terms,
+    q.termMin,
+    q.termMax,
+    q.channel,
+    q.country,
+    q.dgsCountry,
+    q.payout,
+    q.withholding,
+    q.promotions === 'only',
+    q.newCustomers,
+    q.currentAccount,
+    q.fees,
+    q.earlyWithdrawal,
+    q.noticeMax,
+    q.freshness,
+    q.brand === null ? null : fold(q.brand),
+    q.zoek === null ? null : fold(q.zoek),
+  ]);
+}
+
 /** Compiles a query into one function from offer to failure mask (done once per request). */
 export function compileFilters(q: ProductQuery, now: Date): (offer: CatalogOffer) => number {
   const terms = q.terms && new Set(q.terms);

@@ -8,7 +8,7 @@ import type { CalcSummary } from '../domain/types.js';
 import type { PresentedCalc } from '../domain/present.js';
 import { drain } from '../domain/plan/search.js';
 import { pausePoints, type CalcService } from './calc-service.js';
-import { compileFilters, F } from './filters.js';
+import { compileFilters, F, filterKey } from './filters.js';
 import { answerInstant } from './freshness.js';
 import type { MarketBest } from './market.js';
 import type { ProductQuery } from './query.js';
@@ -358,15 +358,45 @@ export function* pageSteps(
   };
 }
 
+/**
+ * Per catalogue, the failure masks (one byte an offer) of the filter sets asked last, by `filterKey`: a
+ * saver, or a site, asks the same filters at one amount after another, and the masks do not depend on
+ * the amount. Held with the catalogue; at most MASK_SETS of them, the least recently asked let go.
+ */
+const masksByCatalog = new WeakMap<Catalog, Map<string, Uint8Array>>();
+const MASK_SETS = 32;
+
+function keptMasks(catalog: Catalog, key: string | null): Uint8Array | undefined {
+  if (key === null) return undefined;
+  const kept = masksByCatalog.get(catalog);
+  const masks = kept?.get(key);
+  if (kept && masks) {
+    kept.delete(key);
+    kept.set(key, masks);
+  }
+  return masks;
+}
+
+function keepMasks(catalog: Catalog, key: string | null, masks: Uint8Array): void {
+  if (key === null) return;
+  let kept = masksByCatalog.get(catalog);
+  if (!kept) masksByCatalog.set(catalog, (kept = new Map()));
+  kept.set(key, masks);
+  if (kept.size > MASK_SETS) kept.delete(kept.keys().next().value!);
+}
+
 /** The list's core for `q` (its page and pageSize aside), in steps as listSteps. */
 export function* coreSteps(ctx: PipelineContext, q: ProductQuery): Generator<void, ListCore, void> {
   const { catalog, calc } = ctx;
-  const failures = compileFilters(q, ctx.now);
   const offers = catalog.offers;
   const n = offers.length;
 
-  // Per offer: which filter groups it fails, and how it fares on eligibility and the DGS (steps 4–5).
-  const masks = new Int32Array(n);
+  // Per offer: which filter groups it fails (F's bits: a byte), and how it fares on eligibility and the
+  // DGS (steps 4–5).
+  const key = filterKey(q);
+  const known = keptMasks(catalog, key);
+  const failures = known ? null : compileFilters(q, ctx.now);
+  const masks = known ?? new Uint8Array(n);
   const stages: Stage[] = new Array(n);
   const reasons: (IneligibleReason | null)[] = new Array(n);
   const covered: (Decimal | undefined)[] = new Array(n);
@@ -375,7 +405,7 @@ export function* coreSteps(ctx: PipelineContext, q: ProductQuery): Generator<voi
   for (let i = 0; i < n; i++) {
     if (i % LIST_STEP === LIST_STEP - 1) yield;
     const offer = offers[i]!;
-    masks[i] = failures(offer);
+    if (failures) masks[i] = failures(offer);
     const reason = ineligibleBetween(columns.min[i]!, columns.max[i]!, offer, q.amount, amountValue);
     reasons[i] = reason;
     if (reason !== null && !q.includeIneligible) {
@@ -387,6 +417,7 @@ export function* coreSteps(ctx: PipelineContext, q: ProductQuery): Generator<voi
     covered[i] = c;
     stages[i] = q.fullDgs && compareDecimals(c, q.amount) !== 0 ? 'dgs' : 'ok';
   }
+  if (failures) keepMasks(catalog, key, masks);
 
   // Yields only where some output needs them; the whole calculation only for the page.
   const ranked: (RankedOffer | undefined)[] = new Array(n);
