@@ -137,6 +137,20 @@ describe('the body cache', () => {
     expect((await finish(bodyResponse(large, {}))).body).toBe(large);
   });
 
+  it('reads as its bytes where something reads the body, leaving them and their pool as they were', async () => {
+    const small = Buffer.from('{"b":2}', 'utf8') as Uint8Array<ArrayBuffer>;
+    const neighbour = Buffer.from('pooled', 'utf8'); // likely the same 8 KB slab
+    const response = bodyResponse(small, { status: 404, headers: { 'content-type': 'application/json' } });
+    expect(await response.json()).toEqual({ b: 2 });
+    expect(Buffer.from(small).toString()).toBe('{"b":2}');
+    expect(small.buffer.byteLength).toBeGreaterThan(0); // not handed over (detached)
+    expect(neighbour.toString()).toBe('pooled');
+    const large = new Uint8Array(64 * 1024).fill(66);
+    const copy = bodyResponse(large, {}).clone();
+    expect(new Uint8Array(await copy.arrayBuffer())).toEqual(large);
+    expect(large.byteLength).toBe(64 * 1024);
+  });
+
   it('evicts the least recently used when its bytes are used up (issue 15: bytes, not entry counts)', () => {
     const size = 10 + 2 + ENTRY_BYTES; // a body of 10 bytes, its one-letter key (UTF-16) and the entry's bookkeeping
     const cache = new BodyCache(4 * size);

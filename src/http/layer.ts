@@ -140,9 +140,22 @@ const cacheControlOf = (response: Response) => response.headers.get('cache-contr
 /** Bodies whose bytes their maker kept (bodyResponse): finished without reading the Response's stream back. */
 const knownBodies = new WeakMap<Response, Uint8Array>();
 
-/** A Response of these bytes, which finish() takes as they are instead of reading the body back. */
+/**
+ * A Response of these bytes, which finish() takes as they are instead of reading the body back. Its body
+ * is a stream that copies them only if something reads it: a Response made of the bytes themselves
+ * copies them at once (the Fetch standard's "copy of the bytes held"), 70 KB for a page of 50 rows that
+ * nothing but finish() reads. The copy, not the bytes, goes to a reader: a byte stream hands its chunks'
+ * buffers over, and jsonBytes' small answers share Node's pool with other Buffers.
+ */
 export function bodyResponse(bytes: Uint8Array<ArrayBuffer>, init: ResponseInit): Response {
-  const response = new Response(bytes, init);
+  const body = new ReadableStream({
+    type: 'bytes',
+    pull(controller) {
+      controller.enqueue(new Uint8Array(bytes));
+      controller.close();
+    },
+  });
+  const response = new Response(body, init);
   knownBodies.set(response, bytes);
   return response;
 }
