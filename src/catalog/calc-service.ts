@@ -4,13 +4,13 @@ import { LRUCache } from 'lru-cache';
 import { calculate, withPromotions } from '../domain/calc.js';
 import type { Decimal } from '../domain/decimal.js';
 import { createCalculator, type CalculatorStats, type PieceShape } from '../domain/fast-calc.js';
-import type { CalcResult, CalcSummary, CalcTerms, CalcYields, PromotionsMode } from '../domain/types.js';
+import type { CalcResult, CalcSummary, CalcYields, PromotionsMode } from '../domain/types.js';
 import { changeImpact, type ChangeImpact } from '../domain/impact.js';
 import type { OfferModel } from '../domain/plan-model.js';
 import { moneyToCents, type PresentedCalc } from '../domain/present.js';
 import type { CandidateFacts } from '../domain/plan.js';
 import type { ImpactBasis, RankYields } from './shapes.js';
-import { internTerms } from './terms-id.js';
+import { internTerms, type InternedTerms } from './terms-id.js';
 import type { Catalog, CatalogOffer } from './types.js';
 
 export interface CalcService {
@@ -225,6 +225,12 @@ export function createCalcService(options: { maxBytes?: number; rough?: boolean 
   const constants = new LRUCache<string, RankYields>({ max: count('constant') });
   // A rate event reaches every client that follows it, often with the same few amounts.
   const impacts = new LRUCache<string, ChangeImpact>({ max: count('impact') });
+  // An event's two sides, interned once per basis (its key names the two plans and the offer's terms,
+  // which never change), and each side's return per year for recent amounts: a detail's events follow
+  // one another, the plan after one is the plan before the next, and a detail at a new amount asked
+  // both sides of each anew.
+  const sidesByBasis = new LRUCache<string, [before: InternedTerms, after: InternedTerms]>({ max: count('impact') });
+  const recentSides = new RecentByAmount<string>(count('impact'));
   const modelPart = Math.floor(maxBytes * MODEL_PART);
   const modelBytes = Math.max(64 * 1024, Math.floor(modelPart * (1 - FACTS_SHARE)));
   const factsCount = Math.max(1, Math.floor((modelPart * FACTS_SHARE) / FACTS_BYTES));
@@ -320,15 +326,24 @@ export function createCalcService(options: { maxBytes?: number; rough?: boolean 
         // list keys an offer's (by the terms' content), so that the plan in force now uses the pieces
         // the lists built for the offer, and every side of an event those of the offers with its terms.
         const mode = calcMode('include');
-        const shownReturnPerYear = (_side: 'before' | 'after', terms: CalcTerms) => {
-          const interned = internTerms(terms);
+        let sides = sidesByBasis.get(basis.key);
+        if (!sides) sidesByBasis.set(basis.key, (sides = [internTerms(basis.before), internTerms(basis.after)]));
+        const [before, after] = sides;
+        const text = textOf(amount);
+        const shownReturnPerYear = (side: 'before' | 'after') => {
+          const interned = side === 'before' ? before : after;
           const key = calcKey(interned.id, months, mode);
-          const input = { amount, months, promotions: mode, terms: interned.terms };
-          // from floats where they decide the cent, as a list's rows (src/domain/fast-present.ts)
-          const shown = calculator.present(key, input);
-          return shown
-            ? shown.returnPerYear
-            : moneyToCents(calculator.evaluateYields(key, input).returnPerYear, amount);
+          let shown = recentSides.get(text, key);
+          if (shown === undefined) {
+            const input = { amount, months, promotions: mode, terms: interned.terms };
+            // from floats where they decide the cent, as a list's rows (src/domain/fast-present.ts)
+            const rows = calculator.present(key, input);
+            shown = rows
+              ? rows.returnPerYear
+              : moneyToCents(calculator.evaluateYields(key, input).returnPerYear, amount);
+            recentSides.set(text, key, shown);
+          }
+          return shown;
         };
         impact = changeImpact({ amount, months, before: basis.before, after: basis.after, shownReturnPerYear });
         impacts.set(key, impact);

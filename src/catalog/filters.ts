@@ -3,7 +3,7 @@
 import { checkedInLast24h } from './freshness.js';
 import type { ProductQuery } from './query.js';
 import { fold } from '../domain/text.js';
-import type { CatalogOffer } from './types.js';
+import type { Catalog, CatalogOffer } from './types.js';
 
 export const F = {
   type: 1 << 0,
@@ -93,4 +93,31 @@ export function compileFilters(q: ProductQuery, now: Date): (offer: CatalogOffer
     (payouts !== null && !payouts.has(o.payout) ? F.payout : 0) |
     (q.withholding !== 'all' && o.withholding.kind !== q.withholding ? F.withholding : 0) |
     (failsOther(o) ? F.other : 0);
+}
+
+/**
+ * Per catalogue, the failure masks (one byte an offer) of the filter sets asked last, by `filterKey`: a
+ * saver, or a site, asks the same filters at one amount after another, and the masks do not depend on
+ * the amount. Held with the catalogue; at most MASK_SETS of them, the least recently asked let go.
+ */
+const masksByCatalog = new WeakMap<Catalog, Map<string, Uint8Array>>();
+const MASK_SETS = 32;
+
+export function keptMasks(catalog: Catalog, key: string | null): Uint8Array | undefined {
+  if (key === null) return undefined;
+  const kept = masksByCatalog.get(catalog);
+  const masks = kept?.get(key);
+  if (kept && masks) {
+    kept.delete(key);
+    kept.set(key, masks);
+  }
+  return masks;
+}
+
+export function keepMasks(catalog: Catalog, key: string | null, masks: Uint8Array): void {
+  if (key === null) return;
+  let kept = masksByCatalog.get(catalog);
+  if (!kept) masksByCatalog.set(catalog, (kept = new Map()));
+  kept.set(key, masks);
+  if (kept.size > MASK_SETS) kept.delete(kept.keys().next().value!);
 }

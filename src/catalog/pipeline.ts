@@ -8,7 +8,7 @@ import type { CalcSummary } from '../domain/types.js';
 import type { PresentedCalc } from '../domain/present.js';
 import { drain } from '../domain/plan/search.js';
 import { pausePoints, type CalcService } from './calc-service.js';
-import { compileFilters, F, filterKey } from './filters.js';
+import { compileFilters, F, filterKey, keepMasks, keptMasks } from './filters.js';
 import { answerInstant } from './freshness.js';
 import type { MarketBest } from './market.js';
 import type { ProductQuery } from './query.js';
@@ -356,33 +356,6 @@ export function* pageSteps(
     market: core.market,
     generatedAt: core.generatedAt,
   };
-}
-
-/**
- * Per catalogue, the failure masks (one byte an offer) of the filter sets asked last, by `filterKey`: a
- * saver, or a site, asks the same filters at one amount after another, and the masks do not depend on
- * the amount. Held with the catalogue; at most MASK_SETS of them, the least recently asked let go.
- */
-const masksByCatalog = new WeakMap<Catalog, Map<string, Uint8Array>>();
-const MASK_SETS = 32;
-
-function keptMasks(catalog: Catalog, key: string | null): Uint8Array | undefined {
-  if (key === null) return undefined;
-  const kept = masksByCatalog.get(catalog);
-  const masks = kept?.get(key);
-  if (kept && masks) {
-    kept.delete(key);
-    kept.set(key, masks);
-  }
-  return masks;
-}
-
-function keepMasks(catalog: Catalog, key: string | null, masks: Uint8Array): void {
-  if (key === null) return;
-  let kept = masksByCatalog.get(catalog);
-  if (!kept) masksByCatalog.set(catalog, (kept = new Map()));
-  kept.set(key, masks);
-  if (kept.size > MASK_SETS) kept.delete(kept.keys().next().value!);
 }
 
 /** The list's core for `q` (its page and pageSize aside), in steps as listSteps. */

@@ -4,8 +4,14 @@
 // and hashes a short key, not 200 characters, for each offer; every reader of the same terms shares them.
 import type { CalcTerms } from '../domain/types.js';
 
+/** Terms of one content: their id, and the first object seen with it. */
+export interface InternedTerms {
+  id: number;
+  terms: CalcTerms;
+}
+
 /** Every distinct set of calculation terms the process has seen. */
-const TERMS = new Map<string, { id: number; terms: CalcTerms }>();
+const TERMS = new Map<string, InternedTerms>();
 
 /** Everything `calculate` reads of the terms, nothing else. */
 export function termsKeyOf(t: CalcTerms): string {
@@ -21,7 +27,7 @@ export function termsKeyOf(t: CalcTerms): string {
 }
 
 /** The id of terms of this content, and the first object seen with it (its readers may share that one). */
-export function internTerms(terms: CalcTerms, key = termsKeyOf(terms)): { id: number; terms: CalcTerms } {
+export function internTerms(terms: CalcTerms, key = termsKeyOf(terms)): InternedTerms {
   let interned = TERMS.get(key);
   if (!interned) TERMS.set(key, (interned = { id: TERMS.size + 1, terms }));
   return interned;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { arbitraryCase } from './__tests__/arbitraries.js';
 import { calculate } from './calc.js';
 import { Decimal, toFixed2 } from './decimal.js';
-import { centsAmbiguous, presentCalc, toCents, type PresentableCalc } from './present.js';
+import { centsAmbiguous, presentCalc, presentStep, toCents, type PresentableCalc } from './present.js';
 
 const d = (s: string) => new Decimal(s);
 
@@ -156,6 +156,21 @@ describe('centsAmbiguous', () => {
         },
       ),
       { numRuns: 2_000 },
+    );
+  });
+});
+
+describe('the steps', () => {
+  it('property: each shown as presentStep shows it alone, the last balance aside (made again only on change)', () => {
+    fc.assert(
+      fc.property(arbitraryCase(), (input) => {
+        const result = calculate(input, { steps: true });
+        const own = result.steps.map((step) => presentStep(step, input.amount));
+        const shown = presentCalc(result).steps;
+        expect(shown.slice(0, -1)).toEqual(own.slice(0, -1));
+        expect({ ...shown.at(-1), closingBalance: '' }).toEqual({ ...own.at(-1), closingBalance: '' });
+      }),
+      { numRuns: 1500 },
     );
   });
 });
