@@ -1,5 +1,6 @@
 // The attribute filters of contract §4 step 2, grouped so that facets can leave one group out.
 // Each offer gets a bit mask of the groups it fails; 0 means it passes every filter.
+import { LRUCache } from 'lru-cache';
 import { checkedInLast24h } from './freshness.js';
 import type { ProductQuery } from './query.js';
 import { fold } from '../domain/text.js';
@@ -100,24 +101,16 @@ export function compileFilters(q: ProductQuery, now: Date): (offer: CatalogOffer
  * saver, or a site, asks the same filters at one amount after another, and the masks do not depend on
  * the amount. Held with the catalogue; at most MASK_SETS of them, the least recently asked let go.
  */
-const masksByCatalog = new WeakMap<Catalog, Map<string, Uint8Array>>();
+const masksByCatalog = new WeakMap<Catalog, LRUCache<string, Uint8Array>>();
 const MASK_SETS = 32;
 
 export function keptMasks(catalog: Catalog, key: string | null): Uint8Array | undefined {
-  if (key === null) return undefined;
-  const kept = masksByCatalog.get(catalog);
-  const masks = kept?.get(key);
-  if (kept && masks) {
-    kept.delete(key);
-    kept.set(key, masks);
-  }
-  return masks;
+  return key === null ? undefined : masksByCatalog.get(catalog)?.get(key);
 }
 
 export function keepMasks(catalog: Catalog, key: string | null, masks: Uint8Array): void {
   if (key === null) return;
   let kept = masksByCatalog.get(catalog);
-  if (!kept) masksByCatalog.set(catalog, (kept = new Map()));
+  if (!kept) masksByCatalog.set(catalog, (kept = new LRUCache({ max: MASK_SETS })));
   kept.set(key, masks);
-  if (kept.size > MASK_SETS) kept.delete(kept.keys().next().value!);
 }

@@ -104,17 +104,8 @@ export function centsAmbiguous(v: Decimal, scaleExp = 0): boolean {
   return false; // on the half cent, up to noise
 }
 
-export function presentStep(step: CalcStep, amount: Decimal): PresentedStep {
-  return {
-    month: step.month,
-    openingBalance: moneyToCents(step.openingBalance, amount),
-    rate: toCents(step.rate),
-    interest: moneyToCents(step.interest, amount),
-    credited: moneyToCents(step.credited, amount),
-    withholding: moneyToCents(step.withholding, amount),
-    closingBalance: moneyToCents(step.closingBalance, amount),
-  };
-}
+/** One step alone, every field's cents made afresh. */
+export const presentStep = (step: CalcStep, amount: Decimal): PresentedStep => presentSteps([step], amount)[0]!;
 
 /**
  * One field's cents, made again only when its value changes: month after month a balance that is paid

@@ -3,7 +3,7 @@
 // streams, the chosen parts' stretches) and reads the partial plan and the best plan found, which the
 // search keeps.
 import { countBound, countScratch, type CountContext } from './count-bound.js';
-import type { OpenTables } from './envelope.js';
+import { insertSteepest, type OpenTables } from './envelope.js';
 import { StreamGreedy } from './greedy.js';
 import type { Incumbent } from './incumbent.js';
 import type { PartialPlan } from './partial.js';
@@ -34,17 +34,6 @@ const chosenItem = (): Item => ({
   cand: undefined,
   floor: undefined,
 });
-
-/** Adds an item to a list kept steepest first, after those as steep (the order of a stable sort). */
-function insertSteepest(list: Item[], it: Item): void {
-  let k = list.length;
-  list.push(it);
-  while (k > 0 && list[k - 1]!.slope < it.slope) {
-    list[k] = list[k - 1]!;
-    k--;
-  }
-  list[k] = it;
-}
 
 export class BoundEngine {
   private readonly rooms: GroupRooms;

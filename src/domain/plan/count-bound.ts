@@ -1,6 +1,7 @@
 // A bound that keeps the number of new parts, for where the greedy's bound makes more of them than are
 // left (it takes the steep first stretches of many offers: promotions and first tiers for small
 // balances).
+import { insertSteepest } from './envelope.js';
 import type { PartialPlan } from './partial.js';
 import type { GroupRooms } from './rooms.js';
 import type { Cand, Item, PlanStats } from './types.js';
@@ -56,15 +57,7 @@ export function countBound(
   if (lambda !== 0) {
     const byGain = ctx.byGain;
     byGain.length = 0;
-    for (const it of chosenItems) {
-      let k = byGain.length;
-      byGain.push(it);
-      while (k > 0 && adjusted(byGain[k - 1]!) < adjusted(it)) {
-        byGain[k] = byGain[k - 1]!;
-        k--;
-      }
-      byGain[k] = it;
-    }
+    for (const it of chosenItems) insertSteepest(byGain, it, adjusted);
     chosenByGain = byGain;
   }
   if (ctx.top.length < m) {

@@ -82,13 +82,24 @@ export function mergeSteepest(a: readonly Item[], b: readonly Item[]): Item[] {
   return out;
 }
 
+/**
+ * Adds an item to a list kept steepest first (by `slopeOf`, its slope unless given), after those as steep:
+ * the order a stable sort would give.
+ */
+export function insertSteepest(list: Item[], it: Item, slopeOf: (it: Item) => number = (x) => x.slope): void {
+  const slope = slopeOf(it);
+  let k = list.length;
+  list.push(it);
+  while (k > 0 && slopeOf(list[k - 1]!) < slope) {
+    list[k] = list[k - 1]!;
+    k--;
+  }
+  list[k] = it;
+}
+
 /** Inserts steps into a list kept steepest first. */
 export function insertSteps(list: Item[], steps: readonly Item[]): void {
-  for (const step of steps) {
-    let k = list.length;
-    while (k > 0 && list[k - 1]!.slope < step.slope) k--;
-    list.splice(k, 0, step);
-  }
+  for (const step of steps) insertSteepest(list, step);
 }
 
 /** What the institutions after a rank could place: within their limits, per kind. */
