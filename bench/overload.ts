@@ -12,11 +12,15 @@
 //     timeouts), resident memory, the worker processes (a restart changes them).
 //  3. Eight clients each sending four hard savings plans at once, the probes beside them; then one client
 //     that disconnects after 200 ms, and how long its searches took to stop (the lane's figure).
+//  Beside each latency the client sees, the service's own: its log's durationMs for the same answers (from
+//  the moment it read the request to its last byte), so that the time a request waited to be read (the
+//  event loop busy with others, the CPU shared with the generator) shows apart from the work of answering.
 //  4. The generator itself: the highest level's rate against the bare server (bench/bare.ts), which does
 //     no work: the rate it kept and its lateness, so the figures above are the service's, not the generator's.
 // Writes bench/results/overload-<date>.json; prints a table.
 import http from 'node:http';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { Rng } from '../src/sample/random.js';
@@ -33,7 +37,9 @@ const scale = Number(arg('scale', '1'));
 const days = Number(arg('days', scale === 1 ? '400' : '30'));
 const workers = arg('workers', '');
 const seed = Number(arg('seed', '1'));
-const logFile = arg('log', '');
+// The service's log is read for its own timings (below): kept where asked, else in a temporary file.
+const keptLog = arg('log', '');
+const logFile = keptLog || path.join(os.tmpdir(), `overload-service-${process.pid}.log`);
 const givenCapacity = Number(arg('capacity', '0'));
 const CLIENT_TIMEOUT_MS = 10_000;
 const CACHED = '/api/products?amount=25000';
@@ -197,6 +203,34 @@ function summary(values: number[]) {
   };
 }
 
+interface LogLine {
+  time: number;
+  path?: string;
+  query?: string;
+  status?: number;
+  durationMs?: number;
+}
+
+/**
+ * The service's own time for the answers logged between `from` and `to` (epoch ms): refusals (503 for load),
+ * health, the metrics and the cached list, from the request line read to the last byte written.
+ */
+async function serviceTimes(from: number, to: number) {
+  const lines: LogLine[] = [];
+  for (const text of (await readFile(logFile, 'utf8')).split('\n')) {
+    if (!text.includes('"durationMs"')) continue;
+    const line = JSON.parse(text) as LogLine;
+    if (line.time >= from && line.time <= to) lines.push(line);
+  }
+  const of = (keep: (l: LogLine) => boolean) => summary(lines.filter(keep).map((l) => l.durationMs ?? 0));
+  return {
+    refusalMs: of((l) => l.status === 503 && l.path !== '/api/health'),
+    healthMs: of((l) => l.path === '/api/health'),
+    metricsMs: of((l) => l.path === '/metrics'),
+    cachedListMs: of((l) => `${l.path}${l.query ?? ''}` === CACHED),
+  };
+}
+
 /** The soak's mix, closed loop at 16 connections: answers (200, 304) per second. */
 function closedLoop(base: string, market: Market, rng: Rng, secs: number): Promise<number> {
   let answered = 0;
@@ -229,7 +263,7 @@ async function main() {
     scale,
     days,
     env: { MAX_DATA_AGE_HOURS: '87600', ...(workers ? { WORKERS: workers } : {}) },
-    ...(logFile ? { logFile } : {}),
+    logFile,
   });
   const { base, pid } = service;
   const processes = async () => [pid, ...(await descendantsOf(pid)).sort((a, b) => a - b)].join(',');
@@ -257,7 +291,9 @@ async function main() {
       const boundBefore = await boundFigures(base);
       const limits: number[] = [];
       const limitSampler = setInterval(() => void boundFigures(base).then((b) => b && limits.push(b.limit)), 250);
+      const began = Date.now();
       const run = await openLoop(base, rate, seconds, () => nextRequest(rng, market));
+      const ended = Date.now();
       clearInterval(sampler);
       clearInterval(limitSampler);
       const boundAfter = await boundFigures(base);
@@ -271,6 +307,7 @@ async function main() {
       const row = {
         level,
         rate,
+        window: { from: began, to: ended },
         sentPerSecond: run.sentPerSecond,
         generatorLatenessMs: summary(run.lateness),
         generatorCpuMs: run.generatorCpuMs,
@@ -305,6 +342,8 @@ async function main() {
       await new Promise((resolve) => setTimeout(resolve, 3000));
     }
     const workersAfterLevels = await processes();
+    // the service's own times, once its log has written the levels' lines
+    const ownTimes = await Promise.all(rows.map((r) => serviceTimes(r.window.from, r.window.to)));
 
     // Eight clients, each four hard plans at once (test/support/hard-plans.ts), with the probes beside them.
     const post = (query: string, signal?: AbortSignal) =>
@@ -314,6 +353,7 @@ async function main() {
         body: JSON.stringify({ query }),
         signal,
       });
+    const plansBegan = Date.now();
     const cachedProbe = probe(base, CACHED, 20);
     const healthProbe = probe(base, '/api/health', 20);
     const planAnswers = await Promise.all(
@@ -330,6 +370,7 @@ async function main() {
       cachedListMs: await cachedProbe.stop(),
       healthMs: await healthProbe.stop(),
     };
+    const plansEnded = Date.now();
     // One client that goes after 200 ms: how long until the lane has nothing running.
     const lane = async () => (await loadOf(base))?.lane?.running ?? 0;
     const controller = new AbortController();
@@ -342,6 +383,7 @@ async function main() {
     while ((await lane()) > 0 && performance.now() - abortedAt < 10_000);
     const stoppedMs = Math.round(performance.now() - abortedAt);
     const workersAtEnd = await processes();
+    const plansOwnTimes = await serviceTimes(plansBegan, plansEnded);
 
     // The generator against the bare server at the highest rate: what it keeps when the server does no work.
     const topRate = Math.round(Math.max(...levels) * capacity);
@@ -376,9 +418,9 @@ async function main() {
       seconds,
       capacity,
       cachedIdlePerSecond: cachedIdle,
-      levels: rows,
+      levels: rows.map((r, i) => ({ ...r, service: ownTimes[i] })),
       processes: { atStart: workersAtStart, afterLevels: workersAfterLevels, atEnd: workersAtEnd },
-      hardPlans: { ...plans, disconnect: { runningAtAbort, stoppedMs } },
+      hardPlans: { ...plans, service: plansOwnTimes, disconnect: { runningAtAbort, stoppedMs } },
       generator,
       exitCode,
     };
@@ -386,19 +428,19 @@ async function main() {
     const file = path.join(root, 'bench', 'results', `overload-${result.at.slice(0, 19).replace(/:/g, '')}.json`);
     await writeFile(file, JSON.stringify(result, null, 2));
 
-    const table = rows.map((r) => ({
+    const table = rows.map((r, i) => ({
       '× capacity': r.level,
       'rate/s': `${r.rate} (sent ${r.sentPerSecond})`,
       'admitted/s': r.admittedPerSecond,
       'admitted p50/p99 ms': `${r.admittedMs.p50} / ${r.admittedMs.p99}`,
       'refused %': r.refusedShare,
-      'refusal p50/p99 ms': `${r.refusalMs.p50} / ${r.refusalMs.p99}`,
+      'refusal p50/p99 ms (in service)': `${r.refusalMs.p50} / ${r.refusalMs.p99} (${ownTimes[i]!.refusalMs.p99})`,
       'full / waited, bound min/med': r.bound
         ? `${r.bound.refusedFull} / ${r.bound.refusedWaited}, ${r.bound.limitMin}/${r.bound.limitMedian}`
         : '–',
       errors: r.errors,
-      'health p99 ms': r.healthMs.p99,
-      'metrics p99 ms': r.metricsMs.p99,
+      'health p99 ms (in service)': `${r.healthMs.p99} (${ownTimes[i]!.healthMs.p99})`,
+      'metrics p99 ms (in service)': `${r.metricsMs.p99} (${ownTimes[i]!.metricsMs.p99})`,
       'cached/s (idle)': `${r.cachedPerSecond} (${cachedIdle})`,
       'RSS MB before/max/after': `${r.rssMb.before} / ${r.rssMb.max} / ${r.rssMb.after}`,
     }));
@@ -410,8 +452,8 @@ async function main() {
     }
     console.log(
       `hard plans (8 × 4): answers ${JSON.stringify(planAnswers)}; ` +
-        `cached list ${JSON.stringify(plans.cachedListMs)}; ` +
-        `health ${JSON.stringify(plans.healthMs)}`,
+        `cached list ${JSON.stringify(plans.cachedListMs)} (in service ${JSON.stringify(plansOwnTimes.cachedListMs)}); ` +
+        `health ${JSON.stringify(plans.healthMs)} (in service ${JSON.stringify(plansOwnTimes.healthMs)})`,
     );
     console.log(`a client gone after 200 ms: ${runningAtAbort} searches running, stopped ${stoppedMs} ms after`);
     console.log(
@@ -422,6 +464,7 @@ async function main() {
     console.log(`written to ${path.relative(root, file)}`);
   } finally {
     await service.stop();
+    if (!keptLog) await rm(logFile, { force: true });
   }
 }
 
