@@ -40,6 +40,7 @@ const seed = Number(arg('seed', '1'));
 // The service's log is read for its own timings (below): kept where asked, else in a temporary file.
 const keptLog = arg('log', '');
 const logFile = keptLog || path.join(os.tmpdir(), `overload-service-${process.pid}.log`);
+let failed = false;
 const givenCapacity = Number(arg('capacity', '0'));
 const CLIENT_TIMEOUT_MS = 10_000;
 const CACHED = '/api/products?amount=25000';
@@ -337,6 +338,7 @@ async function main() {
           },
       };
       rows.push(row);
+      if (row.errors > 0) failed = true;
       console.error(JSON.stringify(row));
       // the line clears before the next level
       await new Promise((resolve) => setTimeout(resolve, 3000));
@@ -462,9 +464,14 @@ async function main() {
         `p99 ${generator.latenessMs.p99} ms, answers p99 ${generator.answerMs.p99} ms, errors ${generator.errors}`,
     );
     console.log(`written to ${path.relative(root, file)}`);
+  } catch (err) {
+    failed = true;
+    throw err;
   } finally {
     await service.stop();
-    if (!keptLog) await rm(logFile, { force: true });
+    // kept when something failed: its lines say what the service saw of the failed requests
+    if (failed) console.log(`the service's log: ${logFile}`);
+    else if (!keptLog) await rm(logFile, { force: true });
   }
 }
 
