@@ -454,7 +454,8 @@ async function main() {
     }
     console.log(
       `hard plans (8 × 4): answers ${JSON.stringify(planAnswers)}; ` +
-        `cached list ${JSON.stringify(plans.cachedListMs)} (in service ${JSON.stringify(plansOwnTimes.cachedListMs)}); ` +
+        `cached list ${JSON.stringify(plans.cachedListMs)} ` +
+        `(in service ${JSON.stringify(plansOwnTimes.cachedListMs)}); ` +
         `health ${JSON.stringify(plans.healthMs)} (in service ${JSON.stringify(plansOwnTimes.healthMs)})`,
     );
     console.log(`a client gone after 200 ms: ${runningAtAbort} searches running, stopped ${stoppedMs} ms after`);
