@@ -201,7 +201,8 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
     );
     if (!got) return new Response(null, { status: 499 });
     const { response, reusable } = got;
-    // A body sent without a length (chunked) is cut at the same bound by yoga, which answers 413 its way.
+    // A body sent without a length (chunked) is cut at the same bound by the schema's server (src/graphql/
+    // body-limit.ts), which answers 413 its way.
     if (response.status === 413) return bodyTooLarge();
     // Server-Sent Events (the change stream, GraphQL subscriptions) go out as they are produced.
     if (isEventStream(response)) return answerEventStream(request, response);
