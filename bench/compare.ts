@@ -118,12 +118,15 @@ async function main() {
       base: (await fetch(`${services.base.base}/api/products?type=all`)).headers.get('etag')!,
       head: (await fetch(`${services.head.base}/api/products?type=all`)).headers.get('etag')!,
     };
+    // Amounts the list shows the market for: above 100,000 € no offer is wholly covered by a deposit
+    // guarantee, and the default list (fullDgs=true) is empty there; over 1,000–1,099,999.99 € nine in ten
+    // of these lists were empty, a fraction of a full one's work.
     const cold: Scenario = {
       name: 'cold list, c=4 (type=all, new amount each)',
       connections: 4,
       method: 'GET',
       path: '/api/products?type=all&amount=1000.00',
-      varyLua: `"/api/products?type=all&amount=" .. ${NEW_AMOUNT_LUA}`,
+      varyLua: `"/api/products?type=all&amount=" .. ${NEW_SMALL_AMOUNT_LUA}`,
     };
     const every: Scenario[] = [
       { name: 'warm list (type=all), c=32', connections: 32, method: 'GET', path: '/api/products?type=all' },
@@ -135,7 +138,7 @@ async function main() {
         // horizon, so a list at a horizon asked little of late builds their calculation again.
         ...cold,
         name: 'cold list at a new horizon, c=4 (type=all, horizon 1–120 and a new amount each)',
-        varyLua: `"/api/products?type=all&horizon=" .. ${NEW_HORIZON_LUA} .. "&amount=" .. ${NEW_AMOUNT_LUA}`,
+        varyLua: `"/api/products?type=all&horizon=" .. ${NEW_HORIZON_LUA} .. "&amount=" .. ${NEW_SMALL_AMOUNT_LUA}`,
       },
       {
         name: 'detail with steps, c=4 (new amount each)',
