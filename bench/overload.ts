@@ -221,17 +221,21 @@ interface LogLine {
   durationMs?: number;
 }
 
+/** The service's log lines that carry a duration (one per answer), read once every phase's lines are written. */
+async function answeredLines(): Promise<LogLine[]> {
+  const lines: LogLine[] = [];
+  for (const text of (await readFile(logFile, 'utf8')).split('\n')) {
+    if (text.includes('"durationMs"')) lines.push(JSON.parse(text) as LogLine);
+  }
+  return lines;
+}
+
 /**
  * The service's own time for the answers logged between `from` and `to` (epoch ms): refusals (503 for load),
  * health, the metrics and the cached list, from the request line read to the last byte written.
  */
-async function serviceTimes(from: number, to: number) {
-  const lines: LogLine[] = [];
-  for (const text of (await readFile(logFile, 'utf8')).split('\n')) {
-    if (!text.includes('"durationMs"')) continue;
-    const line = JSON.parse(text) as LogLine;
-    if (line.time >= from && line.time <= to) lines.push(line);
-  }
+function serviceTimes(logged: readonly LogLine[], from: number, to: number) {
+  const lines = logged.filter((l) => l.time >= from && l.time <= to);
   const of = (keep: (l: LogLine) => boolean) => summary(lines.filter(keep).map((l) => l.durationMs ?? 0));
   return {
     refusalMs: of((l) => l.status === 503 && l.path !== '/api/health'),
@@ -353,8 +357,6 @@ async function main() {
       await new Promise((resolve) => setTimeout(resolve, 3000));
     }
     const workersAfterLevels = await processes();
-    // the service's own times, once its log has written the levels' lines
-    const ownTimes = await Promise.all(rows.map((r) => serviceTimes(r.window.from, r.window.to)));
 
     // Eight clients, each four hard plans at once (test/support/hard-plans.ts), with the probes beside them.
     const post = (query: string, signal?: AbortSignal) =>
@@ -394,7 +396,12 @@ async function main() {
     while ((await lane()) > 0 && performance.now() - abortedAt < 10_000);
     const stoppedMs = Math.round(performance.now() - abortedAt);
     const workersAtEnd = await processes();
-    const plansOwnTimes = await serviceTimes(plansBegan, plansEnded);
+    // the service's own times, its log read once: its lines wait at most a second before they are written
+    // (src/logger.ts), and the plans' last came a moment ago
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const logged = await answeredLines();
+    const ownTimes = rows.map((r) => serviceTimes(logged, r.window.from, r.window.to));
+    const plansOwnTimes = serviceTimes(logged, plansBegan, plansEnded);
 
     // The generator against the bare server at the highest rate: what it keeps when the server does no work.
     const topRate = Math.round(Math.max(...levels) * capacity);
