@@ -4,7 +4,8 @@
 // no longer: Node's HTTP parser reads exactly that many bytes as the body (the next ones are another
 // request), and refuses a request that declares both a length and chunks. So a declared length within
 // the bound is checked as a number, and only a body without one (chunked) is counted as it arrives, with
-// yoga's code and errors. The HTTP front refuses a declared length over the bound before any of this.
+// yoga's code and errors (its limiter is not among what the package exports, so `counted` is its counting
+// again). The HTTP front refuses a declared length over the bound before any of this.
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 
 const tooLarge = () =>
