@@ -12,11 +12,11 @@
 // answer: the floor).
 // Writes bench/results/compare-<time>.json.
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { descendantsOf, root, rssMbOf, startService, type RunningService } from './service.js';
 import { startBare } from './bare-server.js';
+import { baseline, machineNode } from './baseline.js';
 import { arg } from './support.js';
 import { ensureWrk, NEW_AMOUNT_LUA, NEW_SMALL_AMOUNT_LUA, runWrk, type Measured, type WrkScenario } from './wrk.js';
 
@@ -35,30 +35,6 @@ const only = arg('only', '');
 
 interface Scenario extends WrkScenario {
   name: string;
-}
-
-function machineNode(): string {
-  const dirs = (process.env.PATH ?? '').split(':').filter((d) => !d.includes('node_modules'));
-  for (const d of dirs) if (existsSync(path.join(d, 'node'))) return path.join(d, 'node');
-  return 'node';
-}
-
-const sh = (cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env) =>
-  execFileSync(cmd, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'], env });
-
-/** The baseline's checkout, installed and built (once; kept for later runs). */
-function baseline(commit: string, node: string): string {
-  const sha = execFileSync('git', ['rev-parse', '--short', commit], { cwd: root, encoding: 'utf8' }).trim();
-  const dir = path.join(root, 'bench', '.baseline', sha);
-  if (!existsSync(path.join(dir, 'dist', 'main.js'))) {
-    console.error(`building the baseline ${sha} in ${dir} (once)`);
-    if (!existsSync(dir)) sh('git', ['worktree', 'add', '--detach', dir, sha], root);
-    // Its npm and node, not ours: the PATH without this project's node_modules.
-    const env = { ...process.env, PATH: `${path.dirname(node)}:${process.env.PATH}` };
-    sh('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], dir, env);
-    sh('npm', ['run', '-s', 'build'], dir, env);
-  }
-  return dir;
 }
 
 /** User + system CPU seconds of a process and its descendants, from /proc (clock ticks of 1/100 s). */

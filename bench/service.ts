@@ -114,6 +114,10 @@ export interface ServiceOptions {
   checkout?: string;
   /** The node that runs it (default: the first on PATH, the project's own runtime under npm). */
   node?: string;
+  /** The embedded database's folder (default: the checkout's bench/data-s<scale>-d<days>), seeded if empty. */
+  dataDir?: string;
+  /** The seeding's last day (default: today). */
+  end?: string;
 }
 
 export async function startService({
@@ -124,9 +128,9 @@ export async function startService({
   logFile,
   checkout = root,
   node = 'node',
+  dataDir = path.join(checkout, 'bench', `data-s${scale}-d${days}`),
+  end = new Date().toISOString().slice(0, 10),
 }: ServiceOptions): Promise<RunningService> {
-  const dataDir = path.join(checkout, 'bench', `data-s${scale}-d${days}`);
-  const today = new Date().toISOString().slice(0, 10);
   // The sample ×20 gets a piece of the calculation kept per offer from 704 MB on one process (the default,
   // 544 MB, serves it without): 800 MB is the bound issue 25 sets there. A baseline keeps its own default.
   const budget = scale > 1 && checkout === root ? { MEMORY_BUDGET_MB: '800' } : {};
@@ -139,7 +143,7 @@ export async function startService({
     );
     await run(
       node,
-      ['dist/sample/cli.js', '--ingest', '--scale', String(scale), '--days', String(days), '--end', today],
+      ['dist/sample/cli.js', '--ingest', '--scale', String(scale), '--days', String(days), '--end', end],
       dataEnv,
       checkout,
     );
