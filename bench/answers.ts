@@ -105,7 +105,11 @@ function draw(market: Market, n: number, rnd: () => number): Asked[] {
       () => ({
         kind: 'list',
         method: 'GET',
-        path: `/api/products?${query({ ...listParams(), page: maybe(0.2) ? int(1, 4) : undefined, pageSize: maybe(0.3) ? pick([1, 10, 25, 100, 500]) : undefined })}`,
+        path: `/api/products?${query({
+          ...listParams(),
+          page: maybe(0.2) ? int(1, 4) : undefined,
+          pageSize: maybe(0.3) ? pick([1, 10, 25, 100, 500]) : undefined,
+        })}`,
       }),
     ],
     [
@@ -113,7 +117,10 @@ function draw(market: Market, n: number, rnd: () => number): Asked[] {
       () => ({
         kind: 'detail',
         method: 'GET',
-        path: `/api/products/${encodeURIComponent(pick(market.ids))}?${query({ amount: maybe(0.9) ? amount() : undefined, horizon: maybe(0.3) ? int(1, 120) : undefined })}`,
+        path: `/api/products/${encodeURIComponent(pick(market.ids))}?${query({
+          amount: maybe(0.9) ? amount() : undefined,
+          horizon: maybe(0.3) ? int(1, 120) : undefined,
+        })}`,
       }),
     ],
     [
@@ -121,7 +128,13 @@ function draw(market: Market, n: number, rnd: () => number): Asked[] {
       () => ({
         kind: 'plan',
         method: 'GET',
-        path: `/api/plan?${query({ amount: amount(), maxOffers: maybe(0.4) ? int(1, 6) : undefined, flexibleShare: maybe(0.3) ? int(0, 100) : undefined, sort: maybe(0.2) ? pick(['return', 'effective']) : undefined, type: maybe(0.2) ? pick(['all', 'deposit', 'flexible']) : undefined })}`,
+        path: `/api/plan?${query({
+          amount: amount(),
+          maxOffers: maybe(0.4) ? int(1, 6) : undefined,
+          flexibleShare: maybe(0.3) ? int(0, 100) : undefined,
+          sort: maybe(0.2) ? pick(['return', 'effective']) : undefined,
+          type: maybe(0.2) ? pick(['all', 'deposit', 'flexible']) : undefined,
+        })}`,
       }),
     ],
     [2, () => ({ kind: 'export', method: 'GET', path: `/api/products/export?${query(listParams())}` })],
@@ -160,17 +173,29 @@ function draw(market: Market, n: number, rnd: () => number): Asked[] {
         const a = amount();
         const body = pick([
           () => ({
-            query: `{ products(type: ${pick(['ALL', 'DEPOSIT', 'FLEXIBLE'])}, amount: "${a}"${maybe(0.3) ? `, sort: ${pick(['RETURN', 'EFFECTIVE', 'TERM'])}` : ''}) { total hiddenByDgs items { id name headlineRate institution { id name } dgs { covered uncovered fullyCovered } calc { comparableYield returnPerYear netInterest } } facets { country { value count } } termCurve { term rate offerId } } }`,
+            query:
+              `{ products(type: ${pick(['ALL', 'DEPOSIT', 'FLEXIBLE'])}, amount: "${a}"` +
+              `${maybe(0.3) ? `, sort: ${pick(['RETURN', 'EFFECTIVE', 'TERM'])}` : ''}) { total hiddenByDgs ` +
+              'items { id name headlineRate institution { id name } dgs { covered uncovered fullyCovered } ' +
+              'calc { comparableYield returnPerYear netInterest } } facets { country { value count } } ' +
+              'termCurve { term rate offerId } } }',
           }),
           () => ({
-            query: `query($id: ID!, $amount: Decimal!) { product(id: $id, amount: $amount) { offer { id calc { netInterest endBalance steps { month interest closingBalance } } } sameLicence { id calc { returnPerYear } } } }`,
+            query:
+              'query($id: ID!, $amount: Decimal!) { product(id: $id, amount: $amount) { offer { id calc { ' +
+              'netInterest endBalance steps { month interest closingBalance } } } ' +
+              'sameLicence { id calc { returnPerYear } } } }',
             variables: { id: pick(market.ids), amount: a },
           }),
           () => ({
-            query: `{ plan(amount: "${a}", maxOffers: ${int(1, 5)}) { allocations { offer { id calc { netInterest } } amount } totals { placed } optimal } }`,
+            query:
+              `{ plan(amount: "${a}", maxOffers: ${int(1, 5)}) { ` +
+              'allocations { offer { id calc { netInterest } } amount } totals { placed } optimal } }',
           }),
           () => ({
-            query: `{ offers(ids: ${JSON.stringify(some(market.ids, 3))}, amount: "${a}") { offer { id calc { effectiveRate } } } }`,
+            query:
+              `{ offers(ids: ${JSON.stringify(some(market.ids, 3))}, amount: "${a}") ` +
+              '{ offer { id calc { effectiveRate } } } }',
           }),
           () => ({ query: `{ products(amount: "-5") { total } }` }),
           () => ({ query: `{ nothingHere }` }),
@@ -186,9 +211,11 @@ function draw(market: Market, n: number, rnd: () => number): Asked[] {
         path: pick([
           () => `/api/products?amount=${pick(['-1', 'abc', '1e999', '0', '12.345'])}&type=${pick(['all', 'savings'])}`,
           () =>
-            `/api/products?pageSize=${pick(['0', '501', 'x'])}&sort=${pick(['return', 'best'])}&page=${pick(['0', '-2', '1'])}`,
+            `/api/products?pageSize=${pick(['0', '501', 'x'])}&sort=${pick(['return', 'best'])}` +
+            `&page=${pick(['0', '-2', '1'])}`,
           () =>
-            `/api/products/${pick(['no-such-offer', '%E0%A4%A', encodeURIComponent(pick(market.ids))])}?amount=${pick(['1', '-3', 'x'])}`,
+            `/api/products/${pick(['no-such-offer', '%E0%A4%A', encodeURIComponent(pick(market.ids))])}` +
+            `?amount=${pick(['1', '-3', 'x'])}`,
           () => `/api/rates/history?view=${pick(['market', 'nope'])}&days=${pick(['0', '9999', '7'])}`,
           () => `/api/plan?amount=${pick(['', '0', '2e6'])}&maxOffers=${pick(['0', '99', '3'])}`,
           () => `/api/nowhere?x=${int(1, 9)}`,
@@ -230,7 +257,10 @@ function differences(base: Answer, head: Answer): string[] {
   if (base.body.equals(head.body)) return found;
   try {
     found.push(
-      `body ${firstDifference(JSON.parse(base.body.toString('utf8')), JSON.parse(head.body.toString('utf8')), '$') || '$: the same JSON in other bytes'}`,
+      `body ${
+        firstDifference(JSON.parse(base.body.toString('utf8')), JSON.parse(head.body.toString('utf8')), '$') ||
+        '$: the same JSON in other bytes'
+      }`,
     );
   } catch {
     let i = 0;
@@ -310,7 +340,8 @@ async function main() {
     console.error(`${count} requests, this build against ${sha} (seed ${seed}, ${days} days of the sample market):`);
     for (const [kind, k] of byKind)
       console.error(
-        `  ${kind.padEnd(8)} ${String(k.asked).padStart(5)} asked, ${k.differing} differ; statuses ${JSON.stringify(k.statuses)}`,
+        `  ${kind.padEnd(8)} ${String(k.asked).padStart(5)} asked, ${k.differing} differ; ` +
+          `statuses ${JSON.stringify(k.statuses)}`,
       );
     for (const d of differing.slice(0, 20))
       console.error(`  differs: ${d.asked.method} ${d.asked.path}\n    ${d.where.join('\n    ')}`);
