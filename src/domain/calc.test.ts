@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { calculate, creditsInMonth, withholdingRateOf } from './calc.js';
+import { calculate, creditsInMonth, monthInterest, promotionInMonth, withholdingRateOf } from './calc.js';
 import { Decimal } from './decimal.js';
 import { presentCalc, type PresentedCalc } from './present.js';
 import { annualisedPercent } from './root.js';
@@ -527,6 +527,28 @@ describe('calculate: properties', () => {
     const at = (r: string) =>
       calculate({ amount: new Decimal('24900'), months: 12, promotions: 'include', terms: t(r) }).grossInterest;
     expect(at('5.00').lt(at('4.80'))).toBe(true);
+  });
+
+  it('each step is its month worked out afresh: interest and rate from its own opening balance and promotion', () => {
+    // The loop reuses a month's interest while the balance and the promotion stay the very same: the
+    // steps, the totals and the yields must be what each month computed on its own gives.
+    fc.assert(
+      fc.property(arbitraryCase(), (input) => {
+        const r = calculate(input, { steps: true });
+        let gross = new Decimal(0);
+        for (const step of r.steps) {
+          const promotion = promotionInMonth(input.terms, input.promotions, step.month);
+          const interest = monthInterest(input.terms, promotion, step.openingBalance);
+          expect(step.interest.eq(interest)).toBe(true);
+          const rate = step.openingBalance.isZero() ? new Decimal(0) : interest.times(1200).div(step.openingBalance);
+          expect(step.rate.eq(rate)).toBe(true);
+          gross = gross.plus(interest);
+        }
+        expect(r.grossInterest.eq(gross)).toBe(true);
+        expect(r.steps).toHaveLength(input.months);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('annualises the actual gross when the offer compounds (the comparable run is the actual run)', () => {

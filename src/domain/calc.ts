@@ -127,11 +127,19 @@ function run(input: CalcInput, compounds: boolean, collectSteps: boolean): Run {
   let firstInterest = ZERO;
   let promotionApplied = false;
   const steps: CalcStep[] = [];
+  // A month's interest depends on its opening balance and promotion alone, and the balance changes only
+  // when interest is credited and kept (once a year, or never): the month before's values, reused while
+  // both are the very same, are what the same operations would give again.
+  let lastOpening: Decimal | undefined;
+  let lastPromotion: Promotion | null = null;
+  let lastInterest = ZERO;
+  let lastRate = ZERO;
   for (let month = 1; month <= months; month++) {
     const opening = balance;
     const promotion = promotionInMonth(terms, promotions, month);
     if (promotion !== null) promotionApplied = true;
-    const interest = monthInterest(terms, promotion, opening);
+    const same = opening === lastOpening && promotion === lastPromotion;
+    const interest = same ? lastInterest : monthInterest(terms, promotion, opening);
     if (month === 1) firstInterest = interest;
     accrued = accrued.plus(interest);
     gross = gross.plus(interest);
@@ -145,16 +153,20 @@ function run(input: CalcInput, compounds: boolean, collectSteps: boolean): Run {
       accrued = ZERO;
     }
     if (collectSteps) {
+      if (!same) lastRate = opening.isZero() ? ZERO : interest.times(TWELVE_HUNDRED).div(opening);
       steps.push({
         month,
         openingBalance: opening,
-        rate: opening.isZero() ? ZERO : interest.times(TWELVE_HUNDRED).div(opening),
+        rate: lastRate,
         interest,
         credited,
         withholding: kept,
         closingBalance: balance,
       });
     }
+    lastOpening = opening;
+    lastPromotion = promotion;
+    lastInterest = interest;
   }
   return { gross, withholding, firstInterest, promotionApplied, steps };
 }
