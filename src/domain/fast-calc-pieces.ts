@@ -1,12 +1,12 @@
 // The pieces behind fast-calc.ts: the interval of amounts that share an offer's affine pairs (traced in
 // fast-calc-trace.ts), and their values at an amount. Why this is exact,
 // and where it falls back to the reference calculation: fast-calc.ts.
-import { compareDecimals, Decimal, HUNDRED, ZERO } from './decimal.js';
+import { compareDecimals, Decimal, HUNDRED, roughNumber, ZERO } from './decimal.js';
 import { returnPerYearOf, settle, withPromotions } from './calc.js';
 import type { AffineRun, Bounds, Compiled } from './fast-calc-trace.js';
 import { centsAmbiguous } from './present.js';
 import { yearlyGain as gainPerYear } from './root.js';
-import { roughYield } from './rough.js';
+import { roughAffineYield, roughYield } from './rough.js';
 import type { CalcSummary, CalcTerms, CalcYields, PromotionsMode, RankYields } from './types.js';
 
 export const ONE = new Decimal(1);
@@ -59,6 +59,11 @@ export interface Piece {
   /** The constant yields as floats (rough.ts); NaN where the yield is not constant. */
   roughComparable: number;
   roughEffective: number;
+  /** comparableS, comparableT, netS, netT as floats (roughNumber), for the rough yield at an amount. */
+  roughComparableS: number;
+  roughComparableT: number;
+  roughNetS: number;
+  roughNetT: number;
 }
 
 export interface ExactResult {
@@ -152,6 +157,10 @@ export function makePiece(entry: Entry, bounds: Bounds, actual: AffineRun, compa
     rankedAt: undefined,
     roughComparable,
     roughEffective,
+    roughComparableS: roughNumber(comparableS),
+    roughComparableT: roughNumber(comparableT),
+    roughNetS: roughNumber(netS),
+    roughNetT: roughNumber(netT),
   };
   return pending ? piece : settleConstants(piece);
 }
@@ -189,16 +198,22 @@ export function roughRankOf(
   piece: Piece,
   amount: Decimal,
   inverseOf: InverseOf,
+  roughInverse: number,
 ): { comparable: number; effective: number } | null {
   if (piece.unsafe) return null;
   const months = piece.entry.compiled.months;
+  // From the floats, and where they cannot claim the bound (roughAffineYield) from the decimals.
+  const at = (s: Decimal, t: Decimal, sf: number, tf: number) => {
+    const y = roughAffineYield(sf, tf, roughInverse, months);
+    return Number.isNaN(y) ? roughYield(s.plus(t.times(inverseOf(amount))), months) : y;
+  };
   const comparable = piece.comparableT.isZero()
     ? piece.roughComparable
-    : roughYield(piece.comparableS.plus(piece.comparableT.times(inverseOf(amount))), months);
+    : at(piece.comparableS, piece.comparableT, piece.roughComparableS, piece.roughComparableT);
   let effective: number;
   if (piece.sameRatio) effective = comparable;
   else if (piece.netT.isZero()) effective = piece.roughEffective;
-  else effective = roughYield(piece.netS.plus(piece.netT.times(inverseOf(amount))), months);
+  else effective = at(piece.netS, piece.netT, piece.roughNetS, piece.roughNetT);
   return Number.isNaN(comparable) || Number.isNaN(effective) ? null : { comparable, effective };
 }
 

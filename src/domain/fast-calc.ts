@@ -186,6 +186,16 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
     }
     return lastInverse;
   };
+  // And as a float, for the rough yields (rough.ts, roughAffineYield): toNumber rounds the decimal once.
+  let lastRoughAmount: Decimal | null = null;
+  let lastRoughInverse = 1;
+  const roughInverseOf = (amount: Decimal): number => {
+    if (lastRoughAmount === null || (amount !== lastRoughAmount && !amount.eq(lastRoughAmount))) {
+      lastRoughAmount = amount;
+      lastRoughInverse = 1 / amount.toNumber();
+    }
+    return lastRoughInverse;
+  };
 
   /** The key's entry if it was built for these terms (an entry for other terms is dropped). */
   function entryFor(key: string, input: CalcInput): Entry | undefined {
@@ -400,7 +410,8 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
     const constant =
       !resolved.pending && resolved.comparableYield !== null && (resolved.effectiveRate !== null || resolved.sameRatio);
     // Floats order the offer until a close call or a shown value needs the roots (src/domain/rough.ts).
-    const rough = roughly && !constant ? roughRankOf(resolved, input.amount, inverseOf) : null;
+    const rough =
+      roughly && !constant ? roughRankOf(resolved, input.amount, inverseOf, roughInverseOf(input.amount)) : null;
     return rough === null
       ? exactRank(key, input, resolved)
       : new LazyRankYields(rough.comparable, rough.effective, laterRank(key, input));

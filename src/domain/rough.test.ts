@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Decimal } from './decimal.js';
+import { Decimal, roughNumber } from './decimal.js';
 import { annualisedPercent } from './root.js';
-import { LazyRankYields, ROUGH_ERROR, roughOrder, roughYield } from './rough.js';
+import { LazyRankYields, ROUGH_ERROR, roughAffineYield, roughOrder, roughYield } from './rough.js';
 
 /** Growth ratios as the pieces give them: 34 significant digits, from a near total loss to a millionfold. */
 const ratioArb = fc.oneof(
@@ -33,6 +33,41 @@ describe('roughYield', () => {
     expect(roughYield(new Decimal('1e-7'), 12)).toBeNaN();
     expect(roughYield(new Decimal('2e6'), 12)).toBeNaN();
     expect(roughYield(new Decimal('1.0285'), 12)).toBeCloseTo(2.85, 12);
+  });
+});
+
+describe('roughAffineYield', () => {
+  // A piece's ratio s + t/A: t from a few cents (a fee) to a million (a cap's interest), either sign.
+  const tArb = fc
+    .tuple(fc.bigInt({ min: 10n ** 33n, max: 10n ** 34n - 1n }), fc.integer({ min: -37, max: -27 }), fc.boolean())
+    .map(([n, e, negative]) => new Decimal(n.toString()).times(new Decimal(10).pow(e)).times(negative ? -1 : 1));
+  const amountArb = fc.integer({ min: 1, max: 1_000_000_000 }).map((cents) => new Decimal(cents).div(100));
+
+  it('property: within 1e-10 × max(1, |yield|) percent of the yield of the ratio in decimals, or NaN', () => {
+    let claimed = 0;
+    fc.assert(
+      fc.property(ratioArb, tArb, amountArb, monthsArb, (s, t, amount, months) => {
+        const rough = roughAffineYield(roughNumber(s), roughNumber(t), 1 / amount.toNumber(), months);
+        const ratio = s.plus(t.times(new Decimal(1).div(amount)));
+        if (Number.isNaN(rough)) return;
+        claimed++;
+        const exact = annualisedPercent(ratio, months);
+        expect(Math.abs(exact.minus(rough).toNumber())).toBeLessThanOrEqual(
+          1e-10 * Math.max(1, Math.abs(exact.toNumber())),
+        );
+      }),
+      { numRuns: 3000 },
+    );
+    expect(claimed).toBeGreaterThan(1500); // it answers most ratios, not NaN for all
+  });
+
+  it('claims nothing where s and t/A nearly cancel', () => {
+    // 1.5 − 1.4999999 = 1e-7: below the range, and half its digits lost
+    expect(roughAffineYield(1.5, -1.4999999, 1, 12)).toBeNaN();
+    // 3 − 1 = 2: |s| + |t/A| = 4 ≤ 2·2, claimed
+    expect(roughAffineYield(3, -1, 1, 12)).toBeCloseTo(100, 9);
+    // 3 − 1.6 = 1.4: |s| + |t/A| = 4.6 > 2.8, left to the decimals
+    expect(roughAffineYield(3, -1.6, 1, 12)).toBeNaN();
   });
 });
 

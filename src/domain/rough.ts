@@ -30,6 +30,22 @@ export function roughYield(ratio: Decimal, months: number): number {
   return (Math.pow(r, 12 / months) - 1) * 100;
 }
 
+/**
+ * The yield of a ratio s + t/A that varies with the amount A (a piece's, fast-calc-pieces.ts), from floats:
+ * s and t as roughNumber gives them (within 1e-14, relative) and `inverse`, 1/A as a float (within 2⁻⁵²).
+ * The float ratio r is then within 1e-14·|s| + 1.2e-14·|t/A| + 2⁻⁵³·|r|, and where |s| + |t/A| ≤ 2|r| (no
+ * cancellation: NaN otherwise, and the caller takes the ratio in decimals) within 2.5e-14·|r|: the
+ * yield within 3e-11·max(1, |yield|) percent as above with 2.5× the ratio's error, under 1e-10·max(1,
+ * |yield|), a tenth of ROUGH_ERROR. A float multiply-add stands for a 34-digit one and its division.
+ */
+export function roughAffineYield(s: number, t: number, inverse: number, months: number): number {
+  const tail = t * inverse;
+  const r = s + tail;
+  if (!(Math.abs(s) + Math.abs(tail) <= 2 * Math.abs(r))) return NaN;
+  if (!(r >= RATIO_MIN && r <= RATIO_MAX)) return NaN;
+  return (Math.pow(r, 12 / months) - 1) * 100;
+}
+
 /** The order of two yields from their rough values (as compareYields orders the exact ones); 0: too close to tell. */
 export function roughOrder(x: number | undefined, y: number | undefined): number {
   if (x === undefined || y === undefined) return 0;
