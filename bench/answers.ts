@@ -14,6 +14,7 @@ import path from 'node:path';
 import { baseline, shortCommit } from './baseline.js';
 import { root, startService, type RunningService } from './service.js';
 import { arg } from './support.js';
+import { seeded } from './seeded.js';
 
 const against = arg('against', 'HEAD');
 const count = Number(arg('count', '2000'));
@@ -38,18 +39,6 @@ interface Answer {
   status: number;
   headers: [string, string][];
   body: Buffer;
-}
-
-/** mulberry32: a small seeded generator, so that a seed always draws the same set. */
-function random(s: number): () => number {
-  let a = s >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 interface Market {
@@ -309,7 +298,7 @@ async function main() {
       brands: [...new Set(all.items.map((i) => i.brand.id))],
       countries: [...new Set(all.items.map((i) => i.brand.country))],
     };
-    const asked = draw(market, count, random(seed));
+    const asked = draw(market, count, seeded(seed));
     const recorded: { kind: string; method: string; path: string; body?: string; status: number; sha256: string }[] =
       [];
     const differing: { asked: Asked; where: string[] }[] = [];

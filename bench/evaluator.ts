@@ -10,6 +10,7 @@ import type { CalcSummary } from '../src/domain/types.js';
 import { presentCalc } from '../src/domain/present.js';
 import { nthRoot, rationalPow } from '../src/domain/root.js';
 import type { CalcInput, CalcTerms, Payout, PromotionsMode, Tier } from '../src/domain/types.js';
+import { seeded } from './seeded.js';
 
 export interface BenchOptions {
   offers?: number;
@@ -57,18 +58,6 @@ export interface BenchResult {
   mismatches: number;
   root: { case: string; rootUs: number; decimalPowUs: number }[];
   mix: Record<string, number>;
-}
-
-/** mulberry32: a small seeded generator, so that every run benchmarks the same catalogue. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 interface BenchOffer {
@@ -198,7 +187,7 @@ function difference(after: CalculatorStats, before: CalculatorStats): Calculator
 }
 
 function timeRoot(): BenchResult['root'] {
-  const random = generator(7);
+  const random = seeded(7);
   const xs = Array.from({ length: 200 }, () => new Decimal(1).plus(new Decimal(Math.floor(random() * 1e9)).div(1e10)));
   const time = (f: (x: Decimal) => unknown, rounds: number) => {
     const start = performance.now();
@@ -225,7 +214,7 @@ function timeRoot(): BenchResult['root'] {
 }
 
 export function benchFastCalc(options: BenchOptions = {}): BenchResult {
-  const random = generator(options.seed ?? 20261122);
+  const random = seeded(options.seed ?? 20261122);
   const mix: Record<string, number> = {};
   const offers = catalogue(options.offers ?? 600, random, mix);
   const warm = amounts(options.warmupAmounts ?? 50, random);
