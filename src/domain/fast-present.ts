@@ -20,14 +20,11 @@
 import { type Decimal, roughNumber } from './decimal.js';
 import type { Piece } from './fast-calc-pieces.js';
 import { moneyToCents, toCents, type PresentedCalc } from './present.js';
-import { ROUGH_ERROR } from './rough.js';
+import { ROUGH_ERROR, roughAffineYield } from './rough.js';
 
 /** How far a coefficient read by roughNumber may be from it, relative, with the float operations after. */
 const ERROR = 2e-14;
 const ULP = 2 ** -52;
-/** Ratios outside this range get no float yield (rough.ts). */
-const RATIO_MIN = 1e-6;
-const RATIO_MAX = 1e6;
 /** Cents as integers stay exact below this. */
 const MAX_CENTS = 1e15;
 
@@ -66,10 +63,10 @@ function floats(piece: Piece): PieceFloats {
       taxT: piece.taxT === null ? 0 : roughNumber(piece.taxT),
       nominalS: roughNumber(piece.nominalS),
       nominalT: roughNumber(piece.nominalT),
-      comparableS: roughNumber(piece.comparableS),
-      comparableT: roughNumber(piece.comparableT),
-      netS: roughNumber(piece.netS),
-      netT: roughNumber(piece.netT),
+      comparableS: piece.roughComparableS,
+      comparableT: piece.roughComparableT,
+      netS: piece.roughNetS,
+      netT: piece.roughNetT,
     };
     floatsOf.set(piece, f);
   }
@@ -125,12 +122,10 @@ function affine(s: number, t: number, a: number): [number, number] {
   return [v, ERROR * (Math.abs(s * a) + Math.abs(t)) + ULP * Math.abs(v)];
 }
 
-/** The yield in percent of the ratio s + t/A over `months`, and its bound; NaN where no bound is claimed. */
+/** The yield in percent of the ratio s + t/A over `months` (rough.ts), and its bound; NaN where none is claimed. */
 function yieldOf(s: number, t: number, inverse: number, months: number): [number, number] {
-  const ratio = s + t * inverse;
-  if (!(ratio >= RATIO_MIN && ratio <= RATIO_MAX) || Math.abs(s) + Math.abs(t * inverse) > 2 * ratio) return [NaN, 0];
-  const y = (Math.pow(ratio, 12 / months) - 1) * 100;
-  return [y, ROUGH_ERROR * Math.max(1, Math.abs(y))];
+  const y = roughAffineYield(s, t, inverse, months);
+  return Number.isNaN(y) ? [NaN, 0] : [y, ROUGH_ERROR * Math.max(1, Math.abs(y))];
 }
 
 function constantYield(y: Decimal): ConstantYield {
