@@ -175,26 +175,25 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
   let exactHits = 0;
   let unpieceable = 0;
   let guarded = 0;
-  // A list request asks every offer about one amount: its 1/A (a division, the costliest
-  // operation here) is worked out once.
+  // A list request asks every offer about one amount: its 1/A (a division, the costliest operation here)
+  // is worked out once, in decimals and as a float (for the rough yields, rough.ts: toNumber rounds the
+  // decimal once), each when first needed.
   let lastAmount: Decimal | null = null;
-  let lastInverse = ONE;
-  const inverseOf = (amount: Decimal): Decimal => {
+  let lastInverse: Decimal | undefined;
+  let lastRoughInverse: number | undefined;
+  const asked = (amount: Decimal): void => {
     if (lastAmount === null || (amount !== lastAmount && !amount.eq(lastAmount))) {
       lastAmount = amount;
-      lastInverse = ONE.div(amount);
+      lastInverse = lastRoughInverse = undefined;
     }
-    return lastInverse;
   };
-  // And as a float, for the rough yields (rough.ts, roughAffineYield): toNumber rounds the decimal once.
-  let lastRoughAmount: Decimal | null = null;
-  let lastRoughInverse = 1;
+  const inverseOf = (amount: Decimal): Decimal => {
+    asked(amount);
+    return (lastInverse ??= ONE.div(amount));
+  };
   const roughInverseOf = (amount: Decimal): number => {
-    if (lastRoughAmount === null || (amount !== lastRoughAmount && !amount.eq(lastRoughAmount))) {
-      lastRoughAmount = amount;
-      lastRoughInverse = 1 / amount.toNumber();
-    }
-    return lastRoughInverse;
+    asked(amount);
+    return (lastRoughInverse ??= 1 / amount.toNumber());
   };
 
   /** The key's entry if it was built for these terms (an entry for other terms is dropped). */
