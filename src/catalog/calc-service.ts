@@ -223,12 +223,14 @@ export function createCalcService(options: { maxBytes?: number; rough?: boolean 
   // accounts), by calculation key. Kept here rather than on the catalogue's offers, which stay as
   // loaded; bounded by its part of the bytes like everything else here.
   const constants = new LRUCache<string, RankYields>({ max: count('constant') });
-  // In front of it, per terms, the constant asked last: a list asks every offer about one period and mode,
-  // and for most the answer is their constant. A field compare instead of a key string and an LRU lookup
-  // (≈3 % of a cold list's CPU); an entry per live terms object, dropped with its catalogue.
-  let lastConstants = new WeakMap<
+  // In front of it, per terms, the period and mode asked last, their calculation key and their constant
+  // (null: none): a list asks every offer about one period and mode, and for most the answer is their
+  // constant. A field compare instead of a key string and an LRU lookup (≈3 % of a cold list's CPU); for
+  // the others, a key whose hash is already known (a string made anew is hashed at each Map lookup). An
+  // entry per live terms object, dropped with its catalogue.
+  let lastSlots = new WeakMap<
     CatalogOffer['terms'],
-    { months: number; mode: PromotionsMode; yields: RankYields }
+    { months: number; mode: PromotionsMode; key: string; yields: RankYields | null }
   >();
   // A rate event reaches every client that follows it, often with the same few amounts.
   const impacts = new LRUCache<string, ChangeImpact>({ max: count('impact') });
@@ -286,23 +288,25 @@ export function createCalcService(options: { maxBytes?: number; rough?: boolean 
   };
   return {
     rank(offer, amount, horizon, promotions) {
-      const last = lastConstants.get(offer.terms);
-      if (last && last.months === periodOf(offer, horizon) && last.mode === calcMode(promotions)) return last.yields;
-      const [key, input] = args(offer, amount, horizon, promotions);
-      const keep = (yields: RankYields) => {
-        lastConstants.set(offer.terms, { months: input.months, mode: input.promotions, yields });
-        return yields;
-      };
-      const known = constants.get(key);
-      if (known) return keep(known);
+      const months = periodOf(offer, horizon);
+      const mode = calcMode(promotions);
+      let slot = lastSlots.get(offer.terms);
+      if (slot === undefined || slot.months !== months || slot.mode !== mode) {
+        const key = calcKey(offer.termsId, months, mode);
+        slot = { months, mode, key, yields: constants.get(key) ?? null };
+        lastSlots.set(offer.terms, slot);
+      }
+      if (slot.yields !== null) return slot.yields;
+      const key = slot.key;
       const text = textOf(amount);
       const recent = recentRanks.get(text, key);
       if (recent) return recent;
+      const input = { amount, months, promotions: mode, terms: offer.terms };
       const yields = calculator.evaluateRank(key, input);
       const constant = calculator.constantYields(key, input);
       if (constant) {
         constants.set(key, constant);
-        return keep(constant);
+        return (slot.yields = constant);
       }
       recentRanks.set(text, key, yields);
       return yields;
@@ -433,7 +437,7 @@ export function createCalcService(options: { maxBytes?: number; rough?: boolean 
     clear: () => {
       calculator.clear();
       constants.clear();
-      lastConstants = new WeakMap();
+      lastSlots = new WeakMap();
       impacts.clear();
       models = undefined;
       lists.clear();

@@ -24,7 +24,7 @@
 //   half cent; in practice never at all, the band is 1e-16 wide);
 // - a balance slope s ≤ 0 (only with rates below −100 %): the interval would flip.
 import { LRUCache } from 'lru-cache';
-import type { Decimal } from './decimal.js';
+import { roughNumber, type Decimal } from './decimal.js';
 import { calculate } from './calc.js';
 import { createPrefixes } from './fast-calc-prefix.js';
 import { amountShown, type AmountShown, presentedOf } from './fast-present.js';
@@ -434,7 +434,16 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
       return null;
     const comparableYield = piece.comparableYield;
     const effectiveRate = piece.effectiveRate ?? (piece.sameRatio ? comparableYield : null);
-    return comparableYield && effectiveRate ? { comparableYield, effectiveRate } : null;
+    // With their floats (within 1e-14, far inside ROUGH_ERROR), which a list would otherwise take from the
+    // Decimals at each of its comparisons (sort.ts): a constant is compared in every list at its period.
+    return comparableYield && effectiveRate
+      ? {
+          comparableYield,
+          effectiveRate,
+          roughComparable: roughNumber(comparableYield),
+          roughEffective: roughNumber(effectiveRate),
+        }
+      : null;
   }
 
   return {
