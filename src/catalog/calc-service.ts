@@ -223,13 +223,14 @@ export function createCalcService(options: { maxBytes?: number; rough?: boolean 
   // accounts), by calculation key. Kept here rather than on the catalogue's offers, which stay as
   // loaded; bounded by its part of the bytes like everything else here.
   const constants = new LRUCache<string, RankYields>({ max: count('constant') });
-  // In front of it, per terms, the period and mode asked last, their calculation key and their constant
+  // In front of it, per offer, the period and mode asked last, their calculation key and their constant
   // (null: none): a list asks every offer about one period and mode, and for most the answer is their
-  // constant. A field compare instead of a key string and an LRU lookup (≈3 % of a cold list's CPU); for
-  // the others, a key whose hash is already known (a string made anew is hashed at each Map lookup). An
-  // entry per live terms object, dropped with its catalogue.
+  // constant. A field compare instead of a key string and an LRU lookup; for the others, a key whose hash
+  // is already known (a string made anew is hashed at each Map lookup). By offer, not by terms: offers of
+  // the same terms (deposits of one rate plan and several terms) are asked about different periods. An
+  // entry per live offer, dropped with its catalogue.
   let lastSlots = new WeakMap<
-    CatalogOffer['terms'],
+    CatalogOffer,
     { months: number; mode: PromotionsMode; key: string; yields: RankYields | null }
   >();
   // A rate event reaches every client that follows it, often with the same few amounts.
@@ -290,11 +291,11 @@ export function createCalcService(options: { maxBytes?: number; rough?: boolean 
     rank(offer, amount, horizon, promotions) {
       const months = periodOf(offer, horizon);
       const mode = calcMode(promotions);
-      let slot = lastSlots.get(offer.terms);
+      let slot = lastSlots.get(offer);
       if (slot === undefined || slot.months !== months || slot.mode !== mode) {
         const key = calcKey(offer.termsId, months, mode);
         slot = { months, mode, key, yields: constants.get(key) ?? null };
-        lastSlots.set(offer.terms, slot);
+        lastSlots.set(offer, slot);
       }
       if (slot.yields !== null) return slot.yields;
       const key = slot.key;
