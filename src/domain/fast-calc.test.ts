@@ -313,6 +313,25 @@ describe('createCalculator: pieces', () => {
     expect(calc.stats().misses).toBe(31);
   });
 
+  it('evicts exactly the pieces used longest ago, whatever the order they were used in', () => {
+    const t = terms({ tiers: tiers(['0', null, '2.00']) });
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let round = 0; round < 20; round++) {
+      const calc = createCalculator({ maxPieces: 10 });
+      for (let i = 0; i < 10; i++) calc.evaluate(`offer-${i}`, input('1000', 12, t));
+      const order = [...Array(10).keys()].sort(() => random() - 0.5);
+      for (const i of order) calc.evaluate(`offer-${i}`, input('1000', 12, t));
+      // An eleventh piece: a tenth of the budget goes, the one used longest ago.
+      calc.evaluate('offer-new', input('1000', 12, t));
+      expect(calc.stats()).toMatchObject({ pieces: 10, evictions: 1, hits: 10 });
+      for (const i of order.slice(1)) calc.evaluate(`offer-${i}`, input('1000', 12, t));
+      expect(calc.stats().hits).toBe(19);
+      calc.evaluate(`offer-${order[0]}`, input('1000', 12, t));
+      expect(calc.stats()).toMatchObject({ hits: 19, misses: 12 });
+    }
+  });
+
   it('keeps the pieces of a whole pass when told to hold them, where least-recently-used kept none', () => {
     const t = terms({ tiers: tiers(['0', null, '2.00']) });
     // Two passes over 30 keys, as two lists at new amounts over a market of 30 offers.

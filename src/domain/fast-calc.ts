@@ -218,20 +218,27 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
   }
 
   function evictOldest(): void {
-    const all: Piece[] = [];
-    for (const entry of entries.values()) for (const piece of entry.pieces) all.push(piece);
-    all.sort((x, y) => x.used - y.used);
-    const count = Math.max(pieceCount - maxPieces, Math.ceil(maxPieces / 10));
-    const gone = new Set(all.slice(0, count));
-    for (const entry of [...entries.values()]) {
-      const kept = entry.pieces.filter((piece) => !gone.has(piece));
-      if (kept.length === entry.pieces.length) continue;
+    // The oldest uses found by sorting the numbers alone (a typed array's native sort), not the pieces by a
+    // comparator: a horizon moving with every list keeps the pieces churning, and sorting the objects was
+    // ≈4 % of such a list's CPU. Uses are distinct (one tick of the clock each), so the count-th oldest
+    // use says which pieces go.
+    const uses = new Float64Array(pieceCount);
+    let n = 0;
+    for (const entry of entries.values()) for (const piece of entry.pieces) uses[n++] = piece.used;
+    const count = Math.min(n, Math.max(pieceCount - maxPieces, Math.ceil(maxPieces / 10)));
+    if (count === 0) return;
+    const last = uses.subarray(0, n).sort()[count - 1]!;
+    let gone = 0;
+    for (const entry of entries.values()) {
+      if (!entry.pieces.some((piece) => piece.used <= last)) continue;
+      const kept = entry.pieces.filter((piece) => piece.used > last);
+      gone += entry.pieces.length - kept.length;
       entry.pieces = kept;
       // An emptied key goes too, so that keys (client-chosen horizons) cannot pile up.
       if (kept.length === 0) entries.delete(entry.key);
     }
-    pieceCount -= gone.size;
-    evictions += gone.size;
+    pieceCount -= gone;
+    evictions += gone;
   }
 
   function build(entry: Entry, amount: Decimal): Piece | null {
