@@ -176,7 +176,9 @@ export class RecentByAmount<V> {
 /**
  * What one kept item costs on the heap, measured (npm run bench:calc prints the heap per piece): a
  * piece (its affine pairs and bounds, a few dozen Decimals), an exact result, a kept pair of yields, a
- * kept summary (a dozen Decimals and their map entry), an amount-independent pair of yields, an impact.
+ * kept summary (a dozen Decimals and their map entry), an amount-independent pair of yields, an impact,
+ * an evicted piece's shadow (its floats and its key's group: 224 B measured for a key's only one, 132 B
+ * each for two).
  */
 export const ITEM_BYTES = {
   piece: 3_000,
@@ -185,6 +187,7 @@ export const ITEM_BYTES = {
   summary: 1_400,
   constant: 320,
   impact: 700,
+  shadow: 200,
 } as const;
 
 /**
@@ -203,16 +206,30 @@ const FACTS_SHARE = 0.5;
 /**
  * How the calculator's part of the memory budget is shared among what it keeps; whole lists get a
  * twentieth (a few dozen lists of the sample), the plan's models what is left (a fifth), enough for
- * every candidate of a few (horizon, promotions) pairs.
+ * every candidate of a few (horizon, promotions) pairs. The summaries' part (a fifth until the shadows
+ * took 0.08 of it) still holds what the soak's mix keeps of them (≈2,200 at the default budget).
  */
-const PARTS = { piece: 0.31, exact: 0.08, rank: 0.08, summary: 0.2, constant: 0.04, impact: 0.04 } as const;
+const PARTS = {
+  piece: 0.31,
+  exact: 0.08,
+  rank: 0.08,
+  summary: 0.12,
+  constant: 0.04,
+  impact: 0.04,
+  shadow: 0.08,
+} as const;
 const LIST_PART = 0.05;
 const MODEL_PART = 1 - LIST_PART - Object.values(PARTS).reduce((a, b) => a + b, 0);
 
 export function createCalcService(options: { maxBytes?: number; rough?: boolean } = {}): CalcService {
   const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
   const count = (item: keyof typeof ITEM_BYTES) => Math.max(1, Math.floor((maxBytes * PARTS[item]) / ITEM_BYTES[item]));
-  const calculator = createCalculator({ maxPieces: count('piece'), maxExact: count('exact'), rough: options.rough });
+  const calculator = createCalculator({
+    maxPieces: count('piece'),
+    maxExact: count('exact'),
+    maxShadows: count('shadow'),
+    rough: options.rough,
+  });
   // The pieces kept whatever the count: one per offer of the current catalogue (holdPassOver).
   let held = 0;
   // Popular amounts come back (25,000; 50,000): their results are kept, so a repeat under other filters,
@@ -413,6 +430,7 @@ export function createCalcService(options: { maxBytes?: number; rough?: boolean 
         summary: recentSummaries.size,
         constant: constants.size,
         impact: impacts.size,
+        shadow: own.shadows,
       };
       const entries = Object.values(sizes).reduce((a, b) => a + b, 0);
       const bytes =

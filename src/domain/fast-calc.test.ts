@@ -332,6 +332,42 @@ describe('createCalculator: pieces', () => {
     }
   });
 
+  it("ranks an evicted piece's offer from its shadow as the piece would: the same floats, the same digits", () => {
+    let fromShadows = 0;
+    const other = terms({ tiers: tiers(['0', null, '1.00']) });
+    fc.assert(
+      fc.property(arbitraryOffer(), ({ terms: t, months, promotions, amounts }) => {
+        const kept = createCalculator();
+        const evicting = createCalculator({ maxPieces: 1 });
+        for (const amount of amounts) {
+          const asked: CalcInput = { amount, months, promotions, terms: t };
+          const before = evicting.stats().shadowed;
+          const shadowed = evicting.evaluateRank('offer', asked);
+          const fromShadow = evicting.stats().shadowed > before;
+          const piece = kept.evaluateRank('offer', asked);
+          if (fromShadow) {
+            fromShadows++;
+            // A float from the shadow is the float the piece gives where the piece ranks by floats…
+            if (piece.roughComparable !== undefined) {
+              expect(shadowed.roughComparable).toBe(piece.roughComparable);
+              expect(shadowed.roughEffective).toBe(piece.roughEffective);
+            } else {
+              // …and within the rough bound of the exact yield where the piece's constant is worked out.
+              const y = piece.comparableYield.toNumber();
+              expect(Math.abs(shadowed.roughComparable! - y)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(y)));
+            }
+          }
+          expect(shadowed.comparableYield.toString()).toBe(piece.comparableYield.toString());
+          expect(shadowed.effectiveRate.toString()).toBe(piece.effectiveRate.toString());
+          // Another key's piece evicts this one's: the next amount meets its shadow.
+          evicting.evaluateRank('other', { amount, months, promotions, terms: other });
+        }
+      }),
+      { numRuns: 300 },
+    );
+    expect(fromShadows).toBeGreaterThan(100);
+  });
+
   it('keeps the pieces of a whole pass when told to hold them, where least-recently-used kept none', () => {
     const t = terms({ tiers: tiers(['0', null, '2.00']) });
     // Two passes over 30 keys, as two lists at new amounts over a market of 30 offers.
@@ -340,7 +376,8 @@ describe('createCalculator: pieces', () => {
         for (let i = 0; i < 30; i++) calc.evaluateRank(`offer-${i}`, input(amount, 12, t));
       return calc.stats();
     };
-    const starved = twoPasses(createCalculator({ maxPieces: 10 }));
+    // Without the evicted pieces' shadows, which would rank the second pass without a piece (tested below).
+    const starved = twoPasses(createCalculator({ maxPieces: 10, maxShadows: 0 }));
     expect(starved.hits).toBe(0);
     expect(starved.misses).toBe(60);
 
@@ -391,6 +428,8 @@ describe('createCalculator: pieces', () => {
       guarded: 0,
       exactHits: 0,
       exactEntries: 0,
+      shadows: 0,
+      shadowed: 0,
     });
   });
 

@@ -27,6 +27,7 @@ import { LRUCache } from 'lru-cache';
 import { roughNumber, type Decimal } from './decimal.js';
 import { calculate } from './calc.js';
 import { createPrefixes } from './fast-calc-prefix.js';
+import { Shadows } from './fast-calc-shadows.js';
 import { amountShown, type AmountShown, presentedOf } from './fast-present.js';
 import type { PresentedCalc } from './present.js';
 import { LazyRankYields } from './rough.js';
@@ -78,6 +79,8 @@ export interface CalculatorOptions {
   maxPieces?: number;
   /** Exact results kept for amounts the pieces cannot answer. Default 5,000. */
   maxExact?: number;
+  /** What ranks an evicted piece's offer (fast-calc-shadows.ts), kept for this many pieces. Default 8 × maxPieces. */
+  maxShadows?: number;
   /**
    * Ranks with floats where they tell (rough.ts), the roots worked out when read. Default true; false: the
    * all-Decimal path the tests hold it to.
@@ -106,6 +109,10 @@ export interface CalculatorStats {
   /** Evaluations answered from the exact-result cache. */
   exactHits: number;
   exactEntries: number;
+  /** Evicted pieces whose offers can still be ranked without them (fast-calc-shadows.ts). */
+  shadows: number;
+  /** Offers ranked from those instead of a piece traced again. */
+  shadowed: number;
 }
 
 export interface Calculator {
@@ -159,6 +166,7 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
   // The first months a horizon shares with its neighbours (fast-calc-prefix.ts): a prefix is about the
   // size of a piece, and serves a few horizons' pieces.
   const prefixes = createPrefixes(Math.ceil(budgetPieces / 8));
+  const shadows = new Shadows(options.maxShadows ?? 8 * budgetPieces);
   // Least-recently-used by a use counter on each piece: a hit is one assignment, and eviction,
   // when the pieces exceed maxPieces, sorts them once and drops the oldest tenth in one go.
   let clock = 0;
@@ -173,6 +181,7 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
   // Traces run (by evaluate, evaluateYields and pieceAt alike): with the reference runs, the calculator's work.
   let traces = 0;
   let exactHits = 0;
+  let shadowed = 0;
   let unpieceable = 0;
   let guarded = 0;
   // A list request asks every offer about one amount: its 1/A (a division, the costliest operation here)
@@ -181,19 +190,24 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
   let lastAmount: Decimal | null = null;
   let lastInverse: Decimal | undefined;
   let lastRoughInverse: number | undefined;
+  let lastRoughAmount: number | undefined;
   const asked = (amount: Decimal): void => {
     if (lastAmount === null || (amount !== lastAmount && !amount.eq(lastAmount))) {
       lastAmount = amount;
-      lastInverse = lastRoughInverse = undefined;
+      lastInverse = lastRoughInverse = lastRoughAmount = undefined;
     }
   };
   const inverseOf = (amount: Decimal): Decimal => {
     asked(amount);
     return (lastInverse ??= ONE.div(amount));
   };
-  const roughInverseOf = (amount: Decimal): number => {
+  const roughAmountOf = (amount: Decimal): number => {
     asked(amount);
-    return (lastRoughInverse ??= 1 / amount.toNumber());
+    return (lastRoughAmount ??= amount.toNumber());
+  };
+  const roughInverseOf = (amount: Decimal): number => {
+    const a = roughAmountOf(amount); // the memo of this amount, made anew when the amount is
+    return (lastRoughInverse ??= 1 / a);
   };
 
   /** The key's entry if it was built for these terms (an entry for other terms is dropped). */
@@ -231,6 +245,7 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
     let gone = 0;
     for (const entry of entries.values()) {
       if (!entry.pieces.some((piece) => piece.used <= last)) continue;
+      for (const piece of entry.pieces) if (piece.used <= last) shadows.keep(entry.key, piece);
       const kept = entry.pieces.filter((piece) => piece.used > last);
       gone += entry.pieces.length - kept.length;
       entry.pieces = kept;
@@ -303,10 +318,20 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
   }
 
   function resolve(key: string, input: CalcInput): Piece | CalcSummary {
-    const { amount } = input;
     checkInput(input);
-    let entry = entryFor(key, input);
-    const found = entry === undefined ? undefined : findPiece(entry.pieces, amount);
+    const entry = entryFor(key, input);
+    return resolveAt(key, input, entry, entry === undefined ? undefined : findPiece(entry.pieces, input.amount));
+  }
+
+  /** resolve, once the key's entry and the amount's piece in it have been looked up. */
+  function resolveAt(
+    key: string,
+    input: CalcInput,
+    known: Entry | undefined,
+    found: Piece | undefined,
+  ): Piece | CalcSummary {
+    const { amount } = input;
+    let entry = known;
     if (found !== undefined) {
       hits++;
       found.used = ++clock;
@@ -405,7 +430,18 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
   const laterRank = (key: string, input: CalcInput) => () => exactRank(key, input, resolve(key, input));
 
   function evaluateRank(key: string, input: CalcInput): RankYields {
-    const resolved = resolve(key, input);
+    checkInput(input);
+    const entry = entryFor(key, input);
+    const found = entry === undefined ? undefined : findPiece(entry.pieces, input.amount);
+    if (found === undefined && roughly && shadows.size > 0) {
+      // An evicted piece's floats rank the offer as the piece would (fast-calc-shadows.ts).
+      const rough = shadows.rank(key, input, roughAmountOf(input.amount), roughInverseOf(input.amount));
+      if (rough !== null) {
+        shadowed++;
+        return new LazyRankYields(rough.comparable, rough.effective, laterRank(key, input));
+      }
+    }
+    const resolved = resolveAt(key, input, entry, found);
     if (!('entry' in resolved)) return exactRank(key, input, resolved);
     // A piece's constant yields, asked for a second amount, are worked out: from then on they cost a lookup
     // (and calc-service keeps them for every amount), where a float would cost an object per list. A piece
@@ -475,13 +511,16 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
       guarded,
       exactHits,
       exactEntries: exact.size,
+      shadows: shadows.size,
+      shadowed,
     }),
     clear: () => {
       entries.clear();
       prefixes.clear();
+      shadows.clear();
       pieceCount = 0;
       exact.clear();
-      hits = misses = evictions = fallbacks = exactHits = unpieceable = guarded = 0;
+      hits = misses = evictions = fallbacks = exactHits = unpieceable = guarded = shadowed = 0;
     },
   };
 }
