@@ -1,7 +1,7 @@
 // What a list needs of an evicted piece to rank its offer: the piece's safe interval and its four ratios as
 // floats, 48 bytes where the piece is ≈3 KB. Flexible and notice accounts are calculated per horizon, and
 // a client moving the horizon asks each of ~120 of them; the pieces of one horizon are evicted long before
-// it comes back, and every list at it traced all of them again (≈2/3 of such a list's CPU). From these, a
+// it comes back, and every list at it traced all of them again (about half of such a list's CPU). From these, a
 // list ranks those offers as it would from the pieces (rough.ts), and traces a piece only for the offers it
 // shows or whose order is a close call, as it does for pieces still kept.
 //
