@@ -101,8 +101,13 @@ export class Shadows {
       const hi = data[i + 1]!;
       if (!(lo === -Infinity || amount - lo > BOUND_MARGIN * Math.max(Math.abs(amount), Math.abs(lo)))) continue;
       if (!(hi === Infinity || hi - amount > BOUND_MARGIN * Math.max(Math.abs(amount), Math.abs(hi)))) continue;
-      const comparable = roughAffineYield(data[i + 2]!, data[i + 3]!, inverse, input.months);
-      const effective = roughAffineYield(data[i + 4]!, data[i + 5]!, inverse, input.months);
+      const cS = data[i + 2]!;
+      const cT = data[i + 3]!;
+      const nS = data[i + 4]!;
+      const nT = data[i + 5]!;
+      const comparable = roughAffineYield(cS, cT, inverse, input.months);
+      // No tax and no fees: the net ratio is the comparable one (the piece's sameRatio), one power for both.
+      const effective = nS === cS && nT === cT ? comparable : roughAffineYield(nS, nT, inverse, input.months);
       return Number.isNaN(comparable) || Number.isNaN(effective) ? null : { comparable, effective };
     }
     return null;
