@@ -70,12 +70,13 @@ export class Shadows {
       // A new array of the exact length: push would leave room for a dozen more (≈140 bytes).
       group.data = data.concat(shadow);
     } else {
-      while (this.count >= this.max && this.all.length > 0) this.drop(this.all[this.random(this.all.length)]!);
       group = { key, terms: c.terms, months: c.months, mode: c.mode, data: shadow, at: this.all.length };
       this.groups.set(key, group);
       this.all.push(group);
     }
     this.count++;
+    // After either: a key's group grows with its pieces too. The one just kept may be the one that goes.
+    while (this.count > this.max) this.drop(this.all[this.random(this.all.length)]!);
   }
 
   /**

@@ -368,6 +368,23 @@ describe('createCalculator: pieces', () => {
     expect(fromShadows).toBeGreaterThan(100);
   });
 
+  it("keeps no more shadows than its bound, however many a key's evicted pieces leave", () => {
+    // Ten tiers: ten pieces of one key at ten amounts, each evicted by the next.
+    const bands = Array.from({ length: 10 }, (_, i): TierSpec => [
+      String(i * 10_000),
+      i === 9 ? null : String((i + 1) * 10_000),
+      `${1 + i / 10}`,
+    ]);
+    const t = terms({ tiers: tiers(...bands) });
+    const calc = createCalculator({ maxPieces: 1, maxShadows: 3 });
+    for (let i = 0; i < 10; i++) calc.evaluate('offer', input(String(i * 10_000 + 5_000), 12, t));
+    const stats = calc.stats();
+    expect(stats.evictions).toBeGreaterThanOrEqual(9);
+    // Evicted a key's group at a time: here the only key's, whenever it outgrows the bound.
+    expect(stats.shadows).toBeGreaterThan(0);
+    expect(stats.shadows).toBeLessThanOrEqual(3);
+  });
+
   it('keeps the pieces of a whole pass when told to hold them, where least-recently-used kept none', () => {
     const t = terms({ tiers: tiers(['0', null, '2.00']) });
     // Two passes over 30 keys, as two lists at new amounts over a market of 30 offers.
