@@ -30,21 +30,18 @@ const ChangeImpactRef = builder.objectRef<ChangeImpact>('ChangeImpact').implemen
     "months; in an offer's detail, its horizon), over the term for deposits, promotions included) under the " +
     'plan before the change and under the plan after it.',
   fields: (t) => ({
-    amount: t.field({ type: 'Decimal', description: euros('the amount calculated'), resolve: (i) => i.amount }),
-    returnPerYearBefore: t.field({
+    amount: t.expose('amount', { type: 'Decimal', description: euros('the amount calculated') }),
+    returnPerYearBefore: t.expose('returnPerYearBefore', {
       type: 'Decimal',
       description: euros('the return per year under the plan before the change'),
-      resolve: (i) => i.returnPerYearBefore,
     }),
-    returnPerYearAfter: t.field({
+    returnPerYearAfter: t.expose('returnPerYearAfter', {
       type: 'Decimal',
       description: euros('the return per year under the plan after the change'),
-      resolve: (i) => i.returnPerYearAfter,
     }),
-    delta: t.field({
+    delta: t.expose('delta', {
       type: 'Decimal',
       description: euros('returnPerYearAfter − returnPerYearBefore (of the values shown)'),
-      resolve: (i) => i.delta,
     }),
   }),
 });
@@ -54,18 +51,14 @@ export const ChangeEventRef = builder.objectRef<ChangeEventValue>('ChangeEvent')
     'A change derived by the ingest: rate up or down, promotion start or end, new or removed offer, DGS change.',
   fields: (t) => ({
     id: t.id({ description: 'increases with ingest order', resolve: (e) => String(e.id) }),
-    kind: t.field({ type: EventKindEnum, resolve: (e) => e.kind }),
-    at: t.field({
-      type: 'DateTime',
-      description: 'the time of the snapshot that showed the change',
-      resolve: (e) => e.at,
-    }),
-    offerId: t.id({ nullable: true, description: 'null for institution-level events', resolve: (e) => e.offerId }),
-    brandId: t.id({ nullable: true, resolve: (e) => e.brandId }),
-    institutionId: t.id({ nullable: true, resolve: (e) => e.institutionId }),
+    kind: t.expose('kind', { type: EventKindEnum }),
+    at: t.expose('at', { type: 'DateTime', description: 'the time of the snapshot that showed the change' }),
+    offerId: t.exposeID('offerId', { nullable: true, description: 'null for institution-level events' }),
+    brandId: t.exposeID('brandId', { nullable: true }),
+    institutionId: t.exposeID('institutionId', { nullable: true }),
     summary: t.exposeString('summary'),
-    from: t.field({ type: 'JSON', nullable: true, description: 'what changed, before', resolve: (e) => e.from }),
-    to: t.field({ type: 'JSON', nullable: true, description: 'what changed, after', resolve: (e) => e.to }),
+    from: t.expose('from', { type: 'JSON', nullable: true, description: 'what changed, before' }),
+    to: t.expose('to', { type: 'JSON', nullable: true, description: 'what changed, after' }),
     impact: t.field({
       type: ChangeImpactRef,
       nullable: true,
@@ -79,7 +72,7 @@ export const ChangeEventRef = builder.objectRef<ChangeEventValue>('ChangeEvent')
 
 const ChangeListRef = builder.objectRef<{ items: ChangeEventValue[] }>('ChangeList').implement({
   fields: (t) => ({
-    items: t.field({ type: [ChangeEventRef], description: 'newest first', resolve: (l) => l.items }),
+    items: t.expose('items', { type: [ChangeEventRef], description: 'newest first' }),
     method: methodField(t),
   }),
 });

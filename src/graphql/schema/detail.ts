@@ -1,7 +1,7 @@
 // Query.product (GET /api/products/{id}) and Query.offers (a batch of details): an offer with its
 // monthly steps, rate history, sources, events and the other offers under the same licence.
 import { DETAIL_LIMIT } from '../loaders.js';
-import { offerResult, offerStanding, splitsAt, type OfferResult } from '../../catalog/pipeline.js';
+import { offerResult, offerStanding, splitsAt } from '../../catalog/pipeline.js';
 import type { CatalogOffer, CatalogSource } from '../../catalog/types.js';
 import { Decimal } from '../../domain/decimal.js';
 import { clientError } from '../../request/errors.js';
@@ -12,7 +12,7 @@ import type { Context } from '../context.js';
 import { ChangeEventRef, withImpacts } from './changes.js';
 import { RatePlanRef } from './history.js';
 import { SourceRef } from './meta.js';
-import { OfferRef, type OfferView } from './offer.js';
+import { OfferRef, offerRow, type OfferView } from './offer.js';
 
 interface DetailSource {
   offer: CatalogOffer;
@@ -33,7 +33,7 @@ export const OfferDetailRef = builder.objectRef<DetailSource>('OfferDetail').imp
     offer: t.field({
       type: OfferRef,
       description: 'with the monthly steps of the calculation',
-      resolve: (d) => d.view,
+      resolve: (d) => offerRow(d.view),
     }),
     history: t.field({
       type: [RatePlanRef],
@@ -78,7 +78,7 @@ export const OfferDetailRef = builder.objectRef<DetailSource>('OfferDetail').imp
         const split = splitsAt(d.amount);
         return (d.at.catalog.offersByInstitution.get(d.offer.institution.id) ?? [])
           .filter((o) => o.id !== d.offer.id)
-          .map((o): OfferResult => offerResult(ctx.services.calc, query(d.amount, d.horizon), o, split));
+          .map((o) => offerRow(offerResult(ctx.services.calc, query(d.amount, d.horizon), o, split)));
       },
     }),
     method: methodField(t),

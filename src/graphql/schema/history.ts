@@ -15,7 +15,7 @@ const PlanOfferRef = builder.objectRef<PlanItem['offer']>('RatePlanOffer').imple
   fields: (t) => ({
     id: t.exposeID('id'),
     name: t.exposeString('name'),
-    brand: t.field({ type: BrandSummaryRef, resolve: (o) => o.brand }),
+    brand: t.expose('brand', { type: BrandSummaryRef }),
   }),
 });
 
@@ -26,24 +26,18 @@ export const RatePlanRef = builder.objectRef<PlanItem>('RatePlan').implement({
   fields: (t) => ({
     id: t.id({ resolve: (p) => String(p.id) }),
     offerId: t.exposeID('offerId'),
-    offer: t.field({ type: PlanOfferRef, resolve: (p) => p.offer }),
-    validFrom: t.field({ type: 'DateTime', resolve: (p) => p.validFrom }),
-    validTo: t.field({
-      type: 'DateTime',
-      nullable: true,
-      description: 'null for the current plan',
-      resolve: (p) => p.validTo,
-    }),
-    observedAt: t.field({ type: 'DateTime', resolve: (p) => p.observedAt }),
-    headlineRate: t.field({
+    offer: t.expose('offer', { type: PlanOfferRef }),
+    validFrom: t.expose('validFrom', { type: 'DateTime' }),
+    validTo: t.expose('validTo', { type: 'DateTime', nullable: true, description: 'null for the current plan' }),
+    observedAt: t.expose('observedAt', { type: 'DateTime' }),
+    headlineRate: t.expose('headlineRate', {
       type: 'Decimal',
       description: perYear('the best rate advertised, gross'),
-      resolve: (p) => p.headlineRate,
     }),
-    rateType: t.field({ type: RateTypeEnum, resolve: (p) => p.rateType }),
-    tierMode: t.field({ type: TierModeEnum, resolve: (p) => p.tierMode }),
-    tiers: t.field({ type: [TierRef], resolve: (p) => p.tiers }),
-    promotion: t.field({ type: PromotionRef, nullable: true, resolve: (p) => p.promotion }),
+    rateType: t.expose('rateType', { type: RateTypeEnum }),
+    tierMode: t.expose('tierMode', { type: TierModeEnum }),
+    tiers: t.expose('tiers', { type: [TierRef] }),
+    promotion: t.expose('promotion', { type: PromotionRef, nullable: true }),
     sourceId: t.exposeID('sourceId'),
   }),
 });
@@ -59,7 +53,7 @@ interface PlanPage {
 const RatePlanPageRef = builder.objectRef<PlanPage>('RatePlanPage').implement({
   description: 'Rate plans, newest first. For one offer: its newest `limit` plans as page 1.',
   fields: (t) => ({
-    items: t.field({ type: [RatePlanRef], resolve: (p) => p.items }),
+    items: t.expose('items', { type: [RatePlanRef] }),
     total: t.exposeInt('total'),
     page: t.exposeInt('page'),
     pageSize: t.exposeInt('pageSize'),
@@ -114,17 +108,16 @@ const MarketDayRef = builder.objectRef<MarketDay>('MarketDay').implement({
   description:
     'The best headline rate per product type at the end of a day, across offers whose institution had a verified DGS.',
   fields: (t) => ({
-    date: t.field({ type: 'Date', resolve: (d) => d.date }),
+    date: t.expose('date', { type: 'Date' }),
     ...marketCategoryFields(t, (what) => what),
   }),
 });
 
 const MarketHistoryRef = builder.objectRef<{ items: MarketDay[] }>('MarketHistory').implement({
   fields: (t) => ({
-    items: t.field({
+    items: t.expose('items', {
       type: [MarketDayRef],
       description: 'oldest day first, ending with the day of the newest data',
-      resolve: (h) => h.items,
     }),
     method: methodField(t),
   }),

@@ -9,7 +9,7 @@ const BrandRef = builder.objectRef<CatalogBrand>('Brand').implement({
     id: t.exposeID('id'),
     name: t.exposeString('name'),
     country: t.exposeString('country'),
-    website: t.string({ nullable: true, resolve: (b) => b.website }),
+    website: t.exposeString('website', { nullable: true }),
   }),
 });
 
@@ -18,14 +18,13 @@ const DgsRef = builder.objectRef<CatalogDgs>('Dgs').implement({
   fields: (t) => ({
     scheme: t.exposeString('scheme'),
     country: t.exposeString('country'),
-    limit: t.field({
+    limit: t.expose('limit', {
       type: 'Decimal',
       description: euros('what the scheme covers per depositor and institution'),
-      resolve: (d) => d.limit,
     }),
     verified: t.exposeBoolean('verified'),
-    source: t.string({ nullable: true, description: 'where the coverage was verified', resolve: (d) => d.source }),
-    verifiedAt: t.field({ type: 'DateTime', nullable: true, resolve: (d) => d.verifiedAt }),
+    source: t.exposeString('source', { nullable: true, description: 'where the coverage was verified' }),
+    verifiedAt: t.expose('verifiedAt', { type: 'DateTime', nullable: true }),
   }),
 });
 
@@ -35,15 +34,15 @@ const InstitutionRef = builder.objectRef<CatalogInstitution>('Institution').impl
     id: t.exposeID('id'),
     name: t.exposeString('name'),
     country: t.exposeString('country'),
-    lei: t.string({ nullable: true, resolve: (i) => i.lei }),
-    dgs: t.field({ type: DgsRef, resolve: (i) => i.dgs }),
-    brands: t.field({ type: [BrandRef], resolve: (i) => i.brands }),
+    lei: t.exposeString('lei', { nullable: true }),
+    dgs: t.expose('dgs', { type: DgsRef }),
+    brands: t.expose('brands', { type: [BrandRef] }),
   }),
 });
 
 const InstitutionListRef = builder.objectRef<{ items: CatalogInstitution[] }>('InstitutionList').implement({
   fields: (t) => ({
-    items: t.field({ type: [InstitutionRef], description: 'sorted by name', resolve: (l) => l.items }),
+    items: t.expose('items', { type: [InstitutionRef], description: 'sorted by name' }),
     method: methodField(t),
   }),
 });

@@ -43,7 +43,7 @@ const LedgerPageRef = builder
   .objectRef<{ items: EntryView[]; total: number; page: number; pageSize: number; pages: number }>('LedgerPage')
   .implement({
     fields: (t) => ({
-      items: t.field({ type: [LedgerEntryRef], description: 'oldest first', resolve: (p) => p.items }),
+      items: t.expose('items', { type: [LedgerEntryRef], description: 'oldest first' }),
       total: t.exposeInt('total'),
       page: t.exposeInt('page'),
       pageSize: t.exposeInt('pageSize'),

@@ -11,12 +11,12 @@ export const SourceRef = builder.objectRef<CatalogSource>('Source').implement({
   fields: (t) => ({
     id: t.exposeID('id'),
     name: t.exposeString('name'),
-    kind: t.field({ type: SourceKindEnum, resolve: (s) => s.kind }),
+    kind: t.expose('kind', { type: SourceKindEnum }),
     url: t.exposeString('url'),
-    status: t.field({ type: SourceStatusEnum, resolve: (s) => s.status }),
-    lastCheckedAt: t.field({ type: 'DateTime', nullable: true, resolve: (s) => s.lastCheckedAt }),
-    lastSuccessAt: t.field({ type: 'DateTime', nullable: true, resolve: (s) => s.lastSuccessAt }),
-    lastError: t.string({ nullable: true, resolve: (s) => s.lastError }),
+    status: t.expose('status', { type: SourceStatusEnum }),
+    lastCheckedAt: t.expose('lastCheckedAt', { type: 'DateTime', nullable: true }),
+    lastSuccessAt: t.expose('lastSuccessAt', { type: 'DateTime', nullable: true }),
+    lastError: t.exposeString('lastError', { nullable: true }),
   }),
 });
 
@@ -44,25 +44,23 @@ const SourceHealthRef = builder.objectRef<MetaSummary['sources']>('SourceHealth'
     total: t.exposeInt('total'),
     ok: t.exposeInt('ok'),
     failing: t.exposeInt('failing'),
-    items: t.field({ type: [SourceRef], resolve: (s) => s.items }),
+    items: t.expose('items', { type: [SourceRef] }),
   }),
 });
 
 const MetaSummaryRef = builder.objectRef<MetaSummary>('MetaSummary').implement({
   description: 'How fresh the data is, and the health of its sources.',
   fields: (t) => ({
-    generatedAt: t.field({
+    generatedAt: t.expose('generatedAt', {
       type: 'DateTime',
       description:
         'when the data last changed; for an answer that reads the clock (freshness=24h) the instant it was made ' +
         'for. asOf=generatedAt gives the same answer again',
-      resolve: (m) => m.generatedAt,
     }),
-    lastIngestAt: t.field({
+    lastIngestAt: t.expose('lastIngestAt', {
       type: 'DateTime',
       nullable: true,
       description: 'when the newest snapshot was applied',
-      resolve: (m) => m.lastIngestAt,
     }),
     dataVersion: t.exposeInt('dataVersion', { description: 'increases with every change of the data' }),
     stale: t.exposeBoolean('stale', {
@@ -70,8 +68,8 @@ const MetaSummaryRef = builder.objectRef<MetaSummary>('MetaSummary').implement({
         'the newest data is older than the configured maximum age, or there is none (the same rule as health: ' +
         'checks.data is then not ok)',
     }),
-    offers: t.field({ type: OfferCountsRef, resolve: (m) => m.offers }),
-    sources: t.field({ type: SourceHealthRef, resolve: (m) => m.sources }),
+    offers: t.expose('offers', { type: OfferCountsRef }),
+    sources: t.expose('sources', { type: SourceHealthRef }),
     method: methodField(t),
   }),
 });
@@ -122,8 +120,8 @@ const HealthChecksRef = builder.objectRef<HealthReport['checks']>('HealthChecks'
 
 export const HealthRef = builder.objectRef<HealthReport>('Health').implement({
   fields: (t) => ({
-    status: t.field({ type: HealthStatusEnum, resolve: (h) => h.status }),
-    checks: t.field({ type: HealthChecksRef, resolve: (h) => h.checks }),
+    status: t.expose('status', { type: HealthStatusEnum }),
+    checks: t.expose('checks', { type: HealthChecksRef }),
     dataAgeSeconds: t.exposeInt('dataAgeSeconds', {
       nullable: true,
       description: 'seconds since the newest snapshot was observed',

@@ -2,7 +2,7 @@
 // requested amount and the DGS split. Absent values are null, never missing.
 import type { CalcSummary } from '../../domain/types.js';
 import type { IneligibleReason } from '../../catalog/pipeline.js';
-import type { CatalogBrand, CatalogInstitution, CatalogOffer } from '../../catalog/types.js';
+import type { CatalogBrand, CatalogInstitution, CatalogOffer, ShownOffer } from '../../catalog/types.js';
 import type { Decimal } from '../../domain/decimal.js';
 import { presentCalc, type PresentedCalc, type PresentedStep } from '../../domain/present.js';
 import type { CalcResult, DgsSplit, Promotion, Tier } from '../../domain/types.js';
@@ -65,21 +65,18 @@ type Shown<T> = {
 export const TierRef = builder.objectRef<Shown<Tier>>('Tier').implement({
   description: 'A balance band and its rate: from inclusive, to exclusive (null for the last tier).',
   fields: (t) => ({
-    from: t.field({
+    from: t.expose('from', {
       type: 'Decimal',
       description: euros('where the tier starts (inclusive)'),
-      resolve: (tier) => tier.from,
     }),
-    to: t.field({
+    to: t.expose('to', {
       type: 'Decimal',
       nullable: true,
       description: euros('where the tier ends (exclusive); null for the last tier'),
-      resolve: (tier) => tier.to,
     }),
-    rate: t.field({
+    rate: t.expose('rate', {
       type: 'Decimal',
       description: perYear('the gross rate of the tier'),
-      resolve: (tier) => tier.rate,
     }),
   }),
 });
@@ -87,43 +84,39 @@ export const TierRef = builder.objectRef<Shown<Tier>>('Tier').implement({
 export const PromotionRef = builder.objectRef<Shown<Promotion>>('Promotion').implement({
   description: 'A promotion for the first `months` months, on the balance up to maxBalance (all of it when null).',
   fields: (t) => ({
-    kind: t.field({ type: PromotionKindEnum, resolve: (p) => p.kind }),
-    rate: t.field({
+    kind: t.expose('kind', { type: PromotionKindEnum }),
+    rate: t.expose('rate', {
       type: 'Decimal',
       description: perYear('bonus: added to the base rate; replace: paid instead of it'),
-      resolve: (p) => p.rate,
     }),
     months: t.exposeInt('months'),
-    maxBalance: t.field({
+    maxBalance: t.expose('maxBalance', {
       type: 'Decimal',
       nullable: true,
       description: euros('the part of the balance the promotion applies to; null: all of it'),
-      resolve: (p) => p.maxBalance,
     }),
   }),
 });
 
 export const WithholdingRef = builder.objectRef<Shown<CatalogOffer['withholding']>>('Withholding').implement({
   fields: (t) => ({
-    kind: t.field({ type: WithholdingKindEnum, resolve: (w) => w.kind }),
-    rate: t.field({
+    kind: t.expose('kind', { type: WithholdingKindEnum }),
+    rate: t.expose('rate', {
       type: 'Decimal',
       nullable: true,
       description: `the tax kept back (applicable); ${UNIT.ofInterest}`,
-      resolve: (w) => w.rate,
     }),
-    reducedRate: t.field({
+    reducedRate: t.expose('reducedRate', {
       type: 'Decimal',
       nullable: true,
       description: `the tax kept back after the form (reducible); ${UNIT.ofInterest}`,
-      resolve: (w) => w.reducedRate,
     }),
   }),
 });
 
 export const FreshnessRef = builder.objectRef<CatalogOffer['freshness']>('Freshness').implement({
   fields: (t) => ({
-    checkedAt: t.field({ type: 'DateTime', resolve: (f) => f.checkedAt }),
+    checkedAt: t.expose('checkedAt', { type: 'DateTime' }),
     official: t.exposeBoolean('official', { description: 'from an official source' }),
     confirmed: t.exposeBoolean('confirmed'),
   }),
@@ -133,35 +126,29 @@ export const CalcStepRef = builder.objectRef<PresentedStep>('CalcStep').implemen
   description: 'One month of the calculation.',
   fields: (t) => ({
     month: t.exposeInt('month'),
-    openingBalance: t.field({
+    openingBalance: t.expose('openingBalance', {
       type: 'Decimal',
       description: euros('the balance at the start of the month'),
-      resolve: (s) => s.openingBalance,
     }),
-    rate: t.field({
+    rate: t.expose('rate', {
       type: 'Decimal',
       description: perYear("the month's interest × 1200 / opening balance"),
-      resolve: (s) => s.rate,
     }),
-    interest: t.field({
+    interest: t.expose('interest', {
       type: 'Decimal',
       description: euros('interest accrued in the month'),
-      resolve: (s) => s.interest,
     }),
-    credited: t.field({
+    credited: t.expose('credited', {
       type: 'Decimal',
       description: euros('interest credited at the end of the month (0 between creditings)'),
-      resolve: (s) => s.credited,
     }),
-    withholding: t.field({
+    withholding: t.expose('withholding', {
       type: 'Decimal',
       description: euros('tax kept back from what was credited'),
-      resolve: (s) => s.withholding,
     }),
-    closingBalance: t.field({
+    closingBalance: t.expose('closingBalance', {
       type: 'Decimal',
       description: euros('the balance at the end of the month (interest paid out leaves it as it was)'),
-      resolve: (s) => s.closingBalance,
     }),
   }),
 });
@@ -177,33 +164,29 @@ export const CalcRef = builder.objectRef<PresentedCalc>('Calc').implement({
     `What the offer earns on the amount over the period, explained at ${CALCULATION_PATH} (contract §2). Each ` +
     `value rounded once, half-up; net and end balance are exact sums of the values shown.`,
   fields: (t) => ({
-    amount: t.field({ ...money('the amount calculated'), resolve: (c) => c.amount }),
+    amount: t.expose('amount', { ...money('the amount calculated') }),
     months: t.exposeInt('months', {
       description: 'the horizon for flexible and notice accounts, the term for deposits',
     }),
     promotionApplied: t.exposeBoolean('promotionApplied'),
-    nominalRate: t.field({
+    nominalRate: t.expose('nominalRate', {
       ...rate("the rate this amount earns at the start (month 1's interest × 1200 / amount)"),
-      resolve: (c) => c.nominalRate,
     }),
-    grossInterest: t.field({ ...money('all interest of the period'), resolve: (c) => c.grossInterest }),
-    withholdingTax: t.field({ ...money('all withholding tax kept back'), resolve: (c) => c.withholdingTax }),
-    fees: t.field({ ...money('annual fee × months / 12'), resolve: (c) => c.fees }),
-    netInterest: t.field({ ...money('grossInterest − withholdingTax − fees'), resolve: (c) => c.netInterest }),
-    endBalance: t.field({ ...money('amount + netInterest'), resolve: (c) => c.endBalance }),
-    comparableYield: t.field({
+    grossInterest: t.expose('grossInterest', { ...money('all interest of the period') }),
+    withholdingTax: t.expose('withholdingTax', { ...money('all withholding tax kept back') }),
+    fees: t.expose('fees', { ...money('annual fee × months / 12') }),
+    netInterest: t.expose('netInterest', { ...money('grossInterest − withholdingTax − fees') }),
+    endBalance: t.expose('endBalance', { ...money('amount + netInterest') }),
+    comparableYield: t.expose('comparableYield', {
       ...rate('the comparable annual yield (interest assumed to stay in)'),
-      resolve: (c) => c.comparableYield,
     }),
-    effectiveRate: t.field({
+    effectiveRate: t.expose('effectiveRate', {
       ...rate('the net effective annual rate, after tax and fees'),
-      resolve: (c) => c.effectiveRate,
     }),
-    returnPerYear: t.field({ ...money('euros per year at the comparable yield'), resolve: (c) => c.returnPerYear }),
-    steps: t.field({
+    returnPerYear: t.expose('returnPerYear', { ...money('euros per year at the comparable yield') }),
+    steps: t.expose('steps', {
       type: [CalcStepRef],
       description: 'one per month in the detail; empty in lists',
-      resolve: (c) => c.steps,
     }),
   }),
 });
@@ -215,91 +198,165 @@ export const DgsSplitRef = builder.objectRef<DgsSplit>('DgsSplit').implement({
   fields: (t) => ({
     scheme: t.exposeString('scheme'),
     country: t.exposeString('country'),
-    limit: t.field({
+    limit: t.expose('limit', {
       type: 'Decimal',
       description: euros('what the scheme covers per depositor and institution'),
-      resolve: (d) => d.limit,
     }),
     verified: t.exposeBoolean('verified'),
-    covered: t.field({
+    covered: t.expose('covered', {
       type: 'Decimal',
       description: euros('the part of the amount the scheme covers'),
-      resolve: (d) => d.covered,
     }),
-    uncovered: t.field({
+    uncovered: t.expose('uncovered', {
       type: 'Decimal',
       description: euros('the part of the amount it does not'),
-      resolve: (d) => d.uncovered,
     }),
-    coveredPercent: t.field({
+    coveredPercent: t.expose('coveredPercent', {
       type: 'Decimal',
       description: `covered / amount × 100; ${UNIT.ofAmount}`,
-      resolve: (d) => d.coveredPercent,
     }),
     fullyCovered: t.exposeBoolean('fullyCovered'),
     sharedWith: t.exposeStringList('sharedWith'),
   }),
 });
 
-const attr =
-  <T>(pick: (o: CatalogOffer) => T) =>
-  (view: OfferView) =>
-    pick(view.offer);
-const decimal = (description: string, pick: (o: CatalogOffer) => Decimal | string) => ({
-  type: 'Decimal' as const,
-  description,
-  resolve: attr(pick),
-});
-const optionalDecimal = (description: string, pick: (o: CatalogOffer) => Decimal | string | null) => ({
-  type: 'Decimal' as const,
-  nullable: true as const,
-  description,
-  resolve: attr(pick),
-});
+/**
+ * An Offer as GraphQL reads it: every field a property (a getter of the view), so that no field has a
+ * resolver of its own. graphql-jit reads a field without one inline, in the code that builds the row;
+ * a field with one is a call, a resolve info and a path of its own, per field and row: 30 a row, 1,500 a
+ * list's page of 50, 600 a detail's offers. Made for each answer from its view, never kept.
+ */
+export class OfferRow {
+  constructor(readonly view: OfferView) {}
+  get id(): string {
+    return this.view.offer.id;
+  }
+  get name(): string {
+    return this.view.offer.name;
+  }
+  get type(): CatalogOffer['type'] {
+    return this.view.offer.type;
+  }
+  get brand(): CatalogOffer['brand'] {
+    return this.view.offer.brand;
+  }
+  get institution(): CatalogOffer['institution'] {
+    return this.view.offer.institution;
+  }
+  get channel(): CatalogOffer['channel'] {
+    return this.view.offer.channel;
+  }
+  get platform(): string | null {
+    return this.view.offer.platform;
+  }
+  get termMonths(): number | null {
+    return this.view.offer.termMonths;
+  }
+  get noticeDays(): number | null {
+    return this.view.offer.noticeDays;
+  }
+  get payout(): CatalogOffer['payout'] {
+    return this.view.offer.payout;
+  }
+  get minAmount(): string {
+    return this.view.offer.shown.minAmount;
+  }
+  get maxAmount(): string | null {
+    return this.view.offer.shown.maxAmount;
+  }
+  get rateType(): CatalogOffer['rateType'] {
+    return this.view.offer.rateType;
+  }
+  get headlineRate(): string {
+    return this.view.offer.shown.headlineRate;
+  }
+  get tierMode(): CatalogOffer['tierMode'] {
+    return this.view.offer.tierMode;
+  }
+  get tiers(): ShownOffer['tiers'] {
+    return this.view.offer.shown.tiers;
+  }
+  get promotion(): ShownOffer['promotion'] {
+    return this.view.offer.shown.promotion;
+  }
+  get openToNewCustomers(): boolean {
+    return this.view.offer.openToNewCustomers;
+  }
+  get currentAccountRequired(): boolean {
+    return this.view.offer.currentAccountRequired;
+  }
+  get annualFee(): string {
+    return this.view.offer.shown.annualFee;
+  }
+  get earlyWithdrawal(): boolean {
+    return this.view.offer.earlyWithdrawal;
+  }
+  get interestCompounds(): boolean {
+    return this.view.offer.interestCompounds;
+  }
+  get withholding(): ShownOffer['withholding'] {
+    return this.view.offer.shown.withholding;
+  }
+  get freshness(): CatalogOffer['freshness'] {
+    return this.view.offer.freshness;
+  }
+  get sourceUrl(): string | null {
+    return this.view.offer.sourceUrl;
+  }
+  get eligible(): boolean {
+    return this.view.eligible;
+  }
+  get ineligibleReason(): IneligibleReason | null {
+    return this.view.ineligibleReason;
+  }
+  get dgs(): DgsSplit {
+    return this.view.dgs;
+  }
+}
 
-export const OfferRef = builder.objectRef<OfferView>('Offer').implement({
+export const offerRow = (view: OfferView): OfferRow => new OfferRow(view);
+
+const decimalField = (description: string) => ({ type: 'Decimal' as const, description });
+
+export const OfferRef = builder.objectRef<OfferRow>('Offer').implement({
   description: 'A savings offer calculated for the requested amount.',
   fields: (t) => ({
-    id: t.id({ resolve: attr((o) => o.id) }),
-    name: t.string({ resolve: attr((o) => o.name) }),
-    type: t.field({ type: OfferTypeEnum, resolve: attr((o) => o.type) }),
-    brand: t.field({ type: BrandSummaryRef, resolve: attr((o) => o.brand) }),
-    institution: t.field({ type: InstitutionSummaryRef, resolve: attr((o) => o.institution) }),
-    channel: t.field({ type: ChannelEnum, resolve: attr((o) => o.channel) }),
-    platform: t.string({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    type: t.expose('type', { type: OfferTypeEnum }),
+    brand: t.expose('brand', { type: BrandSummaryRef }),
+    institution: t.expose('institution', { type: InstitutionSummaryRef }),
+    channel: t.expose('channel', { type: ChannelEnum }),
+    platform: t.exposeString('platform', {
       nullable: true,
       description: 'the marketplace or platform selling it, if any',
-      resolve: attr((o) => o.platform),
     }),
-    termMonths: t.int({ nullable: true, description: 'deposits only', resolve: attr((o) => o.termMonths) }),
-    noticeDays: t.int({ nullable: true, description: 'notice accounts only', resolve: attr((o) => o.noticeDays) }),
-    payout: t.field({ type: PayoutEnum, resolve: attr((o) => o.payout) }),
-    minAmount: t.field(decimal(euros('the smallest amount accepted'), (o) => o.shown.minAmount)),
-    maxAmount: t.field(
-      optionalDecimal(euros('the largest amount accepted; null: no maximum'), (o) => o.shown.maxAmount),
-    ),
-    rateType: t.field({ type: RateTypeEnum, resolve: attr((o) => o.rateType) }),
-    headlineRate: t.field(decimal(perYear('the best rate advertised, gross'), (o) => o.shown.headlineRate)),
-    tierMode: t.field({ type: TierModeEnum, resolve: attr((o) => o.tierMode) }),
-    tiers: t.field({ type: [TierRef], resolve: attr((o) => o.shown.tiers) }),
-    promotion: t.field({ type: PromotionRef, nullable: true, resolve: attr((o) => o.shown.promotion) }),
-    openToNewCustomers: t.boolean({ resolve: attr((o) => o.openToNewCustomers) }),
-    currentAccountRequired: t.boolean({ resolve: attr((o) => o.currentAccountRequired) }),
-    annualFee: t.field(decimal(euros('the fee charged each year'), (o) => o.shown.annualFee)),
-    earlyWithdrawal: t.boolean({
-      description: 'deposits: can be ended early',
-      resolve: attr((o) => o.earlyWithdrawal),
+    termMonths: t.exposeInt('termMonths', { nullable: true, description: 'deposits only' }),
+    noticeDays: t.exposeInt('noticeDays', { nullable: true, description: 'notice accounts only' }),
+    payout: t.expose('payout', { type: PayoutEnum }),
+    minAmount: t.expose('minAmount', decimalField(euros('the smallest amount accepted'))),
+    maxAmount: t.expose('maxAmount', {
+      ...decimalField(euros('the largest amount accepted; null: no maximum')),
+      nullable: true,
     }),
-    interestCompounds: t.boolean({
+    rateType: t.expose('rateType', { type: RateTypeEnum }),
+    headlineRate: t.expose('headlineRate', decimalField(perYear('the best rate advertised, gross'))),
+    tierMode: t.expose('tierMode', { type: TierModeEnum }),
+    tiers: t.expose('tiers', { type: [TierRef] }),
+    promotion: t.expose('promotion', { type: PromotionRef, nullable: true }),
+    openToNewCustomers: t.exposeBoolean('openToNewCustomers'),
+    currentAccountRequired: t.exposeBoolean('currentAccountRequired'),
+    annualFee: t.expose('annualFee', decimalField(euros('the fee charged each year'))),
+    earlyWithdrawal: t.exposeBoolean('earlyWithdrawal', { description: 'deposits: can be ended early' }),
+    interestCompounds: t.exposeBoolean('interestCompounds', {
       description: 'interest stays on the account (true) or is paid out (false)',
-      resolve: attr((o) => o.interestCompounds),
     }),
-    withholding: t.field({ type: WithholdingRef, resolve: attr((o) => o.shown.withholding) }),
-    freshness: t.field({ type: FreshnessRef, resolve: attr((o) => o.freshness) }),
-    sourceUrl: t.string({ nullable: true, resolve: attr((o) => o.sourceUrl) }),
-    eligible: t.boolean({ description: 'whether the amount fits minAmount and maxAmount', resolve: (v) => v.eligible }),
-    ineligibleReason: t.field({ type: IneligibleReasonEnum, nullable: true, resolve: (v) => v.ineligibleReason }),
-    calc: t.field({ type: CalcRef, resolve: (v) => v.shown ?? presentCalc(v.calc) }),
-    dgs: t.field({ type: DgsSplitRef, resolve: (v) => v.dgs }),
+    withholding: t.expose('withholding', { type: WithholdingRef }),
+    freshness: t.expose('freshness', { type: FreshnessRef }),
+    sourceUrl: t.exposeString('sourceUrl', { nullable: true }),
+    eligible: t.exposeBoolean('eligible', { description: 'whether the amount fits minAmount and maxAmount' }),
+    ineligibleReason: t.expose('ineligibleReason', { type: IneligibleReasonEnum, nullable: true }),
+    calc: t.field({ type: CalcRef, resolve: ({ view }) => view.shown ?? presentCalc(view.calc) }),
+    dgs: t.expose('dgs', { type: DgsSplitRef }),
   }),
 });

@@ -22,7 +22,7 @@ import { crossRules, filterArgs, filtersOf } from '../filter-args.js';
 import { clientError } from '../../request/errors.js';
 import { currentLimits } from '../../request/context.js';
 import { euros, perYear } from '../scalars.js';
-import { CALCULATION_PATH, OfferRef } from './offer.js';
+import { CALCULATION_PATH, OfferRef, offerRow } from './offer.js';
 
 type Allocation = SavingsPlan['allocations'][number];
 
@@ -51,12 +51,8 @@ const PlanAllocationRef = builder.objectRef<Allocation>('PlanAllocation').implem
     'One part of a plan: an offer and the amount put in it, the offer calculated ' +
     'for that amount (its calc and DGS split are those of the part).',
   fields: (t) => ({
-    offer: t.field({ type: OfferRef, resolve: (a) => a.offer }),
-    amount: t.field({
-      type: 'Decimal',
-      description: euros('the part of the amount put in this offer'),
-      resolve: (a) => a.amount,
-    }),
+    offer: t.field({ type: OfferRef, resolve: (a) => offerRow(a.offer) }),
+    amount: t.expose('amount', { type: 'Decimal', description: euros('the part of the amount put in this offer') }),
   }),
 });
 
@@ -66,43 +62,33 @@ const PlanTotalsRef = builder.objectRef<PresentedPlanTotals>('PlanTotals').imple
     'so that the rows add up to the cent; the yields are rounded once from ' +
     'the unrounded totals.',
   fields: (t) => ({
-    amount: t.field({ type: 'Decimal', description: euros('the amount asked about'), resolve: (p) => p.amount }),
-    placed: t.field({
-      type: 'Decimal',
-      description: euros('the part of it the plan places'),
-      resolve: (p) => p.placed,
-    }),
-    unplaced: t.field({
+    amount: t.expose('amount', { type: 'Decimal', description: euros('the amount asked about') }),
+    placed: t.expose('placed', { type: 'Decimal', description: euros('the part of it the plan places') }),
+    unplaced: t.expose('unplaced', {
       type: 'Decimal',
       description: euros('the part it cannot place under full deposit-guarantee cover (unplacedReason says why)'),
-      resolve: (p) => p.unplaced,
     }),
-    returnPerYear: t.field({
+    returnPerYear: t.expose('returnPerYear', {
       type: 'Decimal',
       description: euros('the sum of the parts’ returnPerYear: what the plan maximises (sort=return)'),
-      resolve: (p) => p.returnPerYear,
     }),
-    grossInterest: t.field({
+    grossInterest: t.expose('grossInterest', {
       type: 'Decimal',
       description: euros('the sum of the parts’ gross interest, each over its own period'),
-      resolve: (p) => p.grossInterest,
     }),
-    netInterest: t.field({
+    netInterest: t.expose('netInterest', {
       type: 'Decimal',
       description: euros('the sum of the parts’ net interest (after withholding tax and fees)'),
-      resolve: (p) => p.netInterest,
     }),
-    comparableYield: t.field({
+    comparableYield: t.expose('comparableYield', {
       type: 'Decimal',
       description: perYear('the comparable annual yield of the plan as a whole: returnPerYear over the amount placed'),
-      resolve: (p) => p.comparableYield,
     }),
-    effectiveRate: t.field({
+    effectiveRate: t.expose('effectiveRate', {
       type: 'Decimal',
       description: perYear(
         'the net effective annual rate of the plan as a whole: the parts’ rates weighted by their amounts',
       ),
-      resolve: (p) => p.effectiveRate,
     }),
   }),
 });
@@ -110,7 +96,7 @@ const PlanTotalsRef = builder.objectRef<PresentedPlanTotals>('PlanTotals').imple
 const UnplacedReasonRef = builder.objectRef<UnplacedReason>('UnplacedReason').implement({
   description: 'Why part of the amount cannot be placed under full deposit-guarantee cover.',
   fields: (t) => ({
-    code: t.field({ type: UnplacedCodeEnum, resolve: (r) => r.code }),
+    code: t.expose('code', { type: UnplacedCodeEnum }),
     message: t.exposeString('message', { description: 'the reason in words, with the amounts' }),
   }),
 });
@@ -125,11 +111,7 @@ const SavingsPlanRef = builder.objectRef<SavingsPlan>('SavingsPlan').implement({
     `accounts. Of the plans that place the most, the one with the highest total ` +
     `return; how it is found and why it is the best: ${CALCULATION_PATH}.`,
   fields: (t) => ({
-    allocations: t.field({
-      type: [PlanAllocationRef],
-      description: 'the parts, largest first',
-      resolve: (p) => p.allocations,
-    }),
+    allocations: t.expose('allocations', { type: [PlanAllocationRef], description: 'the parts, largest first' }),
     totals: t.field({
       type: PlanTotalsRef,
       resolve: (p) =>
@@ -138,33 +120,29 @@ const SavingsPlanRef = builder.objectRef<SavingsPlan>('SavingsPlan').implement({
           p.allocations.map((a) => presentCalc(a.offer.calc)),
         ),
     }),
-    unplacedReason: t.field({
+    unplacedReason: t.expose('unplacedReason', {
       type: UnplacedReasonRef,
       nullable: true,
       description: 'null when the whole amount is placed',
-      resolve: (p) => p.unplacedReason,
     }),
-    optimal: t.boolean({
+    optimal: t.exposeBoolean('optimal', {
       description:
         'the search proved that no plan places more, or as much and earns more; ' +
         'false only when a request meets so many near-equal plans that the search stops at its budget',
-      resolve: (p) => p.optimal,
     }),
-    optimalityGap: t.field({
+    optimalityGap: t.expose('optimalityGap', {
       type: 'Decimal',
       nullable: true,
       description: euros(
         'how much more a year another plan could earn at most: 0.00 when optimal; ' +
           'null when one placing more was not ruled out',
       ),
-      resolve: (p) => p.optimalityGap,
     }),
-    generatedAt: t.field({
+    generatedAt: t.expose('generatedAt', {
       type: 'DateTime',
       description:
         'when the data last changed; for an answer that reads the clock (freshness=24h) the instant it was made ' +
         'for. asOf=generatedAt gives the same answer again',
-      resolve: (p) => p.generatedAt,
     }),
     method: methodField(t),
   }),

@@ -30,7 +30,7 @@ import {
 import { crossRules, filterArgs, filtersOf } from '../filter-args.js';
 import { perYear } from '../scalars.js';
 import { marketCategoryFields } from './market-fields.js';
-import { OfferRef } from './offer.js';
+import { OfferRef, offerRow } from './offer.js';
 
 // A facet bucket carries its value as the filter argument takes it (contract §11.6): a value of the
 // filter's own enum, a country code, or a term as Int, so any bucket can be passed straight back.
@@ -77,35 +77,27 @@ const FacetsRef = builder.objectRef<ProductList['facets']>('Facets').implement({
     'Counts per value over the offers that pass every other filter (each facet leaves its own filter out), ' +
     'sorted by value. Each value can be passed back as the filter of the same name.',
   fields: (t) => ({
-    type: t.field({ type: [TypeFacetRef], resolve: (f) => f.type }),
-    channel: t.field({ type: [ChannelFacetRef], resolve: (f) => f.channel }),
-    country: t.field({ type: [CountryFacetRef], description: "the brand's country", resolve: (f) => f.country }),
-    dgsCountry: t.field({ type: [CountryFacetRef], resolve: (f) => f.dgsCountry }),
-    payout: t.field({ type: [PayoutFacetRef], resolve: (f) => f.payout }),
-    term: t.field({
-      type: [TermFacetRef],
-      description: 'deposit terms in months (filter: terms)',
-      resolve: (f) => f.term,
-    }),
-    withholding: t.field({ type: [WithholdingFacetRef], resolve: (f) => f.withholding }),
+    type: t.expose('type', { type: [TypeFacetRef] }),
+    channel: t.expose('channel', { type: [ChannelFacetRef] }),
+    country: t.expose('country', { type: [CountryFacetRef], description: "the brand's country" }),
+    dgsCountry: t.expose('dgsCountry', { type: [CountryFacetRef] }),
+    payout: t.expose('payout', { type: [PayoutFacetRef] }),
+    term: t.expose('term', { type: [TermFacetRef], description: 'deposit terms in months (filter: terms)' }),
+    withholding: t.expose('withholding', { type: [WithholdingFacetRef] }),
   }),
 });
 
 const TermPointRef = builder.objectRef<TermPoint>('TermCurvePoint').implement({
   fields: (t) => ({
     term: t.exposeInt('term'),
-    rate: t.field({
-      type: 'Decimal',
-      description: perYear('the best comparable yield for this term'),
-      resolve: (p) => p.rate,
-    }),
+    rate: t.expose('rate', { type: 'Decimal', description: perYear('the best comparable yield for this term') }),
     offerId: t.exposeID('offerId'),
   }),
 });
 
 const BestRateRef = builder.objectRef<BestRate>('BestRate').implement({
   fields: (t) => ({
-    rate: t.field({ type: 'Decimal', description: perYear('the best comparable yield'), resolve: (b) => b.rate }),
+    rate: t.expose('rate', { type: 'Decimal', description: perYear('the best comparable yield') }),
     offerId: t.exposeID('offerId'),
   }),
 });
@@ -113,9 +105,9 @@ const BestRateRef = builder.objectRef<BestRate>('BestRate').implement({
 const TypeMaxRef = builder.objectRef<ProductList['typeMax']>('TypeMax').implement({
   description: 'The best comparable yield per product type, over the same filters but the type.',
   fields: (t) => ({
-    flexible: t.field({ type: BestRateRef, nullable: true, resolve: (m) => m.flexible }),
-    notice: t.field({ type: BestRateRef, nullable: true, resolve: (m) => m.notice }),
-    deposit: t.field({ type: BestRateRef, nullable: true, resolve: (m) => m.deposit }),
+    flexible: t.expose('flexible', { type: BestRateRef, nullable: true }),
+    notice: t.expose('notice', { type: BestRateRef, nullable: true }),
+    deposit: t.expose('deposit', { type: BestRateRef, nullable: true }),
   }),
 });
 
@@ -132,7 +124,7 @@ const MarketSummaryRef = builder.objectRef<MarketSummary>('MarketSummary').imple
     offers: t.exposeInt('offers', { description: 'active offers' }),
     institutions: t.exposeInt('institutions', { description: 'institutions with active offers' }),
     verifiedDgs: t.exposeInt('verifiedDgs', { description: 'of those, with a verified deposit guarantee' }),
-    best: t.field({ type: MarketBestRef, resolve: (m) => m.best }),
+    best: t.expose('best', { type: MarketBestRef }),
   }),
 });
 
@@ -141,7 +133,7 @@ export const ProductListRef = builder.objectRef<ProductList>('ProductListResult'
     items: t.field({
       type: [OfferRef],
       description: 'the page; calc.steps is empty in lists',
-      resolve: (l) => l.items,
+      resolve: (l) => l.items.map(offerRow),
     }),
     total: t.exposeInt('total', { description: 'offers matching every filter' }),
     hiddenByDgs: t.exposeInt('hiddenByDgs', {
@@ -150,20 +142,18 @@ export const ProductListRef = builder.objectRef<ProductList>('ProductListResult'
     hiddenIneligible: t.exposeInt('hiddenIneligible', {
       description: 'offers hidden because the amount is below their minimum or above their maximum',
     }),
-    facets: t.field({ type: FacetsRef, resolve: (l) => l.facets }),
-    termCurve: t.field({
+    facets: t.expose('facets', { type: FacetsRef }),
+    termCurve: t.expose('termCurve', {
       type: [TermPointRef],
       description: 'deposits: the best comparable yield per term',
-      resolve: (l) => l.termCurve,
     }),
-    typeMax: t.field({ type: TypeMaxRef, resolve: (l) => l.typeMax }),
-    market: t.field({ type: MarketSummaryRef, resolve: (l) => l.market }),
-    generatedAt: t.field({
+    typeMax: t.expose('typeMax', { type: TypeMaxRef }),
+    market: t.expose('market', { type: MarketSummaryRef }),
+    generatedAt: t.expose('generatedAt', {
       type: 'DateTime',
       description:
         'when the data last changed; for an answer that reads the clock (freshness=24h) the instant it was made ' +
         'for. asOf=generatedAt gives the same answer again',
-      resolve: (l) => l.generatedAt,
     }),
     page: t.exposeInt('page', { description: 'this page (from 1)' }),
     pageSize: t.exposeInt('pageSize', { description: 'items per page' }),
