@@ -227,7 +227,12 @@ export const DgsSplitRef = builder.objectRef<DgsSplit>('DgsSplit').implement({
  * list's page of 50, 600 a detail's offers. Made for each answer from its view, never kept.
  */
 export class OfferRow {
+  /** What a client sees of the calculation: made once (graphql-jit reads `calc` again for each of its fields). */
+  #calc: PresentedCalc | undefined;
   constructor(readonly view: OfferView) {}
+  get calc(): PresentedCalc {
+    return (this.#calc ??= this.view.shown ?? presentCalc(this.view.calc));
+  }
   get id(): string {
     return this.view.offer.id;
   }
@@ -356,7 +361,7 @@ export const OfferRef = builder.objectRef<OfferRow>('Offer').implement({
     sourceUrl: t.exposeString('sourceUrl', { nullable: true }),
     eligible: t.exposeBoolean('eligible', { description: 'whether the amount fits minAmount and maxAmount' }),
     ineligibleReason: t.expose('ineligibleReason', { type: IneligibleReasonEnum, nullable: true }),
-    calc: t.field({ type: CalcRef, resolve: ({ view }) => view.shown ?? presentCalc(view.calc) }),
+    calc: t.expose('calc', { type: CalcRef }),
     dgs: t.expose('dgs', { type: DgsSplitRef }),
   }),
 });
