@@ -316,9 +316,29 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
 
   /** The exact rank yields at a resolved piece (or the reference's answer). */
   function exactRank(key: string, input: CalcInput, resolved: Piece | CalcSummary): RankYields {
-    const yields =
-      'entry' in resolved ? (rankYieldsOf(resolved, input.amount, inverseOf) ?? guard(key, input)) : resolved;
-    return { comparableYield: yields.comparableYield, effectiveRate: yields.effectiveRate };
+    if (!('entry' in resolved))
+      return { comparableYield: resolved.comparableYield, effectiveRate: resolved.effectiveRate };
+    const yields = rankYieldsOf(resolved, input.amount, inverseOf);
+    if (yields === null) {
+      const summary = guard(key, input);
+      return { comparableYield: summary.comparableYield, effectiveRate: summary.effectiveRate };
+    }
+    // A piece's constant yields with the floats it holds of them (within ROUGH_ERROR), which a list would
+    // otherwise take from the Decimals at each of its comparisons (sort.ts).
+    const roughComparable = resolved.comparableT.isZero() ? resolved.roughComparable : NaN;
+    const roughEffective = resolved.sameRatio
+      ? roughComparable
+      : resolved.netT.isZero()
+        ? resolved.roughEffective
+        : NaN;
+    return Number.isNaN(roughComparable) || Number.isNaN(roughEffective)
+      ? { comparableYield: yields.comparableYield, effectiveRate: yields.effectiveRate }
+      : {
+          comparableYield: yields.comparableYield,
+          effectiveRate: yields.effectiveRate,
+          roughComparable,
+          roughEffective,
+        };
   }
 
   /**
