@@ -3,11 +3,11 @@
 // the query and the time go in, the list comes out.
 import { coveredAmount, dgsSplit, sortedBrands } from '../domain/dgs.js';
 import { compareDecimals, type Decimal } from '../domain/decimal.js';
-import type { DgsSplit, OfferType } from '../domain/types.js';
-import type { CalcSummary } from '../domain/types.js';
+import type { CalcSummary, DgsSplit, OfferType } from '../domain/types.js';
 import type { PresentedCalc } from '../domain/present.js';
 import { drain } from '../domain/plan/search.js';
 import { pausePoints, type CalcService } from './calc-service.js';
+import { CalculatedOffer, type IneligibleReason } from './calculated-offer.js';
 import { compileFilters, F, filterKey, keepMasks, keptMasks } from './filters.js';
 import { answerInstant } from './freshness.js';
 import type { MarketBest } from './market.js';
@@ -15,7 +15,7 @@ import type { ProductQuery } from './query.js';
 import { betterYield, comparator, lazyOrder, type Ranked } from './sort.js';
 import type { AmountRange, Catalog, CatalogOffer } from './types.js';
 
-export type IneligibleReason = 'below_minimum' | 'above_maximum';
+export type { IneligibleReason };
 
 /** An offer in the list: ranked on its yields; eligible or why not. */
 export interface RankedOffer extends Ranked {
@@ -225,59 +225,27 @@ export function offerStanding(
   return { dgs: split(offer), eligible: reason === null, ineligibleReason: reason };
 }
 
-/** An offer's exact summary for a request, made on first read (floats show it where they decide its cents). */
-function summaryWhenRead(
-  calc: CalcService,
-  q: Pick<ProductQuery, 'amount' | 'horizon' | 'promotions'>,
-  offer: CatalogOffer,
-): () => CalcSummary {
-  let summary: CalcSummary | undefined;
-  return () => (summary ??= calc.summary(offer, q.amount, q.horizon, q.promotions));
-}
+type CalcQuery = Pick<ProductQuery, 'amount' | 'horizon' | 'promotions'>;
 
 /** One offer as shown outside a list (a detail's same-licence offers, a plan's parts): whatever its eligibility. */
 export function offerResult(
   calc: CalcService,
-  q: Pick<ProductQuery, 'amount' | 'horizon' | 'promotions'>,
+  q: CalcQuery,
   offer: CatalogOffer,
   split?: (offer: CatalogOffer) => DgsSplit,
 ): OfferResult {
-  const standing = offerStanding(q.amount, offer, split);
-  const exact = summaryWhenRead(calc, q, offer);
-  return {
-    offer,
-    get yields() {
-      return exact(); // the summary holds the yields too
-    },
-    covered: standing.dgs.covered,
-    get calc() {
-      return exact();
-    },
-    shown: calc.presented(offer, q.amount, q.horizon, q.promotions),
-    ...standing,
-  };
+  const { dgs, eligible, ineligibleReason } = offerStanding(q.amount, offer, split);
+  return new CalculatedOffer(calc, q, offer, undefined, dgs.covered, eligible, ineligibleReason, dgs);
 }
 
-/**
- * The whole calculation of a ranked offer, for showing it: its shown values from floats where they decide
- * every cent, its exact summary made only when something reads it (a savings plan's totals, a row the
- * floats leave undecided).
- */
+/** The whole calculation of a ranked offer, for showing it. */
 export function withCalc(
   calc: CalcService,
-  q: Pick<ProductQuery, 'amount' | 'horizon' | 'promotions'>,
+  q: CalcQuery,
   r: RankedOffer,
   split: (offer: CatalogOffer) => DgsSplit = splitsAt(q.amount),
 ): OfferResult {
-  const exact = summaryWhenRead(calc, q, r.offer);
-  return {
-    ...r,
-    get calc() {
-      return exact();
-    },
-    shown: calc.presented(r.offer, q.amount, q.horizon, q.promotions),
-    dgs: split(r.offer),
-  };
+  return new CalculatedOffer(calc, q, r.offer, r.yields, r.covered, r.eligible, r.ineligibleReason, split(r.offer));
 }
 
 /**
