@@ -582,9 +582,14 @@ describe('ranking with floats (src/domain/rough.ts)', () => {
               ...l,
               rows: l.rows.map((r) => [r.offer.id, r.eligible]),
               // what a row shows, whether floats decided its cents (`shown`) or its exact summary did
-              items: l.items.map(({ yields: _ranked, shown, ...item }) => ({
-                ...item,
-                shown: shown ?? presentCalc(item.calc),
+              items: l.items.map((item) => ({
+                offer: item.offer,
+                covered: item.covered,
+                eligible: item.eligible,
+                ineligibleReason: item.ineligibleReason,
+                dgs: item.dgs,
+                calc: item.calc,
+                shown: item.shown ?? presentCalc(item.calc),
               })),
             });
           const a = listProducts({ catalog, calc: roughly, marketBest, now }, q);
