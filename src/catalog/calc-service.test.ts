@@ -71,6 +71,53 @@ describe('RecentByAmount', () => {
   });
 });
 
+describe('RecentByAmount from the second ask', () => {
+  it('holds an amount asked once for as long as it is the amount asked, and keeps it from its second ask', () => {
+    const recent = new RecentByAmount<number>(10, { fromSecondAsk: true });
+    recent.set('100', 'k1', 1);
+    recent.set('100', 'k2', 2);
+    // what one list reads: held, not kept
+    expect([recent.get('100', 'k1'), recent.get('100', 'k2'), recent.size]).toEqual([1, 2, 0]);
+    expect(recent.get('300', 'k1')).toBeUndefined(); // another amount read: the one asked last stays
+    expect(recent.get('100', 'k1')).toBe(1);
+    recent.set('200', 'k1', 3); // another amount's results made: 100's go
+    expect([recent.get('100', 'k1'), recent.get('200', 'k1')]).toEqual([undefined, 3]);
+    recent.set('100', 'k1', 4); // asked again: kept from now on
+    recent.set('300', 'k1', 5); // asked once: held in place of 200
+    recent.set('200', 'k1', 6); // asked again: kept
+    expect([recent.get('100', 'k1'), recent.get('200', 'k1'), recent.get('300', 'k1'), recent.size]).toEqual([
+      4, 6, 5, 2,
+    ]);
+    recent.set('400', 'k1', 7);
+    expect([recent.get('100', 'k1'), recent.get('200', 'k1'), recent.get('300', 'k1')]).toEqual([4, 6, undefined]);
+  });
+
+  it('never holds more than max, and answers nothing but the last value set', () => {
+    const op = fc.tuple(
+      fc.constantFrom('1', '2', '3', '4', '5'),
+      fc.constantFrom('a', 'b', 'c', 'd'),
+      fc.integer(),
+      fc.boolean(),
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 8 }), fc.array(op, { maxLength: 80 }), (max, ops) => {
+        const recent = new RecentByAmount<number>(max, { fromSecondAsk: true });
+        const last = new Map<string, number>();
+        for (const [amount, key, value, isGet] of ops) {
+          if (isGet) {
+            const got = recent.get(amount, key);
+            if (got !== undefined) expect(got).toBe(last.get(`${amount}|${key}`));
+          } else {
+            recent.set(amount, key, value);
+            last.set(`${amount}|${key}`, value);
+          }
+          expect(recent.size).toBeLessThanOrEqual(max);
+        }
+      }),
+    );
+  });
+});
+
 describe('impact', () => {
   it('property: by the fast evaluator, the same cents as the reference calculation, for every amount asked', () => {
     const calc = createCalcService();

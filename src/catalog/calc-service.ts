@@ -114,11 +114,20 @@ export const calcMode = (promotions: PromotionsMode): PromotionsMode =>
 /** The calculator's key: the terms (their id, src/catalog/terms-id.ts), the period and the mode. */
 const calcKey = (termsId: number, months: number, mode: PromotionsMode) => `${termsId}:${months}:${mode}`;
 
+/** How many amounts asked once a RecentByAmount that keeps from the second ask remembers (then it starts over). */
+const ASKED_ONCE_MAX = 4096;
+
 /**
  * Results for recent amounts, grouped by amount: a list asks about every offer for one amount, so a
  * new amount costs one lookup, not a cache operation per offer (those were a sixth of a scale-20
  * list). At most `max` results in all; the least recently asked amount goes first, and an amount that
  * alone reaches the bound keeps what it has.
+ *
+ * With `fromSecondAsk`, an amount's results are kept from the second time it is asked (nginx's
+ * proxy_cache_min_uses 2): before, they are held apart for the last such amount only, which is what
+ * one list reads. Amounts asked once (a client or a benchmark sweeping amounts) then neither push the popular ones
+ * out nor live long enough to be promoted and collected as old objects: holding every amount's 685 ranks
+ * cost a cold list at a new amount each time ≈4 % of its CPU in garbage collection.
  */
 export class RecentByAmount<V> {
   private readonly byAmount: LRUCache<string, Map<string, V>>;
@@ -126,8 +135,16 @@ export class RecentByAmount<V> {
   // The amount asked last and its results: a list asks for the same amount thousands of times in a row.
   private lastAmount: string | undefined;
   private lastResults: Map<string, V> | undefined;
+  // With fromSecondAsk: the last amount asked for the first time, its results held apart, not counted.
+  private heldAmount: string | undefined;
+  private heldResults: Map<string, V> | undefined;
+  private readonly askedOnce: Set<string> | null;
 
-  constructor(private readonly max: number) {
+  constructor(
+    private readonly max: number,
+    { fromSecondAsk = false }: { fromSecondAsk?: boolean } = {},
+  ) {
+    this.askedOnce = fromSecondAsk ? new Set() : null;
     this.byAmount = new LRUCache<string, Map<string, V>>({
       max: Math.max(1, max),
       dispose: (results) => {
@@ -145,11 +162,16 @@ export class RecentByAmount<V> {
     let results = this.resultsOf(amount);
     if (!results) {
       results = new Map();
-      this.byAmount.set(amount, results);
-      this.lastAmount = amount;
-      this.lastResults = results;
+      if (this.admits(amount)) {
+        this.byAmount.set(amount, results);
+        this.lastAmount = amount;
+        this.lastResults = results;
+      } else {
+        this.heldAmount = amount;
+        this.heldResults = results;
+      }
     }
-    if (results.has(key)) {
+    if (results === this.heldResults || results.has(key)) {
       results.set(key, value);
       return;
     }
@@ -166,10 +188,20 @@ export class RecentByAmount<V> {
 
   private resultsOf(amount: string): Map<string, V> | undefined {
     if (amount === this.lastAmount) return this.lastResults;
+    if (amount === this.heldAmount) return this.heldResults;
     const results = this.byAmount.get(amount); // now the most recently used
     this.lastAmount = results && amount;
     this.lastResults = results;
     return results;
+  }
+
+  /** Whether an amount's results go into the cache: always, or from its second ask on. */
+  private admits(amount: string): boolean {
+    const once = this.askedOnce;
+    if (once === null || once.delete(amount)) return true;
+    if (once.size >= ASKED_ONCE_MAX) once.clear();
+    once.add(amount);
+    return false;
   }
 }
 
@@ -234,8 +266,8 @@ export function createCalcService(options: { maxBytes?: number; rough?: boolean 
   let held = 0;
   // Popular amounts come back (25,000; 50,000): their results are kept, so a repeat under other filters,
   // or through GraphQL, costs a lookup. The text of the amount is made once per list, not per offer.
-  const recentRanks = new RecentByAmount<RankYields>(count('rank'));
-  const recentSummaries = new RecentByAmount<CalcSummary>(count('summary'));
+  const recentRanks = new RecentByAmount<RankYields>(count('rank'), { fromSecondAsk: true });
+  const recentSummaries = new RecentByAmount<CalcSummary>(count('summary'), { fromSecondAsk: true });
   // Terms whose yields are the same for every amount (a single rate, no tiers or caps: most flexible
   // accounts), by calculation key. Kept here rather than on the catalogue's offers, which stay as
   // loaded; bounded by its part of the bytes like everything else here.
