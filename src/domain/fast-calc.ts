@@ -314,31 +314,22 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
     return { amount, months, comparableYield, effectiveRate, returnPerYear };
   }
 
-  /** The exact rank yields at a resolved piece (or the reference's answer). */
-  function exactRank(key: string, input: CalcInput, resolved: Piece | CalcSummary): RankYields {
-    if (!('entry' in resolved))
-      return { comparableYield: resolved.comparableYield, effectiveRate: resolved.effectiveRate };
-    const yields = rankYieldsOf(resolved, input.amount, inverseOf);
-    if (yields === null) {
-      const summary = guard(key, input);
-      return { comparableYield: summary.comparableYield, effectiveRate: summary.effectiveRate };
-    }
-    // A piece's constant yields with the floats it holds of them (within ROUGH_ERROR), which a list would
-    // otherwise take from the Decimals at each of its comparisons (sort.ts).
-    const roughComparable = resolved.comparableT.isZero() ? resolved.roughComparable : NaN;
-    const roughEffective = resolved.sameRatio
-      ? roughComparable
-      : resolved.netT.isZero()
-        ? resolved.roughEffective
-        : NaN;
-    return Number.isNaN(roughComparable) || Number.isNaN(roughEffective)
-      ? { comparableYield: yields.comparableYield, effectiveRate: yields.effectiveRate }
-      : {
-          comparableYield: yields.comparableYield,
-          effectiveRate: yields.effectiveRate,
-          roughComparable,
-          roughEffective,
-        };
+  /**
+   * The exact rank yields at a resolved piece (or the reference's answer); with the piece's floats of them
+   * where given (a worked-out constant's), which a list's comparisons would otherwise take from the Decimals
+   * each time (sort.ts).
+   */
+  function exactRank(
+    key: string,
+    input: CalcInput,
+    resolved: Piece | CalcSummary,
+    floats: { comparable: number; effective: number } | null = null,
+  ): RankYields {
+    const exact = 'entry' in resolved ? rankYieldsOf(resolved, input.amount, inverseOf) : resolved;
+    const { comparableYield, effectiveRate } = exact ?? guard(key, input);
+    return exact !== null && floats !== null
+      ? { comparableYield, effectiveRate, roughComparable: floats.comparable, roughEffective: floats.effective }
+      : { comparableYield, effectiveRate };
   }
 
   /**
@@ -370,12 +361,11 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
     resolved.rankedAt ??= input.amount;
     const constant =
       !resolved.pending && resolved.comparableYield !== null && (resolved.effectiveRate !== null || resolved.sameRatio);
-    // Floats order the offer until a close call or a shown value needs the roots (src/domain/rough.ts).
-    const rough =
-      roughly && !constant ? roughRankOf(resolved, input.amount, inverseOf, roughInverseOf(input.amount)) : null;
-    return rough === null
-      ? exactRank(key, input, resolved)
-      : new LazyRankYields(rough.comparable, rough.effective, laterRank(key, input));
+    // Floats order the offer until a close call or a shown value needs the roots (src/domain/rough.ts); a
+    // constant's roots are worked out already.
+    const rough = roughly ? roughRankOf(resolved, input.amount, inverseOf, roughInverseOf(input.amount)) : null;
+    if (rough === null || constant) return exactRank(key, input, resolved, rough);
+    return new LazyRankYields(rough.comparable, rough.effective, laterRank(key, input));
   }
 
   function constantYields(key: string, input: CalcInput): RankYields | null {
@@ -396,16 +386,18 @@ export function createCalculator(options: CalculatorOptions = {}): Calculator {
       return null;
     const comparableYield = piece.comparableYield;
     const effectiveRate = piece.effectiveRate ?? (piece.sameRatio ? comparableYield : null);
+    if (!comparableYield || !effectiveRate) return null;
     // With their floats (within 1e-14, far inside ROUGH_ERROR), which a list would otherwise take from the
     // Decimals at each of its comparisons (sort.ts): a constant is compared in every list at its period.
-    return comparableYield && effectiveRate
+    // Not on the all-Decimal path (`rough: false`), which the float path is held to.
+    return roughly
       ? {
           comparableYield,
           effectiveRate,
           roughComparable: roughNumber(comparableYield),
           roughEffective: roughNumber(effectiveRate),
         }
-      : null;
+      : { comparableYield, effectiveRate };
   }
 
   return {
