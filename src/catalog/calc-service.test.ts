@@ -7,6 +7,37 @@ import { createCalcService, ITEM_BYTES, RecentByAmount } from './calc-service.js
 import { internTerms } from './terms-id.js';
 import type { Catalog } from './types.js';
 
+/** A get (true) or a set of a value, for one of five amounts and four keys. */
+const recentOp = fc.tuple(
+  fc.constantFrom('1', '2', '3', '4', '5'),
+  fc.constantFrom('a', 'b', 'c', 'd'),
+  fc.integer(),
+  fc.boolean(),
+);
+
+/**
+ * The operations on `recent`, each get answering nothing or the last value set and the bound held
+ * throughout; the last value set per `amount|key`.
+ */
+function replay(
+  recent: RecentByAmount<number>,
+  max: number,
+  ops: readonly [string, string, number, boolean][],
+): Map<string, number> {
+  const last = new Map<string, number>();
+  for (const [amount, key, value, isGet] of ops) {
+    if (isGet) {
+      const got = recent.get(amount, key);
+      if (got !== undefined) expect(got).toBe(last.get(`${amount}|${key}`));
+    } else {
+      recent.set(amount, key, value);
+      last.set(`${amount}|${key}`, value);
+    }
+    expect(recent.size).toBeLessThanOrEqual(max);
+  }
+  return last;
+}
+
 describe('RecentByAmount', () => {
   it('keeps at most max results, the least recently asked amount out first', () => {
     const recent = new RecentByAmount<number>(4);
@@ -36,26 +67,10 @@ describe('RecentByAmount', () => {
   });
 
   it('never holds more than max, counts exactly what it holds, and answers the last value set', () => {
-    const op = fc.tuple(
-      fc.constantFrom('1', '2', '3', '4', '5'),
-      fc.constantFrom('a', 'b', 'c', 'd'),
-      fc.integer(),
-      fc.boolean(),
-    );
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 8 }), fc.array(op, { maxLength: 60 }), (max, ops) => {
+      fc.property(fc.integer({ min: 0, max: 8 }), fc.array(recentOp, { maxLength: 60 }), (max, ops) => {
         const recent = new RecentByAmount<number>(max);
-        const last = new Map<string, number>();
-        for (const [amount, key, value, isGet] of ops) {
-          if (isGet) {
-            const got = recent.get(amount, key);
-            if (got !== undefined) expect(got).toBe(last.get(`${amount}|${key}`));
-          } else {
-            recent.set(amount, key, value);
-            last.set(`${amount}|${key}`, value);
-          }
-          expect(recent.size).toBeLessThanOrEqual(max);
-        }
+        const last = replay(recent, max, ops);
         let held = 0;
         for (const [pair, value] of last) {
           const [amount, key] = pair.split('|') as [string, string];
@@ -93,27 +108,12 @@ describe('RecentByAmount from the second ask', () => {
   });
 
   it('never holds more than max, and answers nothing but the last value set', () => {
-    const op = fc.tuple(
-      fc.constantFrom('1', '2', '3', '4', '5'),
-      fc.constantFrom('a', 'b', 'c', 'd'),
-      fc.integer(),
-      fc.boolean(),
-    );
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 8 }), fc.array(op, { maxLength: 80 }), (max, ops) => {
-        const recent = new RecentByAmount<number>(max, { fromSecondAsk: true });
-        const last = new Map<string, number>();
-        for (const [amount, key, value, isGet] of ops) {
-          if (isGet) {
-            const got = recent.get(amount, key);
-            if (got !== undefined) expect(got).toBe(last.get(`${amount}|${key}`));
-          } else {
-            recent.set(amount, key, value);
-            last.set(`${amount}|${key}`, value);
-          }
-          expect(recent.size).toBeLessThanOrEqual(max);
-        }
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 8 }),
+        fc.array(recentOp, { maxLength: 80 }),
+        (max, ops) => void replay(new RecentByAmount<number>(max, { fromSecondAsk: true }), max, ops),
+      ),
     );
   });
 });
