@@ -9,10 +9,11 @@
 //     the cached list also in a closed loop (its throughput against the same loop on the idle service). Not
 //     below: a closed loop takes every cycle the mix leaves, so "half the capacity" with one beside it is
 //     a saturated service, and whether half the capacity is refused would be measured at full load
-//     (--cached-loop-everywhere: beside every level, as this bench did before). Reported: admitted answers' latency (from the instant
-//     each request was due, so a late generator shows up as latency, not as a lower rate), the refused
-//     share and how fast refusals came, errors (anything but 200, 304 and 503, socket errors, 10 s
-//     timeouts), resident memory, the worker processes (a restart changes them).
+//     (--cached-loop-everywhere: beside every level, as this bench did before). Reported: admitted
+//     answers' latency (from the instant each request was due, so a late generator shows up as latency,
+//     not as a lower rate), the refused share and how fast refusals came, errors (anything but 200, 304
+//     and 503, socket errors, 10 s timeouts), resident memory, the worker processes (a restart changes
+//     them).
 //  3. Eight clients each sending four hard savings plans at once, the probes beside them; then one client
 //     that disconnects after 200 ms, and how long its searches took to stop (the lane's figure).
 //  Beside each latency the client sees, the service's own: its log's durationMs for the same answers (from

@@ -16,9 +16,10 @@ export function registerOverloadMetrics(registry: Registry, figures: () => LoadF
   new Gauge({
     name: 'savings_in_flight',
     help:
-      'Computed answers now (what=in_flight|limit|max|waiting): in progress, the most at once as the limit ' +
-      "has adapted to the loop lag and the answers' time, the most it may be (MAX_IN_FLIGHT), and waiting " +
-      'for a slot. Cached answers, health, metrics and streams are not counted.',
+      'Computed answers now (what=in_flight|limit|max|waiting|queue_bound): in progress, the most at once as ' +
+      "the limit has adapted to the loop lag and the answers' time, the most it may be (MAX_IN_FLIGHT), " +
+      'waiting for a slot, and how many may wait (six times MAX_IN_FLIGHT for a burst, twice while the ' +
+      'queue stands: overload). Cached answers, health, metrics and streams are not counted.',
     labelNames: ['what'],
     registers: [registry],
     collect() {
@@ -28,6 +29,7 @@ export function registerOverloadMetrics(registry: Registry, figures: () => LoadF
       this.set({ what: 'limit' }, f.limit);
       this.set({ what: 'max' }, f.maxLimit);
       this.set({ what: 'waiting' }, f.waiting);
+      this.set({ what: 'queue_bound' }, f.queueBound);
     },
   });
   // Counts since start, kept by the bound and the lane: each counter follows its count by difference.

@@ -30,7 +30,7 @@ describe('InFlight', () => {
   });
 
   it('refuses a waiting request once its wait is over, and one beyond the queue at once', async () => {
-    const bound = new InFlight({ limit: 1, queueWaitMs: 30, queueMax: 1 });
+    const bound = new InFlight({ limit: 1, queueWaitMs: 30, queueMax: 1, burstMax: 1 });
     expect(bound.enter()).toBe(true);
     const waiting = bound.enter();
     expect(bound.enter()).toBe(false);
@@ -42,6 +42,56 @@ describe('InFlight', () => {
     bound.leave();
     await later(1);
     expect(bound.figures().inFlight).toBe(0);
+  });
+
+  it('lets a burst wait beyond the queue of overload; once the queue stands, holds it to that queue', async () => {
+    const bound = new InFlight({ limit: 1, queueWaitMs: 5_000, queueMax: 1, burstMax: 3, standingMs: 40 });
+    expect(bound.enter()).toBe(true);
+    const burst = [bound.enter(), bound.enter(), bound.enter()];
+    expect(burst.every((e) => e instanceof Promise)).toBe(true);
+    expect(bound.enter()).toBe(false); // beyond the burst's bound
+    expect(bound.figures()).toMatchObject({ waiting: 3, queueBound: 3, refused: { full: 1 } });
+    await later(50);
+    // not emptied for longer than standingMs: overload, and one answer later only queueMax may wait
+    bound.leave();
+    await burst[0];
+    expect(bound.enter()).toBe(false);
+    expect(bound.figures()).toMatchObject({ waiting: 2, queueBound: 1, refused: { full: 2 } });
+    bound.leave();
+    await burst[1];
+    expect(bound.enter()).toBe(false); // one waits: the queue of overload is full
+    bound.leave();
+    await expect(burst[2]).resolves.toBe(true);
+    // emptied, but not yet for calmMs: still overload, one may wait
+    const one = bound.enter();
+    expect(one).toBeInstanceOf(Promise);
+    expect(bound.enter()).toBe(false);
+    bound.leave();
+    await expect(one).resolves.toBe(true);
+    bound.leave();
+    expect(bound.figures()).toMatchObject({ inFlight: 0, waiting: 0, admitted: 5, refused: { full: 4, waited: 0 } });
+  });
+
+  it('takes bursts again once the queue has stayed empty for calmMs', async () => {
+    const bound = new InFlight({ limit: 1, queueWaitMs: 5_000, queueMax: 1, burstMax: 3, standingMs: 20, calmMs: 40 });
+    expect(bound.enter()).toBe(true);
+    const waiting = bound.enter();
+    await later(30);
+    expect(bound.enter()).toBe(false); // standing: overload, and the queue of one is full
+    bound.leave();
+    await waiting;
+    bound.leave();
+    expect(bound.figures()).toMatchObject({ inFlight: 0, waiting: 0, queueBound: 1 });
+    await later(50);
+    expect(bound.enter()).toBe(true);
+    const burst = [bound.enter(), bound.enter(), bound.enter()];
+    expect(burst.every((e) => e instanceof Promise)).toBe(true);
+    expect(bound.figures()).toMatchObject({ waiting: 3, queueBound: 3 });
+    for (const b of burst) {
+      bound.leave();
+      await b;
+    }
+    bound.leave();
   });
 
   it('answers a refusal as problem+json with Retry-After', async () => {

@@ -2,9 +2,14 @@
 // every other one wait longer, and clients that time out come back as more requests: so at most `limit`
 // computed answers are in progress; a request beyond them waits a short, bounded time for one to finish
 // and is otherwise refused at once (503 with Retry-After) — "serve some users well rather than all users
-// badly". The limit adapts to the latency the process gives (`adjust`, from the event loop's lag, as
-// the gradient and Vegas algorithms do from round trips): it shrinks by a quarter when the loop lags
-// beyond its target while the limit is reached, and grows by one when it does not lag, up to MAX_IN_FLIGHT.
+// badly". How many may wait depends on why they wait (as CoDel tells a good queue from a standing one): a
+// burst (a few costly answers at once, a long turn of the loop) empties its queue within a fraction of a
+// second, and up to `burstMax` wait it out, so that half the capacity is never refused; a queue that has
+// not emptied for STANDING_MS is overload, and then only `queueMax` wait (each one more would wait longer
+// and be as likely refused), until the queue has stayed empty for CALM_MS. The limit adapts to the
+// latency the process gives (`adjust`, from the event loop's lag, as the gradient and Vegas algorithms do
+// from round trips): it shrinks by a quarter when the loop lags beyond its target while the limit is
+// reached, and grows by one when it does not lag, up to MAX_IN_FLIGHT.
 // Its second signal is the answers' own time from admission to the end (`leave(ms)`): at the limit an
 // answer takes the limit over the throughput (Little's law), so a mix of costly answers (exports, details,
 // GraphQL pages) at the limit took 50–180 ms at the median in the soak while the loop never lagged beyond
@@ -22,13 +27,26 @@ export interface InFlightOptions {
   minLimit?: number;
   /** How long a request beyond the limit may wait for a slot, in ms (QUEUE_WAIT_MS); 0: refused at once. */
   queueWaitMs: number;
-  /** How many may wait at once; more are refused at once. Default: twice the limit. */
+  /** How many may wait at once while the process is overloaded; more are refused at once. Default: twice the limit. */
   queueMax?: number;
+  /** How many may wait at once in a burst (not overloaded). Default: six times the limit. */
+  burstMax?: number;
+  /** A queue not emptied for this long (ms) means overload (STANDING_MS); empty for calmMs (CALM_MS), it ends. */
+  standingMs?: number;
+  calmMs?: number;
   /** The mean time of an admitted answer (ms) beyond which the limit shrinks, as for lag; 0: not watched. */
   answerTimeTargetMs?: number;
 }
 
 export type Refusal = 'full' | 'waited';
+
+/**
+ * A queue that has not emptied for STANDING_MS is overload, not a burst: requests arrive faster than they
+ * are answered. Longer than the bursts of half the capacity (a few costly answers at once, a long turn of
+ * the loop: their waits reach 90 ms). Overload ends once the queue has stayed empty for CALM_MS.
+ */
+export const STANDING_MS = 250;
+export const CALM_MS = 1_000;
 
 export interface InFlightFigures {
   inFlight: number;
@@ -36,6 +54,8 @@ export interface InFlightFigures {
   limit: number;
   maxLimit: number;
   waiting: number;
+  /** How many may wait now: burstMax, or queueMax while overloaded. */
+  queueBound: number;
   admitted: number;
   refused: Record<Refusal, number>;
   /** Requests that waited for a slot, and their waits in total (seconds), since the start. */
@@ -54,8 +74,18 @@ export class InFlight {
   readonly minLimit: number;
   readonly queueWaitMs: number;
   readonly queueMax: number;
+  readonly burstMax: number;
+  readonly standingMs: number;
+  readonly calmMs: number;
   readonly answerTimeTargetMs: number;
   private current: number;
+  /**
+   * Whether the queue is held to queueMax (overload) or may take a burst (burstMax); since when it has
+   * been waiting without emptying, or empty (performance.now()).
+   */
+  private overloaded = false;
+  private waitingSince: number | null = null;
+  private emptySince = 0;
   /** The answers that ended in this window, and their times in total (ms). */
   private windowAnswers = 0;
   private windowMs = 0;
@@ -73,8 +103,14 @@ export class InFlight {
     minLimit = Math.min(limit, 2),
     queueWaitMs,
     queueMax = 2 * limit,
+    burstMax = 6 * limit,
     answerTimeTargetMs = 0,
+    standingMs = STANDING_MS,
+    calmMs = CALM_MS,
   }: InFlightOptions) {
+    this.burstMax = Math.max(burstMax, queueMax);
+    this.standingMs = standingMs;
+    this.calmMs = calmMs;
     this.answerTimeTargetMs = answerTimeTargetMs;
     this.maxLimit = limit;
     this.minLimit = minLimit;
@@ -118,21 +154,26 @@ export class InFlight {
       return true;
     }
     this.reached = true;
-    if (this.queueWaitMs <= 0 || this.waiters.length >= this.queueMax) {
+    const now = performance.now();
+    if (this.waitingSince !== null ? now - this.waitingSince > this.standingMs : now - this.emptySince > this.calmMs)
+      this.overloaded = this.waitingSince !== null;
+    if (this.queueWaitMs <= 0 || this.waiters.length >= (this.overloaded ? this.queueMax : this.burstMax)) {
       this.refused.full++;
       return false;
     }
     return new Promise<boolean>((resolve) => {
       const waiter: Waiter = {
-        since: performance.now(),
+        since: now,
         admit: () => resolve(true),
         timer: setTimeout(() => {
           this.waiters.splice(this.waiters.indexOf(waiter), 1);
           this.refused.waited++;
           this.wasQueued(waiter);
+          this.maybeEmptied();
           resolve(false);
         }, this.queueWaitMs),
       };
+      if (this.waiters.length === 0) this.waitingSince = now;
       this.waiters.push(waiter);
     });
   }
@@ -154,6 +195,7 @@ export class InFlight {
       limit,
       maxLimit,
       waiting: this.waiters.length,
+      queueBound: this.overloaded ? this.queueMax : this.burstMax,
       admitted,
       refused: { ...this.refused },
       queued,
@@ -182,6 +224,13 @@ export class InFlight {
       this.wasQueued(next);
       next.admit();
     }
+    this.maybeEmptied();
+  }
+
+  private maybeEmptied(): void {
+    if (this.waiters.length > 0 || this.waitingSince === null) return;
+    this.waitingSince = null;
+    this.emptySince = performance.now();
   }
 
   private wasQueued(waiter: Waiter): void {
