@@ -18,6 +18,7 @@ import { OPERATION_LIMITS, operationLimits } from './limits.js';
 import { ledgerExtension } from './as-of.js';
 import { useKnownOperationTypes } from './operation-types.js';
 import { schema } from './schema/index.js';
+import { onePerTurn } from './turns.js';
 import { variableErrors } from './variable-errors.js';
 
 /** A compiled operation is generated code: a product list's is several hundred KB. */
@@ -169,6 +170,7 @@ export function createGraphqlServer({
     },
     plugins: [
       ...front,
+      onePerTurn(),
       useAPQ({ store: persistedQueries }),
       useKnownOperationTypes(),
       ...operationLimits(bounds),
