@@ -170,7 +170,7 @@ export function createGraphqlServer({
     },
     plugins: [
       ...front,
-      onePerTurn(),
+      onePerTurn((document) => caches.documents.has(document)),
       useAPQ({ store: persistedQueries }),
       useKnownOperationTypes(),
       ...operationLimits(bounds),

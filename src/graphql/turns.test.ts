@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { turnByTurn } from './turns.js';
+import { onePerTurn, turnByTurn } from './turns.js';
 
 /** Counts the loop's turns (one immediate each) until stopped. */
 function turnCounter() {
@@ -51,5 +51,17 @@ describe('turnByTurn', () => {
     await turn();
     await Promise.all([turn(), turn()]);
     await expect(turn()).resolves.toBeUndefined();
+  });
+});
+
+describe('onePerTurn', () => {
+  type OnParams = (payload: { params: { query?: string } }) => Promise<void> | undefined;
+  it('holds a new document for its turn, and neither a prepared one nor a persisted query by its hash', async () => {
+    const onParams = onePerTurn((document) => document === '{ known }').onParams as unknown as OnParams;
+    expect(onParams({ params: { query: '{ known }' } })).toBeUndefined();
+    expect(onParams({ params: {} })).toBeUndefined();
+    const held = onParams({ params: { query: '{ new }' } });
+    expect(held).toBeInstanceOf(Promise);
+    await expect(held).resolves.toBeUndefined();
   });
 });
