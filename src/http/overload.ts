@@ -5,8 +5,9 @@
 // badly". How many may wait depends on why they wait (as CoDel tells a good queue from a standing one): a
 // burst (a few costly answers at once, a long turn of the loop) empties its queue within a fraction of a
 // second, and up to `burstMax` wait it out, so that half the capacity is never refused; a queue that has
-// not emptied for STANDING_MS is overload, and then only `queueMax` wait (each one more would wait longer
-// and be as likely refused), until the queue has stayed empty for CALM_MS. The limit adapts to the
+// not emptied for STANDING_MS, or that more than `burstMax` would join, is overload, and then only
+// `queueMax` wait (each one more would wait longer and be as likely refused), until the queue has stayed
+// empty for CALM_MS. The limit adapts to the
 // latency the process gives (`adjust`, from the event loop's lag, as the gradient and Vegas algorithms do
 // from round trips): it shrinks by a quarter when the loop lags beyond its target while the limit is
 // reached, and grows by one when it does not lag, up to MAX_IN_FLIGHT.
@@ -158,6 +159,8 @@ export class InFlight {
     if (this.waitingSince !== null ? now - this.waitingSince > this.standingMs : now - this.emptySince > this.calmMs)
       this.overloaded = this.waitingSince !== null;
     if (this.queueWaitMs <= 0 || this.waiters.length >= (this.overloaded ? this.queueMax : this.burstMax)) {
+      // More than a burst's worth waiting is overload too, without waiting STANDING_MS to say so.
+      if (this.waiters.length > 0) this.overloaded = true;
       this.refused.full++;
       return false;
     }
