@@ -7,24 +7,18 @@
 // turn; a document already prepared (kept by its text) does not wait at all: its preparation is a lookup,
 // and under load a turn may last tens of milliseconds.
 import type { Plugin } from 'graphql-yoga';
+import { CpuLane } from '../catalog/lane.js';
 
-/** A function whose promises resolve one per turn of the loop, in the order they were asked. */
+// Nothing to compute: a task of the lane that ends in its first slice, so that it is the turn itself.
+function* nothing(): Generator<never, void, void> {}
+
+/**
+ * A function whose promises resolve one per turn of the loop, in the order they were asked: a lane of
+ * its own (src/catalog/lane.ts runs one task's slice per turn, oldest first), each task ending at once.
+ */
 export function turnByTurn(): () => Promise<void> {
-  const waiting: (() => void)[] = [];
-  let scheduled = false;
-  const release = () => {
-    waiting.shift()!();
-    // Set from inside the check phase, the next immediate runs in the next turn, after its poll.
-    if (waiting.length > 0) setImmediate(release);
-    else scheduled = false;
-  };
-  return () =>
-    new Promise<void>((resolve) => {
-      waiting.push(resolve);
-      if (scheduled) return;
-      scheduled = true;
-      setImmediate(release);
-    });
+  const lane = new CpuLane(undefined, Number.POSITIVE_INFINITY, 'oldest-first');
+  return () => lane.run(nothing());
 }
 
 /**
