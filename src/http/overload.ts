@@ -7,10 +7,10 @@
 // second, and up to `burstMax` wait it out, so that half the capacity is never refused; a queue that has
 // not emptied for STANDING_MS, or that more than `burstMax` would join, is overload, and then only
 // `queueMax` wait (each one more would wait longer and be as likely refused), until the queue has stayed
-// empty for CALM_MS. The limit adapts to the
-// latency the process gives (`adjust`, from the event loop's lag, as the gradient and Vegas algorithms do
-// from round trips): it shrinks by a quarter when the loop lags beyond its target while the limit is
-// reached, and grows by one when it does not lag, up to MAX_IN_FLIGHT.
+// empty for CALM_MS. The limit adapts to the latency the process gives (`adjust`, from the event loop's
+// lag, as the gradient and Vegas algorithms do from round trips): it shrinks by a quarter when the loop
+// lags beyond its target while the limit is reached, and grows by one when it does not lag, up to
+// MAX_IN_FLIGHT.
 // Its second signal is the answers' own time from admission to the end (`leave(ms)`): at the limit an
 // answer takes the limit over the throughput (Little's law), so a mix of costly answers (exports, details,
 // GraphQL pages) at the limit took 50–180 ms at the median in the soak while the loop never lagged beyond
@@ -156,9 +156,9 @@ export class InFlight {
     }
     this.reached = true;
     const now = performance.now();
-    if (this.waitingSince !== null ? now - this.waitingSince > this.standingMs : now - this.emptySince > this.calmMs)
-      this.overloaded = this.waitingSince !== null;
-    if (this.queueWaitMs <= 0 || this.waiters.length >= (this.overloaded ? this.queueMax : this.burstMax)) {
+    if (this.waitingSince !== null && now - this.waitingSince > this.standingMs) this.overloaded = true;
+    else if (this.waitingSince === null && now - this.emptySince > this.calmMs) this.overloaded = false;
+    if (this.queueWaitMs <= 0 || this.waiters.length >= this.queueBound) {
       // More than a burst's worth waiting is overload too, without waiting STANDING_MS to say so.
       if (this.waiters.length > 0) this.overloaded = true;
       this.refused.full++;
@@ -198,7 +198,7 @@ export class InFlight {
       limit,
       maxLimit,
       waiting: this.waiters.length,
-      queueBound: this.overloaded ? this.queueMax : this.burstMax,
+      queueBound: this.queueBound,
       admitted,
       refused: { ...this.refused },
       queued,
@@ -228,6 +228,11 @@ export class InFlight {
       next.admit();
     }
     this.maybeEmptied();
+  }
+
+  /** How many may wait now. */
+  private get queueBound(): number {
+    return this.overloaded ? this.queueMax : this.burstMax;
   }
 
   private maybeEmptied(): void {
