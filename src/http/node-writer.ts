@@ -45,6 +45,12 @@ export interface NodeWriter {
   clientError(err: Error & { code?: string }, socket: Duplex): void;
 }
 
+/**
+ * Headers as Node's flat list (name, value, name, value…), which writeHead takes as it is: the object
+ * spread a request made of the fixed headers went through V8's runtime once its shapes varied.
+ */
+const flat = (headers: Record<string, string>): string[] => Object.entries(headers).flat();
+
 const idOf = (req: IncomingMessage) => {
   const header = req.headers['x-request-id'];
   return requestIdFrom(typeof header === 'string' ? header : null);
@@ -57,7 +63,7 @@ export function nodeWriter({ logger, observe, everyAnswer, clientOf }: NodeWrite
    */
   const fixedHeaders = new WeakMap<
     FinishedBody,
-    { notModified: Record<string, string>; ok: Record<string, string>; link?: { url: string; value: string } }
+    { notModified: string[]; ok: string[]; link?: { url: string; value: string } }
   >();
   function fixedOf(entry: FinishedBody) {
     let fixed = fixedHeaders.get(entry);
@@ -67,7 +73,7 @@ export function nodeWriter({ logger, observe, everyAnswer, clientOf }: NodeWrite
       for (const [name, value] of entry.headers) ok[name] = value;
       const policy = pagePolicy(ok['content-type'], ok['content-security-policy']);
       if (policy) ok['content-security-policy'] = policy;
-      fixedHeaders.set(entry, (fixed = { notModified, ok }));
+      fixedHeaders.set(entry, (fixed = { notModified: flat(notModified), ok: flat(ok) }));
     }
     return fixed;
   }
@@ -83,27 +89,27 @@ export function nodeWriter({ logger, observe, everyAnswer, clientOf }: NodeWrite
     const pathAndQuery = req.url ?? '/';
     const fixed = fixedOf(entry);
     if (matchesIfNoneMatch(req.headers['if-none-match'] ?? null, entry.etag)) {
-      res.writeHead(304, { ...fixed.notModified, 'x-request-id': id });
+      res.writeHead(304, [...fixed.notModified, 'x-request-id', id]);
       res.end();
       logLine(logger, id, startedAt, req.method ?? 'GET', pathAndQuery, 304, clientOf(req), observe);
       return;
     }
-    const headers: Record<string, string> = { ...fixed.ok, 'x-request-id': id };
+    const headers = [...fixed.ok, 'x-request-id', id];
     if (entry.paging) {
       // Built from the request's own query (equal answers can come from differently spelled URLs); kept
       // with the entry for a URL of ordinary length, the size the body cache counts for it.
       const { page, pages, read } = entry.paging;
-      if (pathAndQuery.length > MAX_KEPT_LINK_URL) headers.link = linkHeader(pathAndQuery, page, pages, read);
+      if (pathAndQuery.length > MAX_KEPT_LINK_URL) headers.push('link', linkHeader(pathAndQuery, page, pages, read));
       else {
         if (fixed.link?.url !== pathAndQuery)
           fixed.link = { url: pathAndQuery, value: linkHeader(pathAndQuery, page, pages, read) };
-        headers.link = fixed.link.value;
+        headers.push('link', fixed.link.value);
       }
     }
     const encoding = preferredEncoding(req.headers['accept-encoding'] ?? null);
     const send = (body: Uint8Array) => {
-      if (body !== entry.body) headers['content-encoding'] = encoding!;
-      headers['content-length'] = String(body.byteLength);
+      if (body !== entry.body) headers.push('content-encoding', encoding!);
+      headers.push('content-length', String(body.byteLength));
       // Headers set on the response before (the rate limit's) stay: writeHead merges them.
       res.writeHead(200, headers);
       res.end(req.method === 'HEAD' ? undefined : body);
