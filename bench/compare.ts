@@ -1,5 +1,5 @@
-// npm run bench:compare [-- --base 1ea7a2d --duration 5 --rounds 2 --base-node node --head-node node --only name
-//   --bare-processes N]
+// npm run bench:compare [-- --base 1ea7a2d --duration 5 --rounds 2 --starts 1 --base-node node --head-node node
+//   --only name --bare-processes N]
 // What one answer costs, this build against an earlier commit, in one run on this machine. The earlier
 // commit is checked out in bench/.baseline/<commit> (git worktree), installed with its own lockfile and
 // built with its own scripts, once; it runs on the machine's node by default (its package.json pins
@@ -10,6 +10,9 @@
 // processes. A bare node:http server replaying the head's bytes on as many processes as the head serves
 // on shows where wrk's own limit is, and what an answer costs with nothing but Node's HTTP (its CPU per
 // answer: the floor).
+// A process's throughput on the cached scenarios differs by up to a fifth from one start to the next, the
+// same build on the same machine (which objects V8's feedback made fast depends on its first requests):
+// `--starts N` starts all three N times, every scenario measured in each, and reports their means.
 // Writes bench/results/compare-<time>.json.
 import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -25,6 +28,7 @@ const NEW_HORIZON_LUA = '((n * 37 + id * 61) % 120 + 1)';
 const base = arg('base', '1ea7a2d');
 const duration = Number(arg('duration', '5'));
 const rounds = Number(arg('rounds', '2'));
+const starts = Number(arg('starts', '1'));
 const scale = Number(arg('scale', '1'));
 const days = Number(arg('days', '400'));
 /** The runtime of the baseline; the machine's node unless given (npm puts the project's own first on PATH). */
@@ -79,10 +83,11 @@ const summary = (runs: Run[]) => ({
 async function main() {
   const wrk = ensureWrk();
   const baseDir = baseline(base, baseNode);
-  const services = {
+  const start = async () => ({
     base: await startService({ scale, days, checkout: baseDir, node: baseNode }),
     head: await startService({ scale, days, node: headNode }),
-  };
+  });
+  let services = await start();
   try {
     const rssAtStart = { base: await rssMbOf(services.base.pid), head: await rssMbOf(services.head.pid) };
     const ids = (
@@ -90,10 +95,11 @@ async function main() {
         items: { id: string }[];
       }
     ).items.map((i) => JSON.stringify(i.id));
-    const etags = {
+    const etagsOf = async () => ({
       base: (await fetch(`${services.base.base}/api/products?type=all`)).headers.get('etag')!,
       head: (await fetch(`${services.head.base}/api/products?type=all`)).headers.get('etag')!,
-    };
+    });
+    let etags = await etagsOf();
     // Amounts the list shows the market for: above 100,000 € no offer is wholly covered by a deposit
     // guarantee, and the default list (fullDgs=true) is empty there; over 1,000–1,099,999.99 € nine in ten
     // of these lists were empty, a fraction of a full one's work.
@@ -158,45 +164,70 @@ async function main() {
     // the head serves on (its workers; one when it runs alone, the default on this machine).
     const bareProcesses = Number(arg('bare-processes', '0')) || (await servingProcesses(services.head.pid));
     console.error(`the bare server replays on ${bareProcesses} process${bareProcesses > 1 ? 'es' : ''}`);
-    const bare = await startBare(
-      services.head.base,
-      scenarios.map((s) => withEtag(s, 'head')),
-      bareProcesses,
-      path.join(root, 'bench', '.recorded-compare.json'),
-    );
+    const startBareServer = () =>
+      startBare(
+        services.head.base,
+        scenarios.map((s) => withEtag(s, 'head')),
+        bareProcesses,
+        path.join(root, 'bench', '.recorded-compare.json'),
+      );
+    let bare = await startBareServer();
 
-    const results = [];
+    const runs = scenarios.map(() => ({ base: [] as Run[], head: [] as Run[], bare: [] as Run[] }));
+    const rssMb = scenarios.map(() => ({ base: 0, head: 0 }));
     // Each round's number for its new amounts, the same for both builds (runWrk): they answer the same.
     let amounts = 0;
-    for (const s of scenarios) {
-      const runs = { base: [] as Run[], head: [] as Run[] };
-      for (let r = 0; r < rounds; r++, amounts++) {
-        runs.base.push(await measure(wrk, services.base, withEtag(s, 'base'), amounts));
-        runs.head.push(await measure(wrk, services.head, withEtag(s, 'head'), amounts));
+    for (let k = 0; k < starts; k++) {
+      if (k > 0) {
+        bare.stop();
+        await services.base.stop();
+        await services.head.stop();
+        services = await start();
+        etags = await etagsOf();
+        bare = await startBareServer();
       }
-      const bareRun = await measure(wrk, { base: bare.base, pid: bare.pid } as RunningService, withEtag(s, 'head'));
+      for (const [i, s] of scenarios.entries()) {
+        for (let r = 0; r < rounds; r++, amounts++) {
+          runs[i]!.base.push(await measure(wrk, services.base, withEtag(s, 'base'), amounts));
+          runs[i]!.head.push(await measure(wrk, services.head, withEtag(s, 'head'), amounts));
+        }
+        runs[i]!.bare.push(
+          await measure(wrk, { base: bare.base, pid: bare.pid } as RunningService, withEtag(s, 'head')),
+        );
+        rssMb[i] = { base: await rssMbOf(services.base.pid), head: await rssMbOf(services.head.pid) };
+        console.error(`${starts > 1 ? `start ${k + 1} of ${starts}: ` : ''}${s.name}: measured`);
+      }
+    }
+    bare.stop();
+
+    const results = [];
+    const fmt = (x: ReturnType<typeof summary>) =>
+      `${String(x.requestsPerSecond).padStart(6)} req/s p50 ${x.p50Ms} p99 ${x.p99Ms} ms ` +
+      `cpu/answer ${x.cpuMsPerAnswer} ms${x.errors ? ` ${x.errors} errors` : ''}`;
+    for (const [i, s] of scenarios.entries()) {
       const row = {
         scenario: s.name,
-        base: summary(runs.base),
-        head: summary(runs.head),
-        bare: summary([bareRun]),
-        // Each round's own figure: a scenario whose answers the caches come to hold (the same horizons
-        // again) is faster in the later rounds, and the mean alone hides it.
-        rounds: { base: runs.base.map((r) => r.requestsPerSecond), head: runs.head.map((r) => r.requestsPerSecond) },
-        rssMb: { base: await rssMbOf(services.base.pid), head: await rssMbOf(services.head.pid) },
+        base: summary(runs[i]!.base),
+        head: summary(runs[i]!.head),
+        bare: summary(runs[i]!.bare),
+        // Each round's own figure, start after start: a scenario whose answers the caches come to hold (the
+        // same horizons again) is faster in the later rounds, and the mean alone hides it.
+        rounds: {
+          base: runs[i]!.base.map((r) => r.requestsPerSecond),
+          head: runs[i]!.head.map((r) => r.requestsPerSecond),
+          bare: runs[i]!.bare.map((r) => r.requestsPerSecond),
+        },
+        rssMb: rssMb[i]!,
       };
       const cpuRatio = round(row.head.cpuMsPerAnswer / row.base.cpuMsPerAnswer);
       results.push({ ...row, cpuRatio });
-      const fmt = (x: ReturnType<typeof summary>) =>
-        `${String(x.requestsPerSecond).padStart(6)} req/s p50 ${x.p50Ms} p99 ${x.p99Ms} ms ` +
-        `cpu/answer ${x.cpuMsPerAnswer} ms${x.errors ? ` ${x.errors} errors` : ''}`;
       console.error(
         `${s.name}\n  base ${fmt(row.base)} | rss ${row.rssMb.base} MB\n  head ${fmt(row.head)} | rss ` +
           `${row.rssMb.head} MB\n  bare ${fmt(row.bare)} | cpu per answer head ÷ base ${cpuRatio}\n  req/s by ` +
-          `round: base ${row.rounds.base.join(', ')}; head ${row.rounds.head.join(', ')}`,
+          `round: base ${row.rounds.base.join(', ')}; head ${row.rounds.head.join(', ')}` +
+          (starts > 1 ? `; bare ${row.rounds.bare.join(', ')}` : ''),
       );
     }
-    bare.stop();
     const out = {
       at: new Date().toISOString(),
       base: { commit: base, node: execFileSync(baseNode, ['--version'], { encoding: 'utf8' }).trim() },
@@ -209,6 +240,7 @@ async function main() {
       duration,
       bareProcesses,
       rounds,
+      starts,
       rssAtStart,
       results,
     };
