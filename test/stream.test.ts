@@ -705,11 +705,18 @@ describe('impact for an amount', () => {
   });
 });
 
+/**
+ * Days of the market the limits are tried on: 40 make a replay of ≈900 KB at an amount, of which a client
+ * that never reads got ≈280 KB before its cut (what its kernel, the service's and its own HTTP client
+ * held). With 20 days the replay was ≈580 KB, and the bound of half of it was a few KB away.
+ */
+const LIMITS_DAYS = 40;
+
 describe('limits and shutdown', () => {
   let s: TestApp;
   beforeAll(async () => {
     s = await createTestApp({
-      days: 20,
+      days: LIMITS_DAYS,
       env: { STREAMS_PER_IP: '2', STREAM_BUFFER_MAX_KB: '1', STREAM_HEARTBEAT_MS: '200', STREAM_REPLAY_EVENTS: '5000' },
     });
   });
@@ -725,7 +732,7 @@ describe('limits and shutdown', () => {
   let sLast: Snapshot | undefined;
   /** The sample's last day again, an hour after the previous ingest, with some offers' rates changed. */
   async function ingestS(offers: [number, number], up: boolean): Promise<void> {
-    if (!sLast) for (const snapshot of generateSnapshots({ ...SAMPLE, days: 20 })) sLast = snapshot;
+    if (!sLast) for (const snapshot of generateSnapshots({ ...SAMPLE, days: LIMITS_DAYS })) sLast = snapshot;
     const next = clone(sLast!);
     next.observedAt = new Date(Date.parse(next.observedAt) + 3_600_000).toISOString();
     for (const o of next.offers.slice(...offers)) setRate(o, otherRate(o, up));
