@@ -415,15 +415,24 @@ async function main() {
     const topRate = Math.round(Math.max(...levels) * capacity);
     const bare = await startBare(
       base,
-      [{ connections: 1, method: 'GET', path: '/api/health' }],
+      [
+        { connections: 1, method: 'GET', path: '/api/health' },
+        { connections: 1, method: 'GET', path: CACHED },
+      ],
       1,
       path.join(root, 'bench', 'results', 'overload-bare.json'),
     );
+    // The cached list's closed loop shares the generator's thread: against the bare server, alone and then
+    // beside the open loop, it shows how much of that throughput the generator itself leaves, whatever the
+    // server does (the ceiling of the levels' cached/s figures).
+    const bareCachedIdle = await cachedThroughput(bare.base, 5);
+    const bareCachedLoaded = cachedThroughput(bare.base, 4);
     const bareRun = await openLoop(bare.base, topRate, 5, () => ({
       kind: 'health',
       method: 'GET',
       path: '/api/health',
     }));
+    const bareCached = { idle: bareCachedIdle, beside: await bareCachedLoaded };
     bare.stop();
     const generator = {
       rate: topRate,
@@ -432,6 +441,7 @@ async function main() {
       answerMs: summary(bareRun.outcomes.map((o) => o.ms)),
       errors: bareRun.outcomes.filter((o) => o.status !== 200).length,
       generatorCpuMs: bareRun.generatorCpuMs,
+      cachedPerSecond: bareCached,
     };
 
     const exitCode = await service.stop();
@@ -486,7 +496,8 @@ async function main() {
     console.log(
       `processes: ${workersAtStart} → ${workersAfterLevels} → ${workersAtEnd}; SIGTERM exit ${exitCode}; ` +
         `generator vs the bare server at ${generator.rate}/s: sent ${generator.sentPerSecond}/s, lateness ` +
-        `p99 ${generator.latenessMs.p99} ms, answers p99 ${generator.answerMs.p99} ms, errors ${generator.errors}`,
+        `p99 ${generator.latenessMs.p99} ms, answers p99 ${generator.answerMs.p99} ms, errors ${generator.errors}; ` +
+        `the cached list's loop against it ${bareCached.idle}/s alone, ${bareCached.beside}/s beside that rate`,
     );
     console.log(`written to ${path.relative(root, file)}`);
   } catch (err) {
