@@ -204,11 +204,14 @@ describe('the list pipeline (properties)', () => {
     fc.assert(
       fc.property(queryArb, (q) => {
         const result = list(q);
-        const maxYield = (rows: ProductList['rows']) =>
-          rows.reduce<string | null>((m, r) => {
-            const shown = toFixed2(r.yields.comparableYield);
-            return m === null || new Decimal(shown).gt(m) ? shown : m;
-          }, null);
+        // The best as shown: rounding half-up keeps the order, so it is the best Decimal, rounded.
+        const maxYield = (rows: ProductList['rows']) => {
+          const best = rows.reduce<Decimal | null>(
+            (m, r) => (m === null || r.yields.comparableYield.gt(m) ? r.yields.comparableYield : m),
+            null,
+          );
+          return best && toFixed2(best);
+        };
         for (const point of result.termCurve) {
           const rows = list({
             ...q,
